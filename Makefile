@@ -1,0 +1,83 @@
+# dbscale's developer commands. `make help` lists them. A fresh machine needs only Rust, Python 3.11
+# and pip: Python packages go into .venv, Debian packages (PostgreSQL, openssl) are installed when
+# missing.
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+VPY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+TEST_ENV := .cache/test-servers.env
+export CARGO_TERM_COLOR ?= never
+
+ifeq ($(CI),true)
+export DBSCALE_REQUIRE_SERVERS := 1
+endif
+
+.PHONY: help venv system-deps build demo test test-python servers-start servers-stop lint fmt bench clean
+
+help: ## Show this help
+	@grep -hE '^[a-zA-Z_.-]+:.*?## ' $(MAKEFILE_LIST) | \
+		awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml scripts/pyproject-deps.py
+	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install --quiet --upgrade pip
+	$(VPY) scripts/pyproject-deps.py dev | xargs $(VPY) -m pip install --quiet
+	touch $@
+
+venv: $(STAMP) ## Create .venv with the Python dependencies (dev tools included)
+
+system-deps: ## Install missing Debian packages (PostgreSQL server programs, openssl)
+	bash scripts/install-system-deps.sh
+
+build: $(STAMP) ## Build the native module into .venv (maturin develop --release)
+	VIRTUAL_ENV=$(CURDIR)/$(VENV) PATH=$(CURDIR)/$(VENV)/bin:$$PATH \
+		$(VENV)/bin/maturin develop --release --quiet
+
+demo: build system-deps ## Build, then run the demo (`dbscale run`) on embedded PostgreSQL
+	$(VENV)/bin/dbscale run
+
+servers-start: $(STAMP) system-deps ## Start the private test servers; env in .cache/test-servers.env
+	bash scripts/test-servers.sh start $(TEST_ENV)
+
+servers-stop: ## Stop the private test servers
+	bash scripts/test-servers.sh stop $(TEST_ENV)
+
+test: build system-deps ## Build, start test servers, cargo test + pytest, stop servers
+	trap 'bash scripts/test-servers.sh stop $(TEST_ENV) || true' EXIT; \
+	bash scripts/test-servers.sh start $(TEST_ENV); \
+	set -a; . $(TEST_ENV); set +a; \
+	cargo test --workspace; \
+	$(VENV)/bin/pytest
+
+test-python: $(STAMP) system-deps ## Only the Python tests (servers started and stopped around them)
+	trap 'bash scripts/test-servers.sh stop $(TEST_ENV) || true' EXIT; \
+	bash scripts/test-servers.sh start $(TEST_ENV); \
+	set -a; . $(TEST_ENV); set +a; \
+	$(VENV)/bin/pytest
+
+lint: $(STAMP) ## cargo fmt --check, clippy -D warnings, ruff check + format --check, mypy
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	$(VENV)/bin/ruff check python tests scripts
+	$(VENV)/bin/ruff format --check python tests scripts
+	$(VENV)/bin/mypy python/dbscale
+
+fmt: $(STAMP) ## Format Rust and Python code in place
+	cargo fmt --all
+	$(VENV)/bin/ruff format python tests scripts
+	$(VENV)/bin/ruff check --fix python tests scripts
+
+bench: build system-deps ## Run the side-by-side benchmarks in bench/*.sh
+	@shopt -s nullglob; scripts=(bench/*.sh); \
+	if [ $${#scripts[@]} -eq 0 ]; then echo "no bench/*.sh yet"; fi; \
+	for script in "$${scripts[@]}"; do echo "== $$script"; PATH=$(CURDIR)/$(VENV)/bin:$$PATH bash "$$script"; done
+
+clean: servers-stop ## Remove build outputs, .venv and test-server state (results/ is kept)
+	rm -rf target $(VENV) .cache/test-servers .pytest_cache .mypy_cache .ruff_cache dist build
+	find python -name '_core*.so' -delete
+	find python tests -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""dbscale against pgbench on the same PostgreSQL, same scale, clients, threads, duration and
+protocol, alternating runs so drift hits both alike. Prints TPS and client CPU per transaction
+for both tools and their ratios (dbscale / pgbench), for TPC-B and select-only.
+
+Client CPU: pgbench's is the whole process (getrusage of the child). dbscale's is given two ways:
+the engine's own measured window (`client_cpu_s` in its result, what the run itself cost) and
+the whole process including Python's start-up (an upper bound).
+
+Usage: bench/vs_pgbench.py --url postgresql://postgres@127.0.0.1:5432/postgres [--scale 10]
+       [--clients 8] [--threads 2] [--duration 10] [--repeat 3] [--protocol prepared]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DBSCALE = [str(ROOT / ".venv" / "bin" / "dbscale")]
+
+
+@dataclass
+class Sample:
+    tool: str
+    workload: str
+    tps: float
+    transactions: int
+    cpu_s: float
+    window_cpu_s: float | None = None
+
+    @property
+    def cpu_us_per_txn(self) -> float:
+        return self.cpu_s * 1e6 / max(self.transactions, 1)
+
+    @property
+    def window_cpu_us_per_txn(self) -> float | None:
+        if self.window_cpu_s is None:
+            return None
+        return self.window_cpu_s * 1e6 / max(self.transactions, 1)
+
+
+def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[str, float]:
+    """Runs cmd, returns its output and the CPU seconds it used (user + system)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        sys.exit(f"error: {' '.join(cmd[:3])} failed:\n{proc.stdout}\n{proc.stderr}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return proc.stdout + proc.stderr, cpu
+
+
+def pgbench(args: argparse.Namespace, workload: str) -> Sample:
+    flag = {"tpcb": [], "tpcb-select-only": ["-S"]}[workload]
+    cmd = ["pgbench", "-n", *flag, "-M", args.protocol, "-c", str(args.clients),
+           "-j", str(args.threads), "-T", str(args.duration), args.url]
+    out, cpu = timed(cmd)
+    tps = float(re.search(r"tps = ([\d.]+) \(without initial", out).group(1))
+    txns = int(re.search(r"number of transactions actually processed: (\d+)", out).group(1))
+    return Sample("pgbench", workload, tps, txns, cpu)
+
+
+def dbscale(args: argparse.Namespace, workload: str, out_dir: Path) -> Sample:
+    run_dir = out_dir / f"run{len(list(out_dir.iterdir()))}"
+    cmd = [*DBSCALE, "run", workload, "--target", args.url, "--clients", str(args.clients),
+           "--threads", str(args.threads), "--duration", f"{args.duration}s",
+           "--protocol", args.protocol, "--set", "vacuum=false", "--out", str(run_dir)]
+    _, cpu = timed(cmd, env={**os.environ, "NO_COLOR": "1"})
+    lines = (run_dir / "runs.jsonl").read_text().splitlines()
+    run = json.loads(lines[-1])
+    return Sample("dbscale", workload, run["tps"], run["transactions"], cpu,
+                  run["client_cpu_s"]["total"])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--scale", type=int, default=10)
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--duration", type=int, default=10)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--protocol", default="prepared")
+    parser.add_argument("--workloads", default="tpcb,tpcb-select-only")
+    parser.add_argument("--skip-load", action="store_true")
+    args = parser.parse_args()
+    if not shutil.which("pgbench"):
+        sys.exit("error: pgbench is not installed\nhint: apt-get install postgresql-client")
+    if not args.skip_load:
+        subprocess.run([*DBSCALE, "prepare", "tpcb", "--target", args.url,
+                        "--set", f"scale={args.scale}"], check=True)
+    samples: list[Sample] = []
+    with tempfile.TemporaryDirectory(prefix="dbscale-bench-") as tmp:
+        for workload in args.workloads.split(","):
+            for rep in range(args.repeat):
+                # Alternate which tool goes first so neither always gets the warmer cache.
+                order = [pgbench, dbscale] if rep % 2 == 0 else [dbscale, pgbench]
+                for tool in order:
+                    s = tool(args, workload) if tool is pgbench else tool(args, workload, Path(tmp))
+                    samples.append(s)
+                    extra = f" (window {s.window_cpu_us_per_txn:.2f})" if s.window_cpu_s else ""
+                    print(f"  {workload:18} {s.tool:8} {s.tps:10.1f} tps  {s.cpu_us_per_txn:7.2f} us CPU/txn{extra}",
+                          flush=True)
+    report(samples, args)
+
+
+def report(samples: list[Sample], args: argparse.Namespace) -> None:
+    print(f"\nscale {args.scale}, {args.clients} clients, {args.threads} threads, "
+          f"{args.duration}s x {args.repeat}, -M {args.protocol}; medians")
+    header = (f"{'workload':18} {'pgbench tps':>12} {'dbscale tps':>12} {'ratio':>6}  "
+              f"{'pgbench us/txn':>14} {'dbscale us/txn':>14} {'ratio':>6}  {'dbscale window':>14} {'ratio':>6}")
+    print(header)
+    for workload in dict.fromkeys(s.workload for s in samples):
+        pg = [s for s in samples if s.workload == workload and s.tool == "pgbench"]
+        db = [s for s in samples if s.workload == workload and s.tool == "dbscale"]
+        pg_tps = statistics.median(s.tps for s in pg)
+        db_tps = statistics.median(s.tps for s in db)
+        pg_cpu = statistics.median(s.cpu_us_per_txn for s in pg)
+        db_cpu = statistics.median(s.cpu_us_per_txn for s in db)
+        db_win = statistics.median(s.window_cpu_us_per_txn or 0.0 for s in db)
+        print(f"{workload:18} {pg_tps:12.1f} {db_tps:12.1f} {db_tps / pg_tps:6.2f}  "
+              f"{pg_cpu:14.2f} {db_cpu:14.2f} {db_cpu / pg_cpu:6.2f}  {db_win:14.2f} {db_win / pg_cpu:6.2f}")
+
+
+if __name__ == "__main__":
+    main()

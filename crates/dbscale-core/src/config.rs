@@ -1,0 +1,120 @@
+//! The one resolved configuration of a run, as Python's pydantic models send it (JSON). It is
+//! validated here once; nothing below reads the environment or re-parses options.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::driver::{ConnectMode, QueryProtocol, TlsMode};
+
+/// Everything a run, a prepare or a cleanup needs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    pub target: TargetConfig,
+    pub workload: WorkloadConfig,
+    #[serde(default)]
+    pub protocol: QueryProtocol,
+    #[serde(default)]
+    pub connect: ConnectMode,
+    /// Concurrent clients (connections); the closed model runs them back to back.
+    #[serde(default = "default_clients")]
+    pub clients: u32,
+    /// OS threads, each with its own single-threaded event loop (like pgbench `-j`).
+    /// `None` picks min(clients, available cores).
+    #[serde(default)]
+    pub threads: Option<u32>,
+    /// Measured duration.
+    #[serde(default = "default_duration_s")]
+    pub duration_s: f64,
+    /// Open model: target transactions per second over all clients (Poisson arrivals).
+    #[serde(default)]
+    pub rate_tps: Option<f64>,
+    /// Tries per transaction for serialization failures and deadlocks (pgbench `--max-tries`).
+    #[serde(default = "default_max_tries")]
+    pub max_tries: u32,
+    /// Seed of the random generators; `None` draws one and reports it.
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// Width of the per-interval snapshots Python polls.
+    #[serde(default = "default_interval_s")]
+    pub interval_s: f64,
+}
+
+/// Where to connect. `url` is a `postgresql://` URL or a libpq `key=value` string.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetConfig {
+    pub url: String,
+    /// Overrides `sslmode` in the URL when set.
+    #[serde(default)]
+    pub tls: Option<TlsMode>,
+}
+
+/// A workload by name with its parameters (`--set key=value`); unknown keys are refused.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadConfig {
+    pub name: String,
+    #[serde(default)]
+    pub params: BTreeMap<String, serde_json::Value>,
+}
+
+fn default_clients() -> u32 {
+    1
+}
+fn default_duration_s() -> f64 {
+    10.0
+}
+fn default_max_tries() -> u32 {
+    1
+}
+fn default_interval_s() -> f64 {
+    1.0
+}
+
+impl RunConfig {
+    pub fn from_json(text: &str) -> Result<Self, crate::Error> {
+        let config: RunConfig = serde_json::from_str(text)
+            .map_err(|e| crate::Error::Config(format!("invalid run configuration: {e}")))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    fn validate(&self) -> Result<(), crate::Error> {
+        let fail = |m: String| Err(crate::Error::Config(m));
+        if self.clients == 0 {
+            return fail("clients must be at least 1".into());
+        }
+        if self.threads == Some(0) {
+            return fail("threads must be at least 1".into());
+        }
+        if !(self.duration_s > 0.0 && self.duration_s.is_finite()) {
+            return fail(format!(
+                "duration must be positive, got {}s",
+                self.duration_s
+            ));
+        }
+        if let Some(rate) = self.rate_tps {
+            if !(rate > 0.0 && rate.is_finite()) {
+                return fail(format!("rate must be positive, got {rate}"));
+            }
+        }
+        if self.max_tries == 0 {
+            return fail("max_tries must be at least 1".into());
+        }
+        if !(self.interval_s >= 0.05 && self.interval_s.is_finite()) {
+            return fail(format!(
+                "interval must be at least 0.05s, got {}s",
+                self.interval_s
+            ));
+        }
+        Ok(())
+    }
+
+    /// Threads actually used: never more than clients.
+    pub fn effective_threads(&self) -> u32 {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+        self.threads.unwrap_or(cores).clamp(1, self.clients)
+    }
+}

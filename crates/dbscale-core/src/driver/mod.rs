@@ -1,0 +1,205 @@
+//! Database drivers: one connection type per wire protocol, behind the [`Connection`] enum the
+//! workloads talk to. Workloads describe statements once ([`Statement`]) and execute them by index,
+//! so each driver can choose how to send them (simple, extended or prepared protocol).
+
+pub mod error;
+pub mod mysql;
+pub mod postgres;
+pub mod statement;
+
+pub use error::{ConnectFailure, DbError, ErrorClass};
+pub use statement::{Param, QueryOutcome, Rows, Statement};
+
+use serde::{Deserialize, Serialize};
+
+/// How statements travel on the wire; the names are pgbench's `-M` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum QueryProtocol {
+    /// Text protocol, parameters inlined as literals (pgbench `-M simple`).
+    #[default]
+    Simple,
+    /// Unnamed statement parsed and bound on every execution, one round trip (`-M extended`).
+    /// MySQL has no such form: there it means the same as `Prepared`.
+    Extended,
+    /// Named statements parsed once per connection, then bound and executed (`-M prepared`).
+    Prepared,
+}
+
+/// TLS modes with libpq's `sslmode` meanings (`allow` is treated like `prefer`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum TlsMode {
+    Disable,
+    #[default]
+    Prefer,
+    Require,
+    VerifyCa,
+    VerifyFull,
+}
+
+/// Whether a client keeps one connection or opens one per transaction (pgbench `-C`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ConnectMode {
+    #[default]
+    Persistent,
+    PerTransaction,
+}
+
+/// SQL dialect a workload writes its statements in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dialect {
+    Postgres,
+    Mysql,
+}
+
+/// What a connection to a target needs, resolved once from the URL and the run options.
+#[derive(Debug, Clone)]
+pub enum Endpoint {
+    Postgres(postgres::PgConfig),
+    Mysql(mysql::MySqlConfig),
+}
+
+impl Endpoint {
+    /// Parses a target URL with the run's TLS mode: `mysql://` and `mariadb://` are MySQL
+    /// targets; anything else (`postgresql://…`, libpq `key=value` strings) is PostgreSQL.
+    pub fn parse(url: &str, tls: Option<TlsMode>) -> Result<Self, DbError> {
+        let scheme = url.trim_start().split_once("://").map(|(s, _)| s);
+        match scheme.map(str::to_ascii_lowercase).as_deref() {
+            Some("mysql" | "mariadb") => Ok(Endpoint::Mysql(mysql::MySqlConfig::parse(url, tls)?)),
+            _ => Ok(Endpoint::Postgres(postgres::PgConfig::parse(url, tls)?)),
+        }
+    }
+
+    pub fn dialect(&self) -> Dialect {
+        match self {
+            Endpoint::Postgres(_) => Dialect::Postgres,
+            Endpoint::Mysql(_) => Dialect::Mysql,
+        }
+    }
+
+    /// The URL with any password removed, safe for logs and results.
+    pub fn redacted(&self) -> String {
+        match self {
+            Endpoint::Postgres(c) => c.redacted(),
+            Endpoint::Mysql(c) => c.redacted(),
+        }
+    }
+
+    pub async fn connect(&self, protocol: QueryProtocol) -> Result<Connection, DbError> {
+        match self {
+            Endpoint::Postgres(c) => Ok(Connection::Postgres(
+                postgres::PgConnection::connect(c, protocol).await?,
+            )),
+            Endpoint::Mysql(c) => Ok(Connection::Mysql(
+                mysql::MySqlConnection::connect(c, protocol).await?,
+            )),
+        }
+    }
+}
+
+/// An open connection of any driver. Enum dispatch keeps the hot loop free of dynamic calls.
+pub enum Connection {
+    Postgres(postgres::PgConnection),
+    Mysql(mysql::MySqlConnection),
+}
+
+impl Connection {
+    /// The SQL dialect of the server behind this connection.
+    pub fn dialect(&self) -> Dialect {
+        match self {
+            Connection::Postgres(_) => Dialect::Postgres,
+            Connection::Mysql(_) => Dialect::Mysql,
+        }
+    }
+
+    /// Makes `statements` executable by index; under the prepared protocol this parses them now.
+    pub async fn prepare(&mut self, statements: &[Statement]) -> Result<(), DbError> {
+        match self {
+            Connection::Postgres(c) => c.prepare(statements).await,
+            Connection::Mysql(c) => c.prepare(statements).await,
+        }
+    }
+
+    /// Executes prepared statement `index` (see [`Connection::prepare`]) with `params`.
+    #[inline]
+    pub async fn execute(
+        &mut self,
+        index: usize,
+        params: &[Param<'_>],
+    ) -> Result<QueryOutcome, DbError> {
+        match self {
+            Connection::Postgres(c) => c.execute(index, params).await,
+            Connection::Mysql(c) => c.execute(index, params).await,
+        }
+    }
+
+    /// Like [`Connection::execute`] but returns the rows (text format), for workloads that use results.
+    pub async fn fetch(&mut self, index: usize, params: &[Param<'_>]) -> Result<Rows, DbError> {
+        match self {
+            Connection::Postgres(c) => c.fetch(index, params).await,
+            Connection::Mysql(c) => c.fetch(index, params).await,
+        }
+    }
+
+    /// Runs SQL text without parameters (BEGIN, COMMIT, DDL), possibly several statements.
+    pub async fn batch(&mut self, sql: &str) -> Result<QueryOutcome, DbError> {
+        match self {
+            Connection::Postgres(c) => c.batch(sql).await,
+            Connection::Mysql(c) => c.batch(sql).await,
+        }
+    }
+
+    /// Runs one SQL text and returns its rows as text, for administrative queries.
+    pub async fn query(&mut self, sql: &str) -> Result<Rows, DbError> {
+        match self {
+            Connection::Postgres(c) => c.query(sql).await,
+            Connection::Mysql(c) => c.query(sql).await,
+        }
+    }
+
+    /// Streams `chunks` into a `COPY ... FROM STDIN` (PostgreSQL bulk load); returns rows copied.
+    pub async fn copy_in(
+        &mut self,
+        sql: &str,
+        chunks: impl Iterator<Item = bytes::Bytes>,
+    ) -> Result<u64, DbError> {
+        match self {
+            Connection::Postgres(c) => c.copy_in(sql, chunks).await,
+            Connection::Mysql(c) => c.copy_in(sql, chunks).await,
+        }
+    }
+
+    /// After an error: rolls back an open or failed transaction so the connection is usable.
+    pub async fn reset(&mut self) -> Result<(), DbError> {
+        match self {
+            Connection::Postgres(c) => c.reset().await,
+            Connection::Mysql(c) => c.reset().await,
+        }
+    }
+
+    /// Server version string as the server reports it.
+    pub fn server_version(&self) -> &str {
+        match self {
+            Connection::Postgres(c) => c.server_version(),
+            Connection::Mysql(c) => c.server_version(),
+        }
+    }
+
+    /// Whether the transport is encrypted.
+    pub fn is_tls(&self) -> bool {
+        match self {
+            Connection::Postgres(c) => c.is_tls(),
+            Connection::Mysql(c) => c.is_tls(),
+        }
+    }
+
+    pub async fn close(self) {
+        match self {
+            Connection::Postgres(c) => c.close().await,
+            Connection::Mysql(c) => c.close().await,
+        }
+    }
+}

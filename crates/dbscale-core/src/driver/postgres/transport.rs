@@ -1,0 +1,135 @@
+//! The byte stream under a connection: a plain TCP or Unix socket driven directly through
+//! tokio's `AsyncFd`, or a rustls stream.
+//!
+//! The plain path exists for syscall economy on the hot loop: a request is one `write` (tried at
+//! once, no readiness check), and after a read that did not fill the buffer the readiness flag is
+//! cleared, so the next read waits in epoll instead of first failing with EAGAIN. Nothing is lost
+//! by that: the socket was drained at the moment of the read, and epoll (edge-triggered) reports
+//! any byte that arrives later as a new event.
+
+use std::io::{self, Read, Write};
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::net::UnixStream;
+
+use tokio::io::unix::AsyncFd;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio_rustls::client::TlsStream;
+
+/// A connected, non-blocking socket.
+pub(super) enum PlainSocket {
+    Tcp(std::net::TcpStream),
+    Unix(UnixStream),
+}
+
+impl AsRawFd for PlainSocket {
+    fn as_raw_fd(&self) -> RawFd {
+        match self {
+            PlainSocket::Tcp(s) => s.as_raw_fd(),
+            PlainSocket::Unix(s) => s.as_raw_fd(),
+        }
+    }
+}
+
+impl PlainSocket {
+    fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            PlainSocket::Tcp(s) => (&*s).read(buf),
+            PlainSocket::Unix(s) => (&*s).read(buf),
+        }
+    }
+
+    fn write(&self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            PlainSocket::Tcp(s) => (&*s).write(buf),
+            PlainSocket::Unix(s) => (&*s).write(buf),
+        }
+    }
+}
+
+pub(super) enum Transport {
+    Plain(AsyncFd<PlainSocket>),
+    Tls(Box<TlsStream<tokio::net::TcpStream>>),
+}
+
+impl Transport {
+    /// Takes over a tokio TCP stream (already connected, `TCP_NODELAY` set).
+    pub(super) fn tcp(stream: tokio::net::TcpStream) -> io::Result<Transport> {
+        Transport::plain(PlainSocket::Tcp(stream.into_std()?))
+    }
+
+    pub(super) fn unix(stream: tokio::net::UnixStream) -> io::Result<Transport> {
+        Transport::plain(PlainSocket::Unix(stream.into_std()?))
+    }
+
+    fn plain(socket: PlainSocket) -> io::Result<Transport> {
+        // SAFETY: the AsyncFd owns the socket, so its descriptor stays open and the same
+        // until the AsyncFd is dropped.
+        let fd = unsafe { AsyncFd::register(socket) }.map_err(io::Error::from)?;
+        Ok(Transport::Plain(fd))
+    }
+
+    pub(super) fn is_tls(&self) -> bool {
+        matches!(self, Transport::Tls(_))
+    }
+
+    /// Writes all of `buf`; small requests leave in exactly one `write` syscall.
+    pub(super) async fn write_all(&mut self, mut buf: &[u8]) -> io::Result<()> {
+        let fd = match self {
+            Transport::Plain(fd) => fd,
+            Transport::Tls(stream) => {
+                stream.write_all(buf).await?;
+                return stream.flush().await;
+            }
+        };
+        while !buf.is_empty() {
+            let written = match fd.get_ref().write(buf) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => loop {
+                    // The send buffer is full: wait for epoll. `try_io` clears the stale
+                    // readiness if the write still would block.
+                    let mut guard = fd.writable().await?;
+                    if let Ok(result) = guard.try_io(|s| s.get_ref().write(buf)) {
+                        break result?;
+                    }
+                },
+                Err(e) => return Err(e),
+            };
+            if written == 0 {
+                return Err(io::ErrorKind::WriteZero.into());
+            }
+            buf = &buf[written..];
+        }
+        Ok(())
+    }
+
+    /// Reads what is available into `dst` (at least one byte unless EOF, then 0).
+    pub(super) async fn read(&mut self, dst: &mut [u8]) -> io::Result<usize> {
+        let fd = match self {
+            Transport::Plain(fd) => fd,
+            Transport::Tls(stream) => return stream.read(dst).await,
+        };
+        loop {
+            let mut guard = fd.readable().await?;
+            match guard.try_io(|s| s.get_ref().read(dst)) {
+                Ok(Ok(n)) => {
+                    if n < dst.len() {
+                        guard.clear_ready();
+                    }
+                    return Ok(n);
+                }
+                Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Ok(Err(e)) => return Err(e),
+                // Spurious readiness: `try_io` cleared it; wait for the next event.
+                Err(_would_block) => continue,
+            }
+        }
+    }
+
+    /// Ends a TLS session cleanly (close_notify); plain sockets just close on drop.
+    pub(super) async fn shutdown(&mut self) {
+        if let Transport::Tls(stream) = self {
+            let _ = stream.shutdown().await;
+        }
+    }
+}

@@ -1,0 +1,40 @@
+//! Statements as workloads declare them, parameters as they pass them, and what comes back.
+
+/// A statement a workload executes by index. `sql` uses `$1, $2, …` placeholders on PostgreSQL
+/// and `?` on MySQL; the driver inlines literals itself for the simple protocol.
+#[derive(Debug, Clone)]
+pub struct Statement {
+    /// Short name used in per-statement reports (e.g. `update_accounts`).
+    pub name: &'static str,
+    pub sql: String,
+}
+
+impl Statement {
+    pub fn new(name: &'static str, sql: impl Into<String>) -> Self {
+        Self {
+            name,
+            sql: sql.into(),
+        }
+    }
+}
+
+/// One bound parameter. Borrowed text keeps the hot loop free of allocations.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Param<'a> {
+    Int(i64),
+    Float(f64),
+    Text(&'a str),
+    Null,
+}
+
+/// The counts a statement produced: rows returned by a query, rows changed by DML.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct QueryOutcome {
+    pub rows_returned: u64,
+    pub rows_affected: u64,
+    /// Whether the statement produced a result set (sysbench counts such statements as reads).
+    pub returned_result_set: bool,
+}
+
+/// Rows in text format; `None` is SQL NULL.
+pub type Rows = Vec<Vec<Option<String>>>;

@@ -1,0 +1,175 @@
+//! Turns the threads' totals into one [`RunResult`]: histograms merged exactly, counts summed,
+//! throughput over the measured time, and a verdict in words.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use super::recorder::ThreadTotals;
+use super::RunShared;
+use crate::stats::result::{CpuTime, ErrorCounts, QueryCounts, TransactionTypeResult, Verdict};
+use crate::stats::{LatencyHistogram, RunResult};
+
+pub fn assemble(
+    shared: &RunShared,
+    start: Instant,
+    threads: Vec<ThreadTotals>,
+    client_cpu: CpuTime,
+    server_version: String,
+    tls: bool,
+) -> RunResult {
+    let config = &shared.config;
+    let types = shared.workload.transaction_types();
+    let mut per_type: Vec<(LatencyHistogram, u64)> =
+        vec![(LatencyHistogram::new(), 0); types.len()];
+    let (mut connect, mut lag, mut overall) = (
+        LatencyHistogram::new(),
+        LatencyHistogram::new(),
+        LatencyHistogram::new(),
+    );
+    let mut errors: BTreeMap<String, u64> = BTreeMap::new();
+    let mut queries = QueryCounts::default();
+    let (mut failed, mut retried, mut retries, mut late, mut unstarted, mut abandoned) =
+        (0, 0, 0, 0, 0, 0);
+    let mut last_end = start;
+    for t in &threads {
+        for (slot, totals) in per_type.iter_mut().zip(&t.types) {
+            slot.0.merge(&totals.latency);
+            slot.1 += totals.failed;
+            overall.merge(&totals.latency);
+        }
+        connect.merge(&t.connect);
+        lag.merge(&t.lag);
+        for (class, n) in &t.errors {
+            *errors.entry(class.key()).or_default() += n;
+        }
+        queries.add(&t.queries);
+        failed += t.failed;
+        retried += t.retried;
+        retries += t.retries;
+        late += t.late_starts;
+        unstarted += t.unstarted;
+        abandoned += t.abandoned;
+        if let Some(end) = t.last_end {
+            last_end = last_end.max(end);
+        }
+    }
+    let cancelled = shared.is_cancelled();
+    // pgbench's rule: time from the common start to the end of the last transaction, but never
+    // less than the configured duration unless the run was cut short.
+    let mut duration_s = last_end.saturating_duration_since(start).as_secs_f64();
+    if !cancelled {
+        duration_s = duration_s.max(config.duration_s);
+    }
+    let duration_s = duration_s.max(1e-9);
+    let transactions = overall.count();
+    let error_total = errors.values().sum();
+    let mut merger = shared.merger.lock().expect("merger lock");
+    merger.finish(duration_s);
+    let intervals = merger.all().to_vec();
+    drop(merger);
+    let verdict = verdict(
+        transactions,
+        failed,
+        error_total,
+        &errors,
+        cancelled,
+        abandoned,
+        duration_s,
+    );
+    RunResult {
+        workload: shared.workload.name().to_string(),
+        target: shared.endpoint.redacted(),
+        server_version,
+        tls,
+        clients: config.clients,
+        threads: threads.len() as u32,
+        protocol: config.protocol,
+        connect: config.connect,
+        rate_tps: config.rate_tps,
+        seed: shared.seed,
+        workload_params: shared.workload.params(),
+        duration_s,
+        transactions,
+        tps: transactions as f64 / duration_s,
+        failed,
+        retried,
+        retries,
+        cancelled,
+        errors: ErrorCounts {
+            total: error_total,
+            by_class: errors,
+        },
+        latency_ms: overall.summary(),
+        connect_ms: connect.summary(),
+        schedule_lag_ms: config.rate_tps.and_then(|_| lag.summary()),
+        late_starts: late,
+        unstarted,
+        queries,
+        qps: queries.total as f64 / duration_s,
+        client_cpu_us_per_txn: (transactions > 0)
+            .then(|| client_cpu.total * 1e6 / transactions as f64),
+        client_cpu_s: client_cpu,
+        transaction_types: types
+            .iter()
+            .zip(per_type)
+            .map(|(name, (histogram, failed))| {
+                let result = TransactionTypeResult {
+                    transactions: histogram.count(),
+                    failed,
+                    latency_ms: histogram.summary(),
+                    histogram: histogram.to_base64(),
+                };
+                (name.to_string(), result)
+            })
+            .collect(),
+        histogram: overall.to_base64(),
+        intervals,
+        verdict,
+    }
+}
+
+fn verdict(
+    transactions: u64,
+    failed: u64,
+    error_total: u64,
+    errors: &BTreeMap<String, u64>,
+    cancelled: bool,
+    abandoned: u64,
+    duration_s: f64,
+) -> Verdict {
+    let classes: Vec<String> = errors.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    let mut notes = Vec::new();
+    if cancelled {
+        notes.push(format!("cancelled after {duration_s:.1} s"));
+    }
+    if abandoned > 0 {
+        notes.push(format!(
+            "{abandoned} transactions still running at the hard stop were abandoned"
+        ));
+    }
+    let (status, head) = if transactions == 0 && (failed > 0 || error_total > 0) {
+        (
+            "failed",
+            format!("no transaction succeeded; errors: {}", classes.join(", ")),
+        )
+    } else if transactions == 0 {
+        ("failed", "no transaction completed".to_string())
+    } else if failed > 0 || error_total > 0 {
+        let share = 100.0 * failed as f64 / (failed + transactions) as f64;
+        (
+            "errors",
+            format!(
+                "{failed} of {} transactions failed ({share:.2}%); errors: {}",
+                failed + transactions,
+                classes.join(", ")
+            ),
+        )
+    } else {
+        ("ok", format!("{transactions} transactions, no errors"))
+    };
+    notes.insert(0, head);
+    Verdict {
+        status: status.into(),
+        message: notes.join("; "),
+    }
+}

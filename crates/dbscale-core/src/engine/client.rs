@@ -1,0 +1,166 @@
+//! One client: takes its next start time (now in the closed model, the next arrival in the open
+//! one), runs one transaction with retries, records the outcome, and keeps its connection alive.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand::rngs::SmallRng;
+
+use super::recorder::ThreadRecorder;
+use super::schedule::ArrivalSchedule;
+use super::RunShared;
+use crate::driver::{ConnectMode, Connection};
+use crate::workload::WorkloadClient;
+
+/// How long a client waits before trying to reconnect, at first and at most.
+const RECONNECT_FIRST: Duration = Duration::from_millis(20);
+const RECONNECT_MAX: Duration = Duration::from_secs(1);
+/// Granularity at which a sleeping client notices a cancel.
+const SLEEP_SLICE: Duration = Duration::from_millis(100);
+
+pub struct Client {
+    pub shared: Arc<RunShared>,
+    pub recorder: Rc<RefCell<ThreadRecorder>>,
+    pub schedule: Option<Rc<RefCell<ArrivalSchedule>>>,
+    pub conn: Option<Connection>,
+    pub workload: WorkloadClient,
+    pub rng: SmallRng,
+    pub deadline: Instant,
+}
+
+impl Client {
+    pub async fn run(mut self) {
+        let per_transaction = self.shared.config.connect == ConnectMode::PerTransaction;
+        let max_tries = self.shared.config.max_tries;
+        loop {
+            let now = Instant::now();
+            if now >= self.deadline || self.shared.is_cancelled() {
+                break;
+            }
+            let intended = match &self.schedule {
+                None => now,
+                Some(schedule) => {
+                    let slot = schedule.borrow_mut().take();
+                    if slot >= self.deadline {
+                        break;
+                    }
+                    if !self.sleep_until(slot).await {
+                        self.recorder.borrow_mut().totals.unstarted += 1;
+                        break;
+                    }
+                    let lag = Instant::now().saturating_duration_since(slot);
+                    self.recorder.borrow_mut().schedule_lag(lag);
+                    slot
+                }
+            };
+            if self.conn.is_none() && !self.connect(per_transaction).await {
+                continue;
+            }
+            self.transaction(intended, max_tries).await;
+            if per_transaction {
+                if let Some(conn) = self.conn.take() {
+                    conn.close().await;
+                }
+            }
+        }
+        if let Some(conn) = self.conn.take() {
+            conn.close().await;
+        }
+    }
+
+    /// Runs one transaction, retrying serialization failures and deadlocks up to `max_tries`
+    /// with the same random values, like pgbench.
+    async fn transaction(&mut self, intended: Instant, max_tries: u32) {
+        let replay = self.rng.clone();
+        let mut tries = 0;
+        self.recorder.borrow_mut().in_flight += 1;
+        loop {
+            tries += 1;
+            let conn = self.conn.as_mut().expect("connected before a transaction");
+            let outcome = self.workload.run(conn, &mut self.rng).await;
+            let end = Instant::now();
+            match outcome {
+                Ok(done) => {
+                    let latency = end.saturating_duration_since(intended);
+                    self.recorder.borrow_mut().success(
+                        done.kind,
+                        latency,
+                        end,
+                        tries,
+                        &done.queries,
+                    );
+                    break;
+                }
+                Err(error) => {
+                    self.recorder.borrow_mut().error(&error.class, end);
+                    let retry =
+                        error.class.is_retryable() && tries < max_tries && end < self.deadline;
+                    if error.is_connection_lost() {
+                        self.conn = None;
+                    } else if let Some(conn) = self.conn.as_mut() {
+                        if let Err(reset_error) = conn.reset().await {
+                            self.recorder
+                                .borrow_mut()
+                                .error(&reset_error.class, Instant::now());
+                            self.conn = None;
+                        }
+                    }
+                    if retry && self.conn.is_some() {
+                        self.rng = replay.clone();
+                        continue;
+                    }
+                    self.recorder.borrow_mut().failure(0, end, tries);
+                    break;
+                }
+            }
+        }
+        self.recorder.borrow_mut().in_flight -= 1;
+    }
+
+    /// Opens a connection and prepares the statements. In persistent mode it keeps trying with
+    /// backoff until it succeeds or the run ends; per transaction a failure counts and moves on.
+    async fn connect(&mut self, per_transaction: bool) -> bool {
+        let mut backoff = RECONNECT_FIRST;
+        loop {
+            let begun = Instant::now();
+            match self.shared.open_connection().await {
+                Ok(conn) => {
+                    self.recorder.borrow_mut().connected(begun.elapsed());
+                    self.conn = Some(conn);
+                    return true;
+                }
+                Err(error) => {
+                    let now = Instant::now();
+                    self.recorder.borrow_mut().error(&error.class, now);
+                    if per_transaction {
+                        self.recorder.borrow_mut().failure(0, now, 1);
+                    }
+                    if !self.sleep_until(now + backoff).await || per_transaction {
+                        return false;
+                    }
+                    backoff = (backoff * 2).min(RECONNECT_MAX);
+                }
+            }
+        }
+    }
+
+    /// Sleeps until `at`, waking early on cancel or the deadline; false if the client should stop.
+    async fn sleep_until(&self, at: Instant) -> bool {
+        loop {
+            if self.shared.is_cancelled() {
+                return false;
+            }
+            let now = Instant::now();
+            if now >= at {
+                return now < self.deadline || at < self.deadline;
+            }
+            if now >= self.deadline {
+                return false;
+            }
+            let wake = at.min(now + SLEEP_SLICE).min(self.deadline);
+            tokio::time::sleep_until(wake.into()).await;
+        }
+    }
+}

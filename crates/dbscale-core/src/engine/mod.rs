@@ -1,0 +1,280 @@
+//! The load engine: sets a run up (connect, check the data, pgbench's pre-run maintenance), starts
+//! one single-threaded event loop per thread with its share of the clients, and assembles the
+//! result. Python drives it through [`RunningRun`]: poll intervals, wait, cancel, take the result.
+
+mod assemble;
+mod client;
+pub mod cpu;
+mod recorder;
+mod schedule;
+mod worker;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Barrier, Condvar, Mutex, OnceLock};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::config::RunConfig;
+use crate::driver::{Connection, DbError, Endpoint, Statement};
+use crate::stats::{IntervalMerger, IntervalSnapshot, RunResult};
+use crate::workload::Workload;
+use crate::Error;
+
+pub use schedule::ArrivalSchedule;
+
+/// State every thread of a run shares. Read-only on the hot path except for the cancel flags.
+pub struct RunShared {
+    pub config: RunConfig,
+    pub endpoint: Endpoint,
+    pub workload: Workload,
+    pub statements: Vec<Statement>,
+    pub seed: u64,
+    merger: Arc<Mutex<IntervalMerger>>,
+    ready: Barrier,
+    start: OnceLock<Instant>,
+    cancelled: AtomicBool,
+    aborted: AtomicBool,
+}
+
+impl RunShared {
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
+    }
+
+    fn is_aborted(&self) -> bool {
+        self.aborted.load(Ordering::Relaxed)
+    }
+
+    /// The common start, fixed by the first thread past the ready barrier.
+    fn start_instant(&self) -> Instant {
+        *self.start.get_or_init(Instant::now)
+    }
+
+    /// A new connection with the workload's statements prepared on it.
+    pub async fn open_connection(&self) -> Result<Connection, DbError> {
+        let mut conn = self.endpoint.connect(self.config.protocol).await?;
+        conn.prepare(&self.statements).await?;
+        Ok(conn)
+    }
+}
+
+/// Facts from the setup connection that go into the result.
+struct Setup {
+    server_version: String,
+    tls: bool,
+}
+
+/// A run in progress.
+pub struct RunningRun {
+    shared: Arc<RunShared>,
+    done: Arc<(Mutex<bool>, Condvar)>,
+    coordinator: Option<JoinHandle<Result<RunResult, Error>>>,
+}
+
+/// Checks the target and the data, then starts the run's threads. Errors here (bad config,
+/// unreachable server, tables missing) happen before anything is measured.
+pub fn start(config: RunConfig) -> Result<RunningRun, Error> {
+    let endpoint = Endpoint::parse(&config.target.url, config.target.tls).map_err(|source| {
+        Error::Connect {
+            target: redact_fallback(&config.target.url),
+            source,
+        }
+    })?;
+    let mut workload = Workload::from_config(&config.workload)?;
+    let statements = workload.statements(endpoint.dialect())?;
+    let setup = block_on(async {
+        let mut conn =
+            endpoint
+                .connect(config.protocol)
+                .await
+                .map_err(|source| Error::Connect {
+                    target: endpoint.redacted(),
+                    source,
+                })?;
+        workload.check(&mut conn).await?;
+        workload.before_run(&mut conn).await?;
+        let setup = Setup {
+            server_version: conn.server_version().to_string(),
+            tls: conn.is_tls(),
+        };
+        conn.close().await;
+        Ok::<_, Error>(setup)
+    })??;
+
+    let threads = config.effective_threads();
+    let seed = config.seed.unwrap_or_else(rand::random);
+    let shared = Arc::new(RunShared {
+        merger: Arc::new(Mutex::new(IntervalMerger::new(
+            config.interval_s,
+            threads as usize,
+        ))),
+        ready: Barrier::new(threads as usize + 1),
+        start: OnceLock::new(),
+        cancelled: AtomicBool::new(false),
+        aborted: AtomicBool::new(false),
+        config,
+        endpoint,
+        workload,
+        statements,
+        seed,
+    });
+    let done = Arc::new((Mutex::new(false), Condvar::new()));
+    let coordinator = {
+        let (shared, done) = (shared.clone(), done.clone());
+        std::thread::Builder::new()
+            .name("dbscale-run".into())
+            .spawn(move || {
+                let result = coordinate(&shared, threads, setup);
+                let (lock, signal) = &*done;
+                *lock.lock().expect("done lock") = true;
+                signal.notify_all();
+                result
+            })
+            .map_err(|e| Error::Internal(format!("cannot start the run thread: {e}")))?
+    };
+    Ok(RunningRun {
+        shared,
+        done,
+        coordinator: Some(coordinator),
+    })
+}
+
+/// Starts the worker threads, waits for them, and assembles the result.
+fn coordinate(shared: &Arc<RunShared>, threads: u32, setup: Setup) -> Result<RunResult, Error> {
+    let clients = shared.config.clients;
+    let mut handles = Vec::new();
+    for t in 0..threads {
+        // Round-robin split, like pgbench: client c runs on thread c mod threads.
+        let ids: Vec<u32> = (0..clients).filter(|c| c % threads == t).collect();
+        let shared = shared.clone();
+        let handle = std::thread::Builder::new()
+            .name(format!("dbscale-worker-{t}"))
+            .spawn(move || worker::run_thread(shared, t, ids))
+            .map_err(|e| Error::Internal(format!("cannot start worker thread: {e}")))?;
+        handles.push(handle);
+    }
+    shared.ready.wait();
+    let start = shared.start_instant();
+    let cpu_before = cpu::process_cpu();
+    let mut totals = Vec::new();
+    for handle in handles {
+        let thread_totals = handle
+            .join()
+            .map_err(|_| Error::Internal("a worker thread panicked".into()))??;
+        totals.push(thread_totals);
+    }
+    let cpu = cpu::between(cpu_before, cpu::process_cpu());
+    Ok(assemble::assemble(
+        shared,
+        start,
+        totals,
+        cpu,
+        setup.server_version,
+        setup.tls,
+    ))
+}
+
+impl RunningRun {
+    /// Interval snapshots finished since the last poll.
+    pub fn poll(&self) -> Vec<IntervalSnapshot> {
+        self.shared.merger.lock().expect("merger lock").drain_new()
+    }
+
+    /// Waits up to `timeout`; true once the run has ended.
+    pub fn wait(&self, timeout: Duration) -> bool {
+        let (lock, signal) = &*self.done;
+        let guard = lock.lock().expect("done lock");
+        let (guard, _) = signal
+            .wait_timeout_while(guard, timeout, |done| !*done)
+            .expect("done lock");
+        *guard
+    }
+
+    /// First call: stop at the next transaction boundary. Second call: stop now, abandoning
+    /// transactions in flight.
+    pub fn cancel(&self) {
+        if self.shared.cancelled.swap(true, Ordering::Relaxed) {
+            self.shared.aborted.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Waits for the end and returns the result (once).
+    pub fn result(&mut self) -> Result<RunResult, Error> {
+        let handle = self
+            .coordinator
+            .take()
+            .ok_or_else(|| Error::Internal("the result was already taken".into()))?;
+        handle
+            .join()
+            .map_err(|_| Error::Internal("the run thread panicked".into()))?
+    }
+}
+
+/// Runs a future to completion on a fresh single-threaded loop (setup, prepare, cleanup).
+pub fn block_on<F: std::future::Future>(future: F) -> Result<F::Output, Error> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Internal(format!("cannot start an event loop: {e}")))?;
+    Ok(runtime.block_on(future))
+}
+
+/// A URL we could not parse may still hold a password: show only the scheme.
+fn redact_fallback(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, _)) => format!("{scheme}://…"),
+        None => "the target".into(),
+    }
+}
+
+/// Loads the workload's data (`dbscale prepare`).
+pub fn prepare(config: &RunConfig) -> Result<crate::workload::PrepareSummary, Error> {
+    let (endpoint, workload) = resolve(config)?;
+    block_on(workload.prepare(&endpoint))?
+}
+
+/// Drops the workload's data (`dbscale cleanup`).
+pub fn cleanup(config: &RunConfig) -> Result<crate::workload::PrepareSummary, Error> {
+    let (endpoint, workload) = resolve(config)?;
+    block_on(workload.cleanup(&endpoint))?
+}
+
+/// Connects once and reports what the target is.
+pub fn probe(config: &RunConfig) -> Result<serde_json::Value, Error> {
+    let endpoint = Endpoint::parse(&config.target.url, config.target.tls).map_err(|source| {
+        Error::Connect {
+            target: redact_fallback(&config.target.url),
+            source,
+        }
+    })?;
+    block_on(async {
+        let begun = Instant::now();
+        let conn = endpoint
+            .connect(config.protocol)
+            .await
+            .map_err(|source| Error::Connect {
+                target: endpoint.redacted(),
+                source,
+            })?;
+        let facts = serde_json::json!({
+            "server_version": conn.server_version(),
+            "tls": conn.is_tls(),
+            "connect_ms": begun.elapsed().as_secs_f64() * 1000.0,
+            "dialect": endpoint.dialect(),
+            "target": endpoint.redacted(),
+        });
+        conn.close().await;
+        Ok(facts)
+    })?
+}
+
+fn resolve(config: &RunConfig) -> Result<(Endpoint, Workload), Error> {
+    let endpoint = Endpoint::parse(&config.target.url, config.target.tls).map_err(|source| {
+        Error::Connect {
+            target: redact_fallback(&config.target.url),
+            source,
+        }
+    })?;
+    let workload = Workload::from_config(&config.workload)?;
+    Ok((endpoint, workload))
+}

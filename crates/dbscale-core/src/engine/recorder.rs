@@ -1,0 +1,166 @@
+//! What one engine thread measured. Clients on the thread record into it without locks (the
+//! thread's event loop is single-threaded); finished intervals go to the shared merger once per
+//! interval, so the hot path never contends with other threads.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::driver::ErrorClass;
+use crate::stats::result::QueryCounts;
+use crate::stats::{IntervalMerger, IntervalStats, LatencyHistogram};
+
+/// Per transaction type totals.
+#[derive(Debug, Clone, Default)]
+pub struct TypeTotals {
+    pub latency: LatencyHistogram,
+    pub failed: u64,
+}
+
+/// Everything a thread counted over the run.
+#[derive(Debug, Clone, Default)]
+pub struct ThreadTotals {
+    pub types: Vec<TypeTotals>,
+    pub connect: LatencyHistogram,
+    pub lag: LatencyHistogram,
+    pub errors: BTreeMap<ErrorClass, u64>,
+    pub failed: u64,
+    pub retried: u64,
+    pub retries: u64,
+    pub late_starts: u64,
+    pub unstarted: u64,
+    /// Transactions still running when the run was stopped hard.
+    pub abandoned: u64,
+    pub queries: QueryCounts,
+    /// When this thread's last transaction ended.
+    pub last_end: Option<Instant>,
+}
+
+/// A schedule lag above this counts as a late start.
+const LATE_START: Duration = Duration::from_millis(1);
+
+pub struct ThreadRecorder {
+    pub totals: ThreadTotals,
+    start: Instant,
+    interval: Duration,
+    last_index: u64,
+    current_index: u64,
+    current: IntervalStats,
+    merger: Arc<Mutex<IntervalMerger>>,
+    pub in_flight: u64,
+}
+
+impl ThreadRecorder {
+    pub fn new(
+        types: usize,
+        start: Instant,
+        interval: Duration,
+        duration: Duration,
+        merger: Arc<Mutex<IntervalMerger>>,
+    ) -> Self {
+        let intervals = (duration.as_secs_f64() / interval.as_secs_f64())
+            .ceil()
+            .max(1.0) as u64;
+        Self {
+            totals: ThreadTotals {
+                types: vec![TypeTotals::default(); types],
+                ..Default::default()
+            },
+            start,
+            interval,
+            last_index: intervals - 1,
+            current_index: 0,
+            current: IntervalStats::default(),
+            merger,
+            in_flight: 0,
+        }
+    }
+
+    fn index_of(&self, at: Instant) -> u64 {
+        let offset = at.saturating_duration_since(self.start);
+        ((offset.as_nanos() / self.interval.as_nanos()) as u64).min(self.last_index)
+    }
+
+    /// Moves the current interval forward to the one containing `at`, handing in finished ones.
+    #[inline]
+    fn roll_to(&mut self, index: u64) {
+        if index <= self.current_index {
+            return;
+        }
+        let mut merger = self.merger.lock().expect("merger lock");
+        while self.current_index < index {
+            merger.submit(self.current_index, std::mem::take(&mut self.current));
+            self.current_index += 1;
+        }
+    }
+
+    /// Called by the thread's ticker at each interval boundary, so quiet intervals are reported.
+    pub fn tick(&mut self, now: Instant) {
+        let index = self.index_of(now);
+        self.roll_to(index);
+    }
+
+    /// Hands in every interval up to the last; call once when the thread ends.
+    pub fn close(&mut self) {
+        self.roll_to(self.last_index);
+        let mut merger = self.merger.lock().expect("merger lock");
+        merger.submit(self.current_index, std::mem::take(&mut self.current));
+        self.current_index = self.last_index + 1;
+    }
+
+    #[inline]
+    pub fn success(
+        &mut self,
+        kind: usize,
+        latency: Duration,
+        end: Instant,
+        tries: u32,
+        queries: &QueryCounts,
+    ) {
+        self.roll_to(self.index_of(end));
+        let micros = latency.as_micros() as u64;
+        self.totals.types[kind].latency.record_us(micros);
+        self.current.latency.record_us(micros);
+        self.current.transactions += 1;
+        if tries > 1 {
+            self.totals.retried += 1;
+            self.totals.retries += u64::from(tries - 1);
+        }
+        self.totals.queries.add(queries);
+        self.totals.last_end = Some(end);
+    }
+
+    pub fn failure(&mut self, kind: usize, end: Instant, tries: u32) {
+        self.roll_to(self.index_of(end));
+        self.totals.types[kind].failed += 1;
+        self.totals.failed += 1;
+        self.current.failed += 1;
+        if tries > 1 {
+            self.totals.retries += u64::from(tries - 1);
+        }
+        self.totals.last_end = Some(end);
+    }
+
+    /// Every error occurrence, retried or not.
+    pub fn error(&mut self, class: &ErrorClass, at: Instant) {
+        self.roll_to(self.index_of(at));
+        *self.totals.errors.entry(class.clone()).or_default() += 1;
+        self.current.errors += 1;
+    }
+
+    #[inline]
+    pub fn schedule_lag(&mut self, lag: Duration) {
+        let micros = lag.as_micros() as u64;
+        self.totals.lag.record_us(micros);
+        self.current.lag_sum_us += micros;
+        self.current.lag_max_us = self.current.lag_max_us.max(micros);
+        self.current.lag_count += 1;
+        if lag > LATE_START {
+            self.totals.late_starts += 1;
+        }
+    }
+
+    pub fn connected(&mut self, took: Duration) {
+        self.totals.connect.record_us(took.as_micros() as u64);
+    }
+}

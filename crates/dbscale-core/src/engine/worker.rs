@@ -1,0 +1,158 @@
+//! One engine thread: a single-threaded tokio event loop running its share of the clients, like
+//! pgbench's `-j` threads. Single-threaded loops avoid work-stealing overhead and cross-thread
+//! wake-ups on the hot path.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use tokio::task::LocalSet;
+
+use super::client::Client;
+use super::recorder::{ThreadRecorder, ThreadTotals};
+use super::schedule::ArrivalSchedule;
+use super::RunShared;
+use crate::driver::{ConnectMode, Connection, DbError};
+use crate::Error;
+
+/// After the deadline, how long transactions still running may take before they are abandoned.
+const GRACE: Duration = Duration::from_secs(10);
+
+/// Runs `client_ids` on this thread; returns what it measured.
+pub fn run_thread(
+    shared: Arc<RunShared>,
+    thread_index: u32,
+    client_ids: Vec<u32>,
+) -> Result<ThreadTotals, Error> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Internal(format!("cannot start an event loop: {e}")))?;
+    let local = LocalSet::new();
+
+    // Connect first, so the measured period starts with every client ready (pgbench reports tps
+    // "without initial connection time" the same way).
+    let persistent = shared.config.connect == ConnectMode::Persistent;
+    let mut initial: Vec<Option<Result<(Connection, Duration), DbError>>> = Vec::new();
+    if persistent {
+        local.block_on(&runtime, async {
+            for _ in &client_ids {
+                let begun = Instant::now();
+                initial.push(Some(
+                    shared.open_connection().await.map(|c| (c, begun.elapsed())),
+                ));
+            }
+        });
+    } else {
+        initial.resize_with(client_ids.len(), || None);
+    }
+
+    shared.ready.wait();
+    let start = shared.start_instant();
+    let duration = Duration::from_secs_f64(shared.config.duration_s);
+    let deadline = start + duration;
+    let interval = Duration::from_secs_f64(shared.config.interval_s);
+    let recorder = Rc::new(RefCell::new(ThreadRecorder::new(
+        shared.workload.transaction_types().len(),
+        start,
+        interval,
+        duration,
+        shared.merger.clone(),
+    )));
+    let schedule = shared.config.rate_tps.map(|rate| {
+        let share = rate * client_ids.len() as f64 / shared.config.clients as f64;
+        Rc::new(RefCell::new(ArrivalSchedule::new(
+            start,
+            share,
+            shared.seed ^ (0x5EED_0000 + u64::from(thread_index)),
+        )))
+    });
+
+    local.block_on(&runtime, async {
+        let mut clients = Vec::new();
+        for (client_id, opened) in client_ids.iter().zip(initial) {
+            let conn = match opened {
+                Some(Ok((conn, took))) => {
+                    recorder.borrow_mut().connected(took);
+                    Some(conn)
+                }
+                // The client keeps trying to connect during the run; the failure counts.
+                Some(Err(error)) => {
+                    recorder.borrow_mut().error(&error.class, start);
+                    None
+                }
+                None => None,
+            };
+            let client = Client {
+                shared: shared.clone(),
+                recorder: recorder.clone(),
+                schedule: schedule.clone(),
+                conn,
+                workload: shared.workload.client(*client_id),
+                rng: SmallRng::seed_from_u64(client_seed(shared.seed, *client_id)),
+                deadline,
+            };
+            clients.push(tokio::task::spawn_local(client.run()));
+        }
+        let ticker =
+            tokio::task::spawn_local(tick_intervals(recorder.clone(), start, interval, deadline));
+        let all_done = async {
+            for handle in clients {
+                let _ = handle.await;
+            }
+        };
+        tokio::select! {
+            _ = all_done => {}
+            _ = hard_stop(&shared, deadline + GRACE) => {}
+        }
+        ticker.abort();
+    });
+    // Dropping the event loop drops any transaction still running.
+    drop(local);
+    let mut recorder = Rc::try_unwrap(recorder)
+        .map_err(|_| Error::Internal("client tasks outlived their thread".into()))?
+        .into_inner();
+    recorder.totals.abandoned = recorder.in_flight;
+    if let Some(schedule) = schedule {
+        recorder.totals.unstarted += schedule.borrow_mut().count_remaining_before(deadline);
+    }
+    recorder.close();
+    Ok(recorder.totals)
+}
+
+/// Hands in quiet intervals at each boundary so progress never stalls on an idle thread.
+async fn tick_intervals(
+    recorder: Rc<RefCell<ThreadRecorder>>,
+    start: Instant,
+    interval: Duration,
+    deadline: Instant,
+) {
+    let mut next = start + interval;
+    while next <= deadline {
+        tokio::time::sleep_until(next.into()).await;
+        recorder.borrow_mut().tick(Instant::now());
+        next += interval;
+    }
+}
+
+/// Resolves when the run must stop even with transactions in flight: a second cancel, or the
+/// grace period after the deadline.
+async fn hard_stop(shared: &RunShared, limit: Instant) {
+    loop {
+        if shared.is_aborted() || Instant::now() >= limit {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Independent, reproducible per-client seeds (SplitMix64 of seed and client id).
+fn client_seed(seed: u64, client_id: u32) -> u64 {
+    let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15u64.wrapping_mul(u64::from(client_id) + 1));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}

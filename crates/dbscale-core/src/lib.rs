@@ -1,0 +1,12 @@
+//! dbscale-core: the load engine behind dbscale. Drivers, workloads, load models and HDR
+//! statistics, in pure Rust; the Python package drives it through `dbscale-py`.
+
+pub mod config;
+pub mod driver;
+pub mod engine;
+pub mod error;
+pub mod stats;
+pub mod workload;
+
+pub use config::RunConfig;
+pub use error::Error;

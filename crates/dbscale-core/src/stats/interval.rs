@@ -1,0 +1,193 @@
+//! Per-interval snapshots. Each engine thread accumulates its own interval and hands it over at the
+//! interval boundary; the merger combines the threads' pieces exactly (histograms merge, never
+//! average) and keeps the finished snapshots for polling and for the result.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::latency::LatencyHistogram;
+
+/// What one thread saw during one interval.
+#[derive(Debug, Clone, Default)]
+pub struct IntervalStats {
+    pub transactions: u64,
+    pub failed: u64,
+    pub errors: u64,
+    pub latency: LatencyHistogram,
+    pub lag_sum_us: u64,
+    pub lag_max_us: u64,
+    pub lag_count: u64,
+}
+
+impl IntervalStats {
+    pub fn merge(&mut self, other: &IntervalStats) {
+        self.transactions += other.transactions;
+        self.failed += other.failed;
+        self.errors += other.errors;
+        self.latency.merge(&other.latency);
+        self.lag_sum_us += other.lag_sum_us;
+        self.lag_max_us = self.lag_max_us.max(other.lag_max_us);
+        self.lag_count += other.lag_count;
+    }
+}
+
+/// One interval of the whole run, as polled by Python and stored in the result.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct IntervalSnapshot {
+    /// End of the interval, seconds since the measured start.
+    pub t_s: f64,
+    pub transactions: u64,
+    pub tps: f64,
+    pub failed: u64,
+    pub errors: u64,
+    pub latency_ms: Option<IntervalLatency>,
+    /// Mean schedule lag (open model only).
+    pub lag_ms: Option<f64>,
+    pub lag_max_ms: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct IntervalLatency {
+    pub mean: f64,
+    pub stddev: f64,
+    pub p50: f64,
+    pub p95: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+/// Combines the threads' interval pieces; an interval is final once every thread handed it in.
+#[derive(Debug)]
+pub struct IntervalMerger {
+    interval_s: f64,
+    threads: usize,
+    pending: BTreeMap<u64, (usize, IntervalStats)>,
+    finished: Vec<IntervalSnapshot>,
+    polled: usize,
+}
+
+impl IntervalMerger {
+    pub fn new(interval_s: f64, threads: usize) -> Self {
+        Self {
+            interval_s,
+            threads,
+            pending: BTreeMap::new(),
+            finished: Vec::new(),
+            polled: 0,
+        }
+    }
+
+    /// A thread hands in its piece of interval `index` (each thread once per index, in order).
+    pub fn submit(&mut self, index: u64, stats: IntervalStats) {
+        let entry = self.pending.entry(index).or_default();
+        entry.0 += 1;
+        entry.1.merge(&stats);
+        while let Some((&first, (reports, _))) = self.pending.iter().next() {
+            if *reports < self.threads {
+                break;
+            }
+            let (_, merged) = self.pending.remove(&first).expect("present");
+            let end = (first + 1) as f64 * self.interval_s;
+            self.finish_one(first, end, merged);
+        }
+    }
+
+    /// Ends the run: whatever is pending is final; the last interval ends at `end_s`.
+    pub fn finish(&mut self, end_s: f64) {
+        let pending = std::mem::take(&mut self.pending);
+        for (index, (_, stats)) in pending {
+            let natural_end = (index + 1) as f64 * self.interval_s;
+            self.finish_one(
+                index,
+                natural_end.min(end_s.max(index as f64 * self.interval_s)),
+                stats,
+            );
+        }
+    }
+
+    fn finish_one(&mut self, index: u64, end_s: f64, stats: IntervalStats) {
+        let width = (end_s - index as f64 * self.interval_s).max(1e-9);
+        let latency_ms = (!stats.latency.is_empty()).then(|| {
+            let s = stats.latency.summary().expect("not empty");
+            IntervalLatency {
+                mean: s.mean,
+                stddev: s.stddev,
+                p50: s.p50,
+                p95: s.p95,
+                p99: s.p99,
+                max: s.max,
+            }
+        });
+        let lag = (stats.lag_count > 0).then(|| {
+            (
+                stats.lag_sum_us as f64 / stats.lag_count as f64 / 1000.0,
+                stats.lag_max_us as f64 / 1000.0,
+            )
+        });
+        self.finished.push(IntervalSnapshot {
+            t_s: end_s,
+            transactions: stats.transactions,
+            tps: stats.transactions as f64 / width,
+            failed: stats.failed,
+            errors: stats.errors,
+            latency_ms,
+            lag_ms: lag.map(|l| l.0),
+            lag_max_ms: lag.map(|l| l.1),
+        });
+    }
+
+    /// Snapshots finished since the previous call.
+    pub fn drain_new(&mut self) -> Vec<IntervalSnapshot> {
+        let new = self.finished[self.polled..].to_vec();
+        self.polled = self.finished.len();
+        new
+    }
+
+    pub fn all(&self) -> &[IntervalSnapshot] {
+        &self.finished
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn piece(txns: u64, latency_us: u64) -> IntervalStats {
+        let mut s = IntervalStats {
+            transactions: txns,
+            ..Default::default()
+        };
+        for _ in 0..txns {
+            s.latency.record_us(latency_us);
+        }
+        s
+    }
+
+    #[test]
+    fn interval_is_final_only_when_every_thread_reported() {
+        let mut m = IntervalMerger::new(1.0, 2);
+        m.submit(0, piece(10, 1000));
+        assert!(m.drain_new().is_empty());
+        m.submit(0, piece(30, 3000));
+        let done = m.drain_new();
+        assert_eq!(done.len(), 1);
+        assert_eq!(done[0].transactions, 40);
+        assert_eq!(done[0].tps, 40.0);
+        assert!((done[0].latency_ms.unwrap().p50 - 3.0).abs() < 0.01);
+        assert!(m.drain_new().is_empty(), "each snapshot is polled once");
+    }
+
+    #[test]
+    fn finish_closes_a_partial_last_interval_with_its_true_width() {
+        let mut m = IntervalMerger::new(1.0, 2);
+        m.submit(0, piece(10, 1000));
+        m.submit(0, piece(10, 1000));
+        m.submit(1, piece(5, 1000));
+        m.finish(1.5);
+        let all = m.all();
+        assert_eq!(all.len(), 2);
+        assert_eq!(all[1].t_s, 1.5);
+        assert_eq!(all[1].tps, 10.0);
+    }
+}

@@ -1,0 +1,96 @@
+//! The result of one run, serialized as JSON for Python. Field names carry their units.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::interval::IntervalSnapshot;
+use super::latency::LatencySummary;
+use crate::driver::{ConnectMode, QueryProtocol};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunResult {
+    pub workload: String,
+    pub target: String,
+    pub server_version: String,
+    pub tls: bool,
+    pub clients: u32,
+    pub threads: u32,
+    pub protocol: QueryProtocol,
+    pub connect: ConnectMode,
+    pub rate_tps: Option<f64>,
+    pub seed: u64,
+    /// Workload parameters as resolved (e.g. the scale read from the tables).
+    pub workload_params: BTreeMap<String, serde_json::Value>,
+    /// Measured time: from the common start to the end of the last transaction.
+    pub duration_s: f64,
+    pub transactions: u64,
+    pub tps: f64,
+    pub failed: u64,
+    pub retried: u64,
+    pub retries: u64,
+    pub cancelled: bool,
+    pub errors: ErrorCounts,
+    pub latency_ms: Option<LatencySummary>,
+    pub connect_ms: Option<LatencySummary>,
+    pub schedule_lag_ms: Option<LatencySummary>,
+    /// Open model: transactions that started more than 1 ms after their scheduled time.
+    pub late_starts: u64,
+    /// Open model: scheduled before the end but never started.
+    pub unstarted: u64,
+    pub queries: QueryCounts,
+    pub qps: f64,
+    pub client_cpu_s: CpuTime,
+    pub client_cpu_us_per_txn: Option<f64>,
+    pub transaction_types: BTreeMap<String, TransactionTypeResult>,
+    /// All transaction types merged (HDR V2 deflate, base64, microseconds).
+    pub histogram: String,
+    pub intervals: Vec<IntervalSnapshot>,
+    pub verdict: Verdict,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ErrorCounts {
+    pub total: u64,
+    pub by_class: BTreeMap<String, u64>,
+}
+
+/// Statements by sysbench's classes: read (returned rows), write (changed rows), other.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct QueryCounts {
+    pub read: u64,
+    pub write: u64,
+    pub other: u64,
+    pub total: u64,
+}
+
+impl QueryCounts {
+    pub fn add(&mut self, other: &QueryCounts) {
+        self.read += other.read;
+        self.write += other.write;
+        self.other += other.other;
+        self.total += other.total;
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+pub struct CpuTime {
+    pub user: f64,
+    pub system: f64,
+    pub total: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TransactionTypeResult {
+    pub transactions: u64,
+    pub failed: u64,
+    pub latency_ms: Option<LatencySummary>,
+    pub histogram: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Verdict {
+    /// `ok`, `errors` (some failed) or `failed` (nothing succeeded).
+    pub status: String,
+    pub message: String,
+}

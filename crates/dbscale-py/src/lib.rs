@@ -1,0 +1,126 @@
+//! `dbscale._core`: the thin binding between the Python package and dbscale-core. Each function
+//! converts its JSON argument, releases the GIL, delegates, and maps errors (see errors.rs).
+
+mod errors;
+
+use std::time::Duration;
+
+use dbscale_core::engine::{self, RunningRun};
+use dbscale_core::RunConfig;
+use pyo3::prelude::*;
+
+use errors::{to_py_err, CoreError};
+
+fn parse_config(config_json: &str) -> PyResult<RunConfig> {
+    RunConfig::from_json(config_json).map_err(to_py_err)
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> PyResult<String> {
+    serde_json::to_string(value)
+        .map_err(|e| CoreError::new_err(("internal", e.to_string(), "this is a dbscale bug")))
+}
+
+/// A run going on in native threads.
+#[pyclass(module = "dbscale._core")]
+struct RunHandle {
+    run: RunningRun,
+}
+
+#[pymethods]
+impl RunHandle {
+    /// JSON list of the interval snapshots finished since the last poll.
+    fn poll(&self, py: Python<'_>) -> PyResult<String> {
+        let snapshots = py.allow_threads(|| self.run.poll());
+        to_json(&snapshots)
+    }
+
+    /// Blocks up to `timeout_s`; True once the run has ended.
+    fn wait(&self, py: Python<'_>, timeout_s: f64) -> bool {
+        let timeout = Duration::from_secs_f64(timeout_s.max(0.0));
+        py.allow_threads(|| self.run.wait(timeout))
+    }
+
+    /// First call stops at the next transaction boundary; a second abandons transactions in flight.
+    fn cancel(&self) {
+        self.run.cancel();
+    }
+
+    /// Blocks until the run ends and returns its result as JSON.
+    fn result(&mut self, py: Python<'_>) -> PyResult<String> {
+        // Wait in short slices so Ctrl-C reaches Python while the run winds down.
+        while !py.allow_threads(|| self.run.wait(Duration::from_millis(200))) {
+            py.check_signals()?;
+        }
+        let result = py.allow_threads(|| self.run.result()).map_err(to_py_err)?;
+        to_json(&result)
+    }
+}
+
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+/// JSON catalog of workloads and their parameters.
+#[pyfunction]
+fn workloads() -> PyResult<String> {
+    let catalog: serde_json::Map<String, serde_json::Value> = dbscale_core::workload::catalog()
+        .into_iter()
+        .map(|w| {
+            (
+                w.name.to_string(),
+                serde_json::to_value(&w).unwrap_or_default(),
+            )
+        })
+        .collect();
+    to_json(&catalog)
+}
+
+#[pyfunction]
+fn start_run(py: Python<'_>, config_json: &str) -> PyResult<RunHandle> {
+    let config = parse_config(config_json)?;
+    let run = py
+        .allow_threads(|| engine::start(config))
+        .map_err(to_py_err)?;
+    Ok(RunHandle { run })
+}
+
+#[pyfunction]
+fn prepare(py: Python<'_>, config_json: &str) -> PyResult<String> {
+    let config = parse_config(config_json)?;
+    let summary = py
+        .allow_threads(|| engine::prepare(&config))
+        .map_err(to_py_err)?;
+    to_json(&summary)
+}
+
+#[pyfunction]
+fn cleanup(py: Python<'_>, config_json: &str) -> PyResult<String> {
+    let config = parse_config(config_json)?;
+    let summary = py
+        .allow_threads(|| engine::cleanup(&config))
+        .map_err(to_py_err)?;
+    to_json(&summary)
+}
+
+#[pyfunction]
+fn probe(py: Python<'_>, config_json: &str) -> PyResult<String> {
+    let config = parse_config(config_json)?;
+    let facts = py
+        .allow_threads(|| engine::probe(&config))
+        .map_err(to_py_err)?;
+    to_json(&facts)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("CoreError", m.py().get_type::<CoreError>())?;
+    m.add_class::<RunHandle>()?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(workloads, m)?)?;
+    m.add_function(wrap_pyfunction!(start_run, m)?)?;
+    m.add_function(wrap_pyfunction!(prepare, m)?)?;
+    m.add_function(wrap_pyfunction!(cleanup, m)?)?;
+    m.add_function(wrap_pyfunction!(probe, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,38 @@
+"""Type stubs for the private native module built from crates/dbscale-py.
+
+Everything crosses the boundary as JSON text: the resolved run configuration goes in once, results
+come out once, per-second intervals are polled. See docs/results.md for the shapes.
+"""
+
+class CoreError(Exception):
+    """Raised by every native call. ``args == (kind, message, hint)``.
+
+    kind is one of: "config", "connect_unreachable", "connect_auth", "connect_database",
+    "connect_tls", "connect_unavailable", "connect_invalid", "not_prepared", "sql", "internal".
+    """
+
+class RunHandle:
+    """A run going on in native threads. The GIL is released while it runs."""
+
+    def poll(self) -> str:
+        """JSON list of the per-second intervals completed since the last poll."""
+    def wait(self, timeout_s: float) -> bool:
+        """Blocks up to timeout_s; True once the run has finished (or failed)."""
+    def cancel(self) -> None:
+        """Asks the run to stop at the next transaction boundary; result() then holds what ran."""
+    def result(self) -> str:
+        """Blocks until the run ends; the run result as JSON. Raises CoreError if it failed to start."""
+
+def version() -> str: ...
+def workloads() -> str:
+    """JSON catalog: {name: {"description": str, "params": {key: {"default": any, "doc": str}}}}."""
+
+def start_run(config_json: str) -> RunHandle: ...
+def prepare(config_json: str) -> str:
+    """Loads the workload's data; JSON summary {"steps": [{"name", "seconds"}], "rows": int}."""
+
+def cleanup(config_json: str) -> str:
+    """Drops the workload's tables; JSON summary like prepare's."""
+
+def probe(config_json: str) -> str:
+    """Connects once: JSON {"server_version", "tls", "connect_ms", "dialect"}."""

@@ -1,0 +1,142 @@
+"""The run configuration: pydantic models that mirror `crates/dbscale-core/src/config.rs` field for
+field. They are the single source of truth; `RunConfig.to_core_json()` is the one JSON the native
+core receives, and Rust validates it again (`deny_unknown_fields`), so both sides must agree.
+"""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from dbscale.errors import ConfigError
+from dbscale.targets.url import redact_url
+
+MAX_SEED = 2**64 - 1
+
+ParamValue = int | float | bool | str
+
+
+class QueryProtocol(StrEnum):
+    """How statements travel on the wire (pgbench `-M`)."""
+
+    SIMPLE = "simple"
+    EXTENDED = "extended"
+    PREPARED = "prepared"
+
+
+class ConnectMode(StrEnum):
+    """One connection per client, or one per transaction (pgbench `-C`)."""
+
+    PERSISTENT = "persistent"
+    PER_TRANSACTION = "per-transaction"
+
+
+class TlsMode(StrEnum):
+    """libpq's `sslmode` values."""
+
+    DISABLE = "disable"
+    PREFER = "prefer"
+    REQUIRE = "require"
+    VERIFY_CA = "verify-ca"
+    VERIFY_FULL = "verify-full"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=False)
+
+
+class TargetConfig(_Model):
+    """Where to connect: a `postgresql://` URL or a libpq `key=value` string (never `embedded`:
+    the embedded server is started first and its URL put here)."""
+
+    url: str = Field(min_length=1)
+    tls: TlsMode | None = None
+
+
+class WorkloadConfig(_Model):
+    """A workload by its catalog name, with `--set` parameters (the core refuses unknown keys)."""
+
+    name: str = Field(min_length=1)
+    params: dict[str, ParamValue] = Field(default_factory=dict)
+
+
+class RunConfig(_Model):
+    """Everything one run, prepare or cleanup needs. Defaults match config.rs."""
+
+    target: TargetConfig
+    workload: WorkloadConfig
+    protocol: QueryProtocol = QueryProtocol.SIMPLE
+    connect: ConnectMode = ConnectMode.PERSISTENT
+    clients: int = Field(default=1, ge=1)
+    threads: int | None = Field(default=None, ge=1)
+    duration_s: float = Field(default=10.0, gt=0, allow_inf_nan=False)
+    rate_tps: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    max_tries: int = Field(default=1, ge=1)
+    seed: int | None = Field(default=None, ge=0, le=MAX_SEED)
+    interval_s: float = Field(default=1.0, ge=0.05, allow_inf_nan=False)
+
+    @field_validator("clients", "threads", "max_tries")
+    @classmethod
+    def _fits_u32(cls, value: int | None) -> int | None:
+        if value is not None and value > 2**32 - 1:
+            raise ValueError("must be at most 4294967295")
+        return value
+
+    def to_core_json(self) -> str:
+        """The JSON text `_core.start_run`/`prepare`/`cleanup`/`probe` accept."""
+        return json.dumps(self.model_dump(mode="json"), separators=(",", ":"))
+
+    def redacted(self) -> dict[str, Any]:
+        """The configuration as stored in results: the target URL without its password."""
+        data = self.model_dump(mode="json")
+        data["target"]["url"] = redact_url(self.target.url)
+        return data
+
+
+# How a field is called on the command line, for messages.
+_OPTION_NAMES = {
+    "clients": "--clients",
+    "threads": "--threads",
+    "duration_s": "--duration",
+    "rate_tps": "--rate",
+    "max_tries": "--max-tries",
+    "seed": "--seed",
+    "interval_s": "interval",
+    "protocol": "--protocol",
+    "connect": "--connect",
+    "url": "--target",
+    "tls": "--tls",
+    "name": "workload",
+}
+
+
+def make_run_config(**fields: Any) -> RunConfig:
+    """Builds a `RunConfig`, turning pydantic's report into one `ConfigError` line."""
+    try:
+        return RunConfig(**fields)
+    except ValidationError as exc:
+        raise config_error_from_validation(exc) from None
+
+
+def config_error_from_validation(exc: ValidationError) -> ConfigError:
+    first = exc.errors()[0]
+    loc = [str(part) for part in first["loc"]]
+    field = loc[-1] if loc else "configuration"
+    name = _OPTION_NAMES.get(field, ".".join(loc) or field)
+    ctx = first.get("ctx") or {}
+    plain = {
+        "greater_than_equal": "must be at least {ge}",
+        "greater_than": "must be greater than {gt}",
+        "less_than_equal": "must be at most {le}",
+        "finite_number": "must be a finite number",
+    }
+    template = plain.get(first["type"])
+    message = template.format(**ctx) if template else first["msg"]
+    given = first.get("input")
+    suffix = "" if isinstance(given, dict) else f", got {given!r}"
+    more = len(exc.errors()) - 1
+    extra = f"; and {more} more problem{'s' if more > 1 else ''}" if more else ""
+    return ConfigError(f"{name}: {message}{suffix}{extra}")

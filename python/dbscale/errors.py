@@ -1,0 +1,168 @@
+"""dbscale's one exception tree. Every error a user can meet is a `DbscaleError`: one line saying
+what is wrong, a `hint:` line saying what to do, and an exit code from the constants below. The
+CLI prints them without a traceback; native errors are mapped here by their stable `kind`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from dbscale._core import CoreError
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+EXIT_TARGET = 3
+EXIT_NOT_PREPARED = 4
+EXIT_SQL = 5
+EXIT_RUN = 6
+EXIT_INTERNAL = 70
+EXIT_CANCELLED = 130
+
+
+class DbscaleError(Exception):
+    """Base of every user-facing error."""
+
+    exit_code: ClassVar[int] = EXIT_FAILURE
+    default_hint: ClassVar[str] = "run the command with --help to see its options"
+    label: ClassVar[str] = "error"
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint or self.default_hint
+
+    def render(self) -> str:
+        """The two lines the user sees: `error: ...` and `hint: ...`."""
+        first_line = " ".join(self.message.split())
+        return f"{self.label}: {first_line}\nhint: {self.hint}"
+
+
+class ConfigError(DbscaleError):
+    """Bad options, values, workload names or parameters."""
+
+    exit_code = EXIT_USAGE
+    default_hint = (
+        "check the option's spelling and value; `dbscale workloads` lists workloads and parameters"
+    )
+
+
+class TargetError(DbscaleError):
+    """The target could not be reached, started or used."""
+
+    exit_code = EXIT_TARGET
+    default_hint = "check the --target URL and that the server is running"
+
+
+class TargetUnreachableError(TargetError):
+    default_hint = "is the server running and listening there? check host, port or socket directory"
+
+
+class AuthenticationError(TargetError):
+    default_hint = "check the user and password in the URL (or PGPASSWORD) and pg_hba.conf"
+
+
+class DatabaseMissingError(TargetError):
+    default_hint = "create the database first (e.g. `createdb NAME`) or name an existing one"
+
+
+class TlsError(TargetError):
+    default_hint = "check --tls (disable/prefer/require/verify-ca/verify-full) and sslrootcert"
+
+
+class TargetUnavailableError(TargetError):
+    default_hint = "the server is starting, stopping or out of connection slots; wait or lower -c"
+
+
+class InvalidTargetError(TargetError):
+    """A malformed URL: the user's input, so it exits like a usage error."""
+
+    exit_code = EXIT_USAGE
+    default_hint = "use postgresql://user[:password]@host[:port]/dbname or libpq key=value form"
+
+
+class LocalServerError(TargetError):
+    """A private PostgreSQL server (embedded or test) could not be set up, started or stopped."""
+
+    default_hint = "see the server log named above; `dbscale` needs PostgreSQL's initdb and pg_ctl"
+
+
+class NotPreparedError(DbscaleError):
+    """The workload's tables are missing or hold other parameters."""
+
+    exit_code = EXIT_NOT_PREPARED
+    default_hint = "run `dbscale prepare WORKLOAD --target URL` first (with the same --set values)"
+
+
+class SqlError(DbscaleError):
+    """A statement failed outside the measured loop (prepare, cleanup, checks)."""
+
+    exit_code = EXIT_SQL
+    default_hint = "the server refused a statement; its message above says why"
+
+
+class RunError(DbscaleError):
+    """A run could not go on (its verdict is `failed`); what it measured is still recorded."""
+
+    exit_code = EXIT_RUN
+    default_hint = "see runs.jsonl in the results directory for what was measured before it stopped"
+
+
+class ResultsError(DbscaleError):
+    """The results directory could not be written."""
+
+    exit_code = EXIT_FAILURE
+    default_hint = "choose a writable directory with --out"
+
+
+class InternalError(DbscaleError):
+    """A dbscale bug or a broken installation."""
+
+    exit_code = EXIT_INTERNAL
+    default_hint = "this is a dbscale bug; please report it with the command line"
+
+
+class NativeModuleMissingError(InternalError):
+    default_hint = "build it with `make build` (maturin develop) or install a dbscale wheel"
+
+
+class Cancelled(DbscaleError):  # noqa: N818 - a user's decision, not a failure
+    """The user pressed Ctrl-C; what ran is recorded."""
+
+    exit_code = EXIT_CANCELLED
+    label = "cancelled"
+    default_hint = "the runs finished before Ctrl-C are in the results directory"
+
+
+_KINDS: dict[str, type[DbscaleError]] = {
+    "config": ConfigError,
+    "connect_unreachable": TargetUnreachableError,
+    "connect_auth": AuthenticationError,
+    "connect_database": DatabaseMissingError,
+    "connect_tls": TlsError,
+    "connect_unavailable": TargetUnavailableError,
+    "connect_invalid": InvalidTargetError,
+    "not_prepared": NotPreparedError,
+    "sql": SqlError,
+    "internal": InternalError,
+}
+
+
+def error_class_for_kind(kind: str) -> type[DbscaleError]:
+    """The exception class for a native error kind; unknown kinds are internal errors."""
+    return _KINDS.get(kind, InternalError)
+
+
+def from_core(error: CoreError) -> DbscaleError:
+    """Maps a native `CoreError` (args `(kind, message, hint)`) into the tree, keeping its hint."""
+    kind = getattr(error, "kind", None)
+    message = getattr(error, "message", None)
+    hint = getattr(error, "hint", None)
+    if kind is None and len(error.args) == 3:
+        kind, message, hint = (str(a) for a in error.args)
+    cls = error_class_for_kind(str(kind))
+    text = str(message) if message else str(error)
+    if cls is InternalError and kind not in _KINDS:
+        text = f"{text} (native error kind {kind!r})"
+    return cls(text, str(hint) if hint else None)

@@ -1,0 +1,138 @@
+"""Live progress of a run, fed with the per-second intervals the runner polls. On a terminal a
+rich Live panel (elapsed/remaining, TPS, p50/p95/p99, errors); elsewhere one plain line per
+interval in pgbench's `--progress` shape. Progress goes to stderr; results go to stdout.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.progress_bar import ProgressBar
+from rich.text import Text
+
+Interval = Mapping[str, Any]
+
+
+class RunProgress(Protocol):
+    """What the runner tells the display."""
+
+    def begin(self, label: str, index: int, total: int, duration_s: float) -> None: ...
+    def update(self, intervals: Sequence[Interval]) -> None: ...
+    def note(self, message: str) -> None: ...
+    def end(self) -> None: ...
+
+
+def make_progress(console: Console | None = None) -> RunProgress:
+    """Live panel on a terminal, plain lines otherwise."""
+    console = console or Console(stderr=True)
+    if console.is_terminal and not console.is_dumb_terminal:
+        return LiveProgress(console)
+    return PlainProgress(console)
+
+
+def _ms(value: Any) -> str:
+    return "-" if value is None else f"{float(value):.1f}"
+
+
+def progress_line(interval: Interval) -> str:
+    """pgbench's progress line: `progress: 5.0 s, 1234.5 tps, lat 6.4 ms stddev 1.2, 0 failed`."""
+    lat = interval.get("latency_ms") or {}
+    line = (
+        f"progress: {float(interval.get('t_s', 0.0)):.1f} s, "
+        f"{float(interval.get('tps', 0.0)):.1f} tps, "
+        f"lat {_ms(lat.get('mean'))} ms stddev {_ms(lat.get('stddev'))}, "
+        f"{int(interval.get('errors', 0))} failed"
+    )
+    if interval.get("lag_ms") is not None:
+        line += f", lag {float(interval['lag_ms']):.1f} ms"
+    return line
+
+
+class PlainProgress:
+    """One line per interval, for logs and pipes."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+
+    def begin(self, label: str, index: int, total: int, duration_s: float) -> None:
+        self.console.print(f"run {index}/{total}: {label}, {duration_s:g} s", highlight=False)
+
+    def update(self, intervals: Sequence[Interval]) -> None:
+        for interval in intervals:
+            self.console.print(progress_line(interval), highlight=False, soft_wrap=True)
+
+    def note(self, message: str) -> None:
+        self.console.print(message, highlight=False)
+
+    def end(self) -> None:
+        pass
+
+
+class LiveProgress:
+    """A few refreshing lines while a run goes on."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self._live: Live | None = None
+        self._label = ""
+        self._index = self._total = 0
+        self._duration_s = 0.0
+        self._started = 0.0
+        self._last: Interval = {}
+        self._transactions = 0
+        self._errors = 0
+        self._notes: list[str] = []
+
+    def begin(self, label: str, index: int, total: int, duration_s: float) -> None:
+        self._label, self._index, self._total = label, index, total
+        self._duration_s = duration_s
+        self._started = time.monotonic()
+        self._last, self._transactions, self._errors, self._notes = {}, 0, 0, []
+        self._live = Live(
+            self._render(), console=self.console, refresh_per_second=4, transient=True,
+            get_renderable=self._render,
+        )  # fmt: skip
+        self._live.start()
+
+    def update(self, intervals: Sequence[Interval]) -> None:
+        for interval in intervals:
+            self._last = interval
+            self._transactions += int(interval.get("transactions", 0))
+            self._errors += int(interval.get("errors", 0))
+
+    def note(self, message: str) -> None:
+        self._notes.append(message)
+        if self._live is None:
+            self.console.print(message, highlight=False)
+
+    def end(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+    def _render(self) -> Group:
+        elapsed = time.monotonic() - self._started if self._started else 0.0
+        remaining = max(self._duration_s - elapsed, 0.0)
+        lat = self._last.get("latency_ms") or {}
+        head = Text.assemble(
+            (f"run {self._index}/{self._total} ", "bold"),
+            f"{self._label}   {min(elapsed, self._duration_s):5.1f} s elapsed, "
+            f"{remaining:5.1f} s left",
+        )
+        bar = ProgressBar(
+            total=max(self._duration_s, 1e-9), completed=min(elapsed, self._duration_s)
+        )
+        stats = Text(
+            f"tps {float(self._last.get('tps', 0.0)):9.1f}   "
+            f"p50 {_ms(lat.get('p50'))} ms   p95 {_ms(lat.get('p95'))} ms   "
+            f"p99 {_ms(lat.get('p99'))} ms   "
+            f"transactions {self._transactions}   errors {self._errors}"
+        )
+        if self._last.get("lag_ms") is not None:
+            stats.append(f"   lag {float(self._last['lag_ms']):.1f} ms")
+        notes = [Text(n, style="yellow") for n in self._notes[-2:]]
+        return Group(head, bar, stats, *notes)

@@ -1,0 +1,45 @@
+"""Targets: where a benchmark connects. A URL names a server someone else runs; `embedded` (the
+default) is a private PostgreSQL that dbscale starts for the command and stops afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from dbscale.targets.embedded import running_embedded
+from dbscale.targets.local_postgres import LocalPostgres
+from dbscale.targets.url import TargetSpec, redact_url, resolve_target
+
+
+@dataclass(frozen=True)
+class OpenTarget:
+    """A target ready for connections: its URL, and the private server when it is ours."""
+
+    url: str
+    server: LocalPostgres | None = None
+
+    @property
+    def display(self) -> str:
+        return "embedded PostgreSQL" if self.server is not None else redact_url(self.url)
+
+
+@contextmanager
+def open_target(spec: TargetSpec) -> Iterator[OpenTarget]:
+    """Starts the embedded server if `spec` asks for it (and stops it after the block)."""
+    if spec.url is not None:
+        yield OpenTarget(url=spec.url)
+        return
+    with running_embedded() as server:
+        yield OpenTarget(url=server.url, server=server)
+
+
+__all__ = [
+    "LocalPostgres",
+    "OpenTarget",
+    "TargetSpec",
+    "open_target",
+    "redact_url",
+    "resolve_target",
+]

@@ -1,0 +1,126 @@
+"""Target URLs: what `--target` may say, how PGPASSWORD joins it, and how every URL is redacted
+before it is shown or stored (a password never reaches logs, results or reports).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
+
+from dbscale.errors import InvalidTargetError
+
+EMBEDDED = "embedded"
+URL_SCHEMES = ("postgresql", "postgres")
+# Query or key=value options whose values are secrets.
+SECRET_KEYS = frozenset({"password", "sslpassword"})
+_KEYVALUE = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*('(?:[^'\\]|\\.)*'|\S*)")
+
+
+@dataclass(frozen=True)
+class TargetSpec:
+    """What the user asked for: the embedded server, or a URL (password already merged in)."""
+
+    url: str | None
+
+    @property
+    def embedded(self) -> bool:
+        return self.url is None
+
+    def describe(self) -> str:
+        return "embedded PostgreSQL" if self.url is None else redact_url(self.url)
+
+
+def resolve_target(raw: str | None, env: Mapping[str, str]) -> TargetSpec:
+    """`None` or `embedded` mean the embedded server; anything else must be a PostgreSQL URL or a
+    libpq key=value string. PGPASSWORD (from `env`) fills in a missing password."""
+    if raw is None or raw.strip().lower() == EMBEDDED:
+        return TargetSpec(url=None)
+    text = raw.strip()
+    password = env.get("PGPASSWORD") or None
+    if "://" in text:
+        return TargetSpec(url=_with_password_url(text, password))
+    if _is_keyvalue(text):
+        return TargetSpec(url=_with_password_keyvalue(text, password))
+    raise InvalidTargetError(f"--target {redact_url(text)!r} is not a PostgreSQL URL")
+
+
+def _with_password_url(url: str, password: str | None) -> str:
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError as exc:
+        raise InvalidTargetError(f"--target {redact_url(url)!r} is malformed: {exc}") from None
+    if parts.scheme.lower() not in URL_SCHEMES:
+        raise InvalidTargetError(
+            f"--target scheme {parts.scheme!r} is not supported; use postgresql://",
+        )
+    query_keys = {k for k, _ in parse_qsl(parts.query, keep_blank_values=True)}
+    if password is None or parts.password is not None or "password" in query_keys:
+        return url
+    user = parts.username
+    if user is None:
+        # libpq takes the password from the query string when no user is named.
+        sep = "&" if parts.query else ""
+        query = f"{parts.query}{sep}{urlencode({'password': password})}"
+        return urlunsplit(parts._replace(query=query))
+    netloc = f"{user}:{quote(password, safe='')}@{parts.netloc.rpartition('@')[2]}"
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def _is_keyvalue(text: str) -> bool:
+    return bool(_KEYVALUE.match(text)) and "=" in text
+
+
+def _with_password_keyvalue(text: str, password: str | None) -> str:
+    keys = {m.group(1).lower() for m in _KEYVALUE.finditer(text)}
+    if password is None or "password" in keys:
+        return text
+    return f"{text} password={_quote_keyvalue(password)}"
+
+
+def _quote_keyvalue(value: str) -> str:
+    if value and not re.search(r"[\s'\\]", value):
+        return value
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def redact_url(url: str) -> str:
+    """The URL without any password: dropped from user info, query string or key=value options.
+    Never raises; an unparsable string is returned with anything password-like removed."""
+    text = url.strip()
+    if "://" in text:
+        return _redact_url_form(text)
+    if "=" in text:
+        return _redact_keyvalue_form(text)
+    return text
+
+
+def _redact_url_form(url: str) -> str:
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return re.sub(r"//[^@/]*@", "//***@", url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, _, hostport = netloc.rpartition("@")
+        user = userinfo.split(":", 1)[0]
+        netloc = f"{user}@{hostport}" if user else hostport
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        query = urlencode([(k, v) for k, v in pairs if k.lower() not in SECRET_KEYS], safe="/")
+    return urlunsplit(parts._replace(netloc=netloc, query=query))
+
+
+def _redact_keyvalue_form(text: str) -> str:
+    kept: list[str] = []
+    for match in _KEYVALUE.finditer(text):
+        key, value = match.group(1), match.group(2)
+        if key.lower() not in SECRET_KEYS:
+            kept.append(f"{key}={value}")
+    if not kept:
+        # Not key=value after all; keep nothing that might be a secret.
+        return re.sub(r"(?i)(ssl)?password\s*=\s*\S*", "", text).strip()
+    return " ".join(kept)

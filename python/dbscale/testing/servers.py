@@ -1,0 +1,116 @@
+"""Starts and stops the test servers and writes the environment the tests read:
+
+    python -m dbscale.testing.servers start --env-file .cache/test-servers.env
+    python -m dbscale.testing.servers stop --env-file .cache/test-servers.env
+
+The env file holds `export NAME='value'` lines (DBSCALE_TEST_PG_URL, _SOCKET_DIR, _CA,
+_SCRAM_URL, ...) for `make test` to source before `cargo test` and `pytest`. Each start makes a
+fresh server so no test sees another run's tables; the log of the last one is kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import shlex
+import sys
+from pathlib import Path
+
+from dbscale.errors import DbscaleError
+from dbscale.targets.embedded import reachable_by_others
+from dbscale.targets.local_postgres import LocalPostgres, SettingValue
+
+# Durability is not under test; this keeps loading and the suite fast on a small box.
+TEST_SETTINGS: dict[str, SettingValue] = {
+    "fsync": False,
+    "synchronous_commit": False,
+    "full_page_writes": False,
+}
+
+
+def default_dir(repo: Path) -> Path:
+    """`<repo>/.cache/test-servers`, unless we are root and the postgres OS user cannot reach it
+    (e.g. a clone under /root): then a directory under /var/tmp named after the repo path."""
+    preferred = repo / ".cache" / "test-servers"
+    if os.geteuid() != 0 or reachable_by_others(preferred):
+        return preferred
+    digest = hashlib.sha256(str(repo.absolute()).encode()).hexdigest()[:10]
+    return Path("/var/tmp") / f"dbscale-test-servers-{digest}"
+
+
+def postgres_env(pg: LocalPostgres) -> dict[str, str]:
+    return {
+        "DBSCALE_TEST_PG_URL": pg.url,
+        "DBSCALE_TEST_PG_SOCKET_DIR": str(pg.socket_dir),
+        "DBSCALE_TEST_PG_PORT": str(pg.port),
+        "DBSCALE_TEST_PG_CA": str(pg.ca_file),
+        "DBSCALE_TEST_PG_SCRAM_URL": pg.scram_url,
+        "DBSCALE_TEST_PG_BIN": str(pg.binaries.bin_dir),
+        "DBSCALE_TEST_PG_DIR": str(pg.base_dir),
+        "DBSCALE_TEST_PG_LOG": str(pg.log_file),
+    }
+
+
+def write_env_file(path: Path, env: dict[str, str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = "# Written by `python -m dbscale.testing.servers start`; source it.\n"
+    text += "".join(f"export {k}={shlex.quote(v)}\n" for k, v in env.items())
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+def read_env_file(path: Path) -> dict[str, str]:
+    env: dict[str, str] = {}
+    if not path.is_file():
+        return env
+    for line in path.read_text().splitlines():
+        if line.startswith("export ") and "=" in line:
+            key, _, value = line[len("export ") :].partition("=")
+            parts = shlex.split(value)
+            env[key] = parts[0] if parts else ""
+    return env
+
+
+def start(env_file: Path, base_dir: Path) -> None:
+    stop(env_file)
+    pg = LocalPostgres(base_dir / "postgres", settings=TEST_SETTINGS)
+    pg.destroy()
+    pg.start()
+    write_env_file(env_file, postgres_env(pg))
+    print(f"test PostgreSQL running: {pg.url} (log {pg.log_file})")
+    print(f"environment written to {env_file}")
+
+
+def stop(env_file: Path) -> None:
+    env = read_env_file(env_file)
+    directory = env.get("DBSCALE_TEST_PG_DIR")
+    if directory and Path(directory).is_dir():
+        pg = LocalPostgres(Path(directory))
+        if pg.running_port() is not None:
+            pg.stop()
+            print(f"test PostgreSQL in {directory} stopped (log {pg.log_file})")
+    if env_file.exists():
+        env_file.unlink()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m dbscale.testing.servers")
+    parser.add_argument("action", choices=["start", "stop"])
+    parser.add_argument("--env-file", type=Path, default=Path(".cache/test-servers.env"))
+    parser.add_argument("--dir", type=Path, default=None, help="where the servers live")
+    args = parser.parse_args(argv)
+    try:
+        if args.action == "start":
+            start(args.env_file, args.dir or default_dir(Path.cwd()))
+        else:
+            stop(args.env_file)
+    except DbscaleError as exc:
+        print(exc.render(), file=sys.stderr)
+        return exc.exit_code
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,72 @@
+"""End-to-end helpers: the `dbscale` command run as a subprocess (real exit codes, real stdout and
+stderr) against the session's test PostgreSQL, with the native module built."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tests.conftest import REPO, PgTestServer
+
+
+@dataclass(frozen=True)
+class Outcome:
+    code: int
+    out: str
+    err: str
+
+    @property
+    def text(self) -> str:
+        return self.out + self.err
+
+    def assert_ok(self) -> None:
+        assert self.code == 0, f"exit {self.code}\nstdout:\n{self.out}\nstderr:\n{self.err}"
+
+    def assert_user_error(self) -> None:
+        """Bad input: non-zero exit, an `error:` line, a `hint:` line, no traceback."""
+        assert self.code != 0, self.text
+        lines = self.err.strip().splitlines()
+        errors = [line for line in lines if line.startswith("error: ")]
+        hints = [line for line in lines if line.startswith("hint: ")]
+        assert len(errors) == 1, self.err
+        assert len(hints) == 1, self.err
+        assert "Traceback" not in self.text
+
+
+def dbscale(
+    *args: str,
+    env: Mapping[str, str] | None = None,
+    timeout_s: float = 300,
+    cwd: Path | None = None,
+) -> Outcome:
+    base = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+    python_path = str(REPO / "python")
+    base["PYTHONPATH"] = python_path + os.pathsep + base.get("PYTHONPATH", "")
+    base["COLUMNS"] = "200"
+    done = subprocess.run(
+        [sys.executable, "-m", "dbscale", *args],
+        capture_output=True, text=True, env={**base, **(env or {})}, timeout=timeout_s,
+        cwd=cwd or REPO, check=False,
+    )  # fmt: skip
+    return Outcome(done.returncode, done.stdout, done.stderr)
+
+
+@pytest.fixture(scope="session")
+def live(test_pg: PgTestServer, core: ModuleType) -> PgTestServer:
+    """The test server, when the native module is there too."""
+    return test_pg
+
+
+@pytest.fixture(scope="session")
+def tpcb_url(live: PgTestServer) -> str:
+    """A database holding TPC-B data at scale 1, loaded by `dbscale prepare`."""
+    url = live.fresh_database("dbscale_tpcb")
+    dbscale("prepare", "tpcb", "--target", url, "--set", "scale=1").assert_ok()
+    return url

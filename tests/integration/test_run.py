@@ -1,0 +1,123 @@
+"""`dbscale prepare` and `dbscale run` end to end against the test server."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from dbscale.results import read_runs
+from tests.conftest import REPO, PgTestServer
+from tests.integration.conftest import dbscale
+
+
+def test_workloads_lists_the_catalog(live: PgTestServer) -> None:
+    done = dbscale("workloads")
+    done.assert_ok()
+    for name in ("tpcb", "tpcb-simple-update", "tpcb-select-only", "scale"):
+        assert name in done.out
+    as_json = json.loads(dbscale("workloads", "--json").out)
+    assert "scale" in as_json["tpcb"]["params"]
+
+
+def test_prepare_then_run(tpcb_url: str, tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    done = dbscale("run", "tpcb", "--target", tpcb_url, "-c", "2", "-T", "2s", "--out", str(out))
+    done.assert_ok()
+    assert "tps = " in done.out
+    assert "(without initial connection time)" in done.out
+    assert f"results: {out}" in done.out
+    [record] = read_runs(out / "runs.jsonl")
+    assert record["workload"] == "tpcb"
+    assert record["clients"] == 2
+    assert record["transactions"] > 0
+    assert record["tps"] > 0
+    assert record["warmup"] is False
+    assert record["cancelled"] is False
+    assert record["verdict"]["status"] == "ok"
+    assert record["config"]["duration_s"] == 2.0
+    assert record["started_at"] < record["ended_at"]
+    assert len(record["intervals"]) >= 1
+    summary = json.loads((out / "summary.json").read_text())
+    assert len(summary["runs"]) == 1
+
+
+def test_client_levels_with_warmup(tpcb_url: str, tmp_path: Path) -> None:
+    out = tmp_path / "levels"
+    done = dbscale(
+        "run", "tpcb-select-only", "--target", tpcb_url, "-c", "1,3", "-T", "1s",
+        "--warmup", "1s", "--protocol", "prepared", "--out", str(out),
+    )  # fmt: skip
+    done.assert_ok()
+    records = read_runs(out / "runs.jsonl")
+    assert [r["warmup"] for r in records] == [True, False, False]
+    assert [r["clients"] for r in records] == [3, 1, 3]
+    assert all(r["protocol"] == "prepared" for r in records)
+
+
+def test_per_transaction_connect(tpcb_url: str, tmp_path: Path) -> None:
+    done = dbscale(
+        "run", "tpcb", "--target", tpcb_url, "-c", "2", "-T", "1s",
+        "--connect", "per-transaction", "--out", str(tmp_path / "c"),
+    )  # fmt: skip
+    done.assert_ok()
+    assert "(including reconnection times)" in done.out
+
+
+def test_ctrl_c_keeps_what_ran(tpcb_url: str, tmp_path: Path) -> None:
+    out = tmp_path / "cancelled"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+    env["PYTHONPATH"] = str(REPO / "python")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dbscale", "run", "tpcb", "--target", tpcb_url, "-c", "2",
+         "-T", "60s", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO,
+    )  # fmt: skip
+    time.sleep(4)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stdout + stderr
+    assert "Traceback" not in stdout + stderr
+    [record] = read_runs(out / "runs.jsonl")
+    assert record["cancelled"] is True
+    assert record["transactions"] > 0
+    assert record["duration_s"] < 30
+    assert (out / "summary.json").is_file()
+
+
+def test_tls_modes(live: PgTestServer, tpcb_url: str, tmp_path: Path) -> None:
+    done = dbscale(
+        "run", "tpcb-select-only", "--target", tpcb_url, "--tls", "require", "-T", "1s",
+        "--out", str(tmp_path / "tls"),
+    )  # fmt: skip
+    done.assert_ok()
+    assert read_runs(tmp_path / "tls" / "runs.jsonl")[0]["tls"] is True
+    verified = f"{tpcb_url}?sslmode=verify-full&sslrootcert={live.ca_file}"
+    done = dbscale(
+        "run", "tpcb-select-only", "--target", verified, "-T", "1s", "--out", str(tmp_path / "v")
+    )
+    done.assert_ok()
+    assert read_runs(tmp_path / "v" / "runs.jsonl")[0]["tls"] is True
+
+
+def test_scram_password_never_stored(live: PgTestServer, tpcb_url: str, tmp_path: Path) -> None:
+    dbname = tpcb_url.rsplit("/", 1)[1]
+    url = live.scram_url.rsplit("/", 1)[0] + "/" + dbname
+    out = tmp_path / "scram"
+    done = dbscale("run", "tpcb", "--target", url, "-T", "1s", "--out", str(out))
+    done.assert_ok()
+    assert "scram-secret" not in done.text
+    for path in out.iterdir():
+        assert "scram-secret" not in path.read_text(), path
+    # PGPASSWORD fills in a URL without a password
+    no_password = url.replace(":scram-secret", "")
+    done = dbscale(
+        "run", "tpcb-select-only", "--target", no_password, "-T", "1s",
+        "--out", str(tmp_path / "pgpass"), env={"PGPASSWORD": "scram-secret"},
+    )  # fmt: skip
+    done.assert_ok()
+    assert "scram-secret" not in (tmp_path / "pgpass" / "runs.jsonl").read_text()

@@ -1,0 +1,76 @@
+"""Command-line failures that happen before any native call or connection: each prints one
+`error:` line and one `hint:` line on stderr, exits non-zero, and shows no traceback."""
+
+from __future__ import annotations
+
+import pytest
+
+from dbscale.cli import run_cli
+from dbscale.errors import EXIT_OK, EXIT_USAGE
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = run_cli(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["run", "tpcb", "-c", "0"], "--clients must be at least 1"),
+        (["run", "tpcb", "--clients", "1,x"], "'x' is not a whole number"),
+        (["run", "tpcb", "-T", "10x"], "--duration"),
+        (["run", "tpcb", "--warmup", "-1s"], "--warmup"),
+        (["run", "tpcb", "--set", "scale"], "--set 'scale' is not key=value"),
+        (["run", "tpcb", "--target", "mysql://root@db/x"], "scheme 'mysql'"),
+        (["run", "tpcb", "--target", "postgresql://db:port/x"], "malformed"),
+        (["run", "tpcb", "--tls", "sometimes"], "--tls"),
+        (["run", "tpcb", "--protocol", "binary"], "--protocol"),
+        (["run", "tpcb", "--threads", "0"], "--threads: must be at least 1"),
+        (["run", "tpcb", "--threads", "many"], "--threads"),
+        (["run", "tpcb", "--rate", "-1"], "--rate"),
+        (["run", "tpcb", "--max-tries", "0"], "--max-tries"),
+        (["run", "tpcb", "--seed", "-3"], "--seed"),
+        (["run", "tpcb", "--bogus"], "--bogus"),
+        (["prepare", "tpcb", "--set", "=1"], "--set"),
+        (["prepare"], "WORKLOAD"),
+        (["frobnicate"], "frobnicate"),
+    ],
+)
+def test_bad_input_is_one_error_and_a_hint(
+    capsys: pytest.CaptureFixture[str], argv: list[str], needle: str
+) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == EXIT_USAGE, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 2, err
+    assert lines[0].startswith("error: ")
+    assert needle.lower() in lines[0].lower()
+    assert lines[1].startswith("hint: ")
+    assert "Traceback" not in out + err
+
+
+def test_password_is_not_echoed_in_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "run", "tpcb", "--target", "postgresql://u:s3cret@db:port/x")
+    assert code == EXIT_USAGE
+    assert "s3cret" not in err
+
+
+def test_help_and_no_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--help")
+    assert code == EXIT_OK
+    assert "run" in out and "prepare" in out and "workloads" in out
+    code, out, _ = run(capsys)
+    assert code == EXIT_OK
+    assert "Usage" in out
+    code, out, _ = run(capsys, "run", "--help")
+    assert code == EXIT_OK
+    assert "--clients" in out
+
+
+def test_version_works_without_the_native_module(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "version")
+    assert code == EXIT_OK
+    assert out.startswith("dbscale ")
+    assert "dbscale._core" in out

@@ -1,0 +1,128 @@
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from dbscale.errors import ResultsError
+from dbscale.results import (
+    ResultsDir,
+    RunMeta,
+    default_results_dir,
+    iso_utc,
+    make_record,
+    read_runs,
+)
+
+NATIVE = {
+    "workload": "tpcb",
+    "clients": 2,
+    "threads": 2,
+    "protocol": "simple",
+    "connect": "persistent",
+    "tps": 1234.5,
+    "transactions": 2469,
+    "failed": 0,
+    "cancelled": False,
+    "latency_ms": {"mean": 1.6, "p50": 1.5, "p95": 2.5, "p99": 3.5, "max": 9.0},
+    "target": "postgresql://bob:s3cret@db/app",
+    "verdict": {"status": "ok", "message": ""},
+}
+START = datetime(2025, 1, 2, 3, 4, 5, 678000, tzinfo=UTC)
+END = datetime(2025, 1, 2, 3, 4, 7, tzinfo=UTC)
+
+
+def meta(**changes: object) -> RunMeta:
+    fields: dict[str, object] = {
+        "started_at": START,
+        "ended_at": END,
+        "config": {"target": {"url": "postgresql://bob:s3cret@db/app", "tls": None}},
+        "warmup": False,
+        "dbscale_version": "0.1.0",
+        "cancelled": False,
+    }
+    fields.update(changes)
+    return RunMeta(**fields)  # type: ignore[arg-type]
+
+
+def test_record_adds_dbscale_fields_and_redacts() -> None:
+    record = make_record(NATIVE, meta(warmup=True))
+    assert record["tps"] == 1234.5
+    assert record["warmup"] is True
+    assert record["cancelled"] is False
+    assert record["dbscale_version"] == "0.1.0"
+    assert record["started_at"] == "2025-01-02T03:04:05.678Z"
+    assert record["ended_at"] == "2025-01-02T03:04:07.000Z"
+    assert len(record["run_id"]) == 32
+    assert "s3cret" not in json.dumps(record)
+    assert record["config"]["target"]["url"] == "postgresql://bob@db/app"
+
+
+def test_cancelled_from_either_side() -> None:
+    assert make_record(NATIVE, meta(cancelled=True))["cancelled"] is True
+    assert make_record({**NATIVE, "cancelled": True}, meta())["cancelled"] is True
+
+
+def test_append_is_durable_and_line_per_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced: list[int] = []
+    real_fsync = os.fsync
+
+    def recording_fsync(fd: int) -> None:
+        synced.append(fd)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", recording_fsync)
+    results = ResultsDir(tmp_path / "out" / "nested")
+    results.append(make_record(NATIVE, meta()))
+    assert synced, "append must fsync before returning"
+    results.append(make_record({**NATIVE, "clients": 4}, meta()))
+    lines = results.runs_file.read_text().splitlines()
+    assert len(lines) == 2
+    assert [json.loads(line)["clients"] for line in lines] == [2, 4]
+
+
+def test_summary_lists_every_run(tmp_path: Path) -> None:
+    results = ResultsDir(tmp_path)
+    results.append(make_record(NATIVE, meta(warmup=True)))
+    results.append(make_record(NATIVE, meta()))
+    results.write_summary({"note": "x"})
+    summary = json.loads(results.summary_file.read_text())
+    assert [row["warmup"] for row in summary["runs"]] == [True, False]
+    assert summary["runs"][1]["latency_ms"]["p99"] == 3.5
+    assert summary["runs"][1]["status"] == "ok"
+    assert summary["note"] == "x"
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_torn_last_line_is_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "runs.jsonl"
+    path.write_text(json.dumps({"a": 1}) + "\n" + '{"a": 2')
+    assert read_runs(path) == [{"a": 1}]
+
+
+def test_unwritable_directory_is_a_results_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(ResultsError):
+        ResultsDir(blocker / "sub").append({"x": 1})
+
+
+def test_default_dir_is_timestamped_and_unique(tmp_path: Path) -> None:
+    now = datetime(2025, 6, 7, 8, 9, 10, tzinfo=UTC)
+    first = default_results_dir("tpcb", now, root=tmp_path)
+    assert first.name == "20250607T080910Z-tpcb"
+    first.mkdir()
+    assert default_results_dir("tpcb", now, root=tmp_path).name == "20250607T080910Z-tpcb-2"
+    assert default_results_dir("a/b c", now, root=tmp_path).name == "20250607T080910Z-a_b_c"
+
+
+def test_iso_utc_converts_timezones() -> None:
+    from datetime import timedelta, timezone
+
+    local = datetime(2025, 1, 1, 12, 0, tzinfo=timezone(timedelta(hours=2)))
+    assert iso_utc(local) == "2025-01-01T10:00:00.000Z"
