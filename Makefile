@@ -51,8 +51,10 @@ test: build system-deps ## Build, start test servers, cargo test + pytest, stop 
 	trap 'bash scripts/test-servers.sh stop $(TEST_ENV) || true' EXIT; \
 	bash scripts/test-servers.sh start $(TEST_ENV); \
 	set -a; . $(TEST_ENV); set +a; \
-	cargo test --workspace; \
-	$(VENV)/bin/pytest
+	status=0; \
+	cargo test --workspace --no-fail-fast || status=$$?; \
+	$(VENV)/bin/pytest || status=$$?; \
+	exit $$status
 
 test-python: $(STAMP) system-deps ## Only the Python tests (servers started and stopped around them)
 	trap 'bash scripts/test-servers.sh stop $(TEST_ENV) || true' EXIT; \

@@ -35,6 +35,11 @@ def test_pgbench_shaped_lines() -> None:
     assert lines[-1] == "tps = 4115.200000 (without initial connection time)"
 
 
+def test_scaling_factor_when_the_core_reports_it() -> None:
+    assert "scaling factor: 10" in pgbench_lines({**RECORD, "workload_params": {"scale": 10}})
+    assert not any(line.startswith("scaling factor") for line in pgbench_lines(RECORD))
+
+
 def test_per_transaction_connect_includes_reconnection_times() -> None:
     lines = pgbench_lines({**RECORD, "connect": "per-transaction"})
     assert lines[-1] == "tps = 4115.200000 (including reconnection times)"

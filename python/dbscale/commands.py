@@ -24,7 +24,11 @@ from dbscale.workloads import Catalog, WorkloadInfo
 
 
 def _stdout() -> Console:
-    return Console(highlight=False)
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        # Files and pipes get whole lines rather than an 80-column wrap.
+        console = Console(highlight=False, width=max(console.width, 120))
+    return console
 
 
 def _stderr() -> Console:

@@ -132,7 +132,7 @@ class Cancelled(DbscaleError):  # noqa: N818 - a user's decision, not a failure
 
     exit_code = EXIT_CANCELLED
     label = "cancelled"
-    default_hint = "the runs finished before Ctrl-C are in the results directory"
+    default_hint = "what ran, the interrupted run included, is in the results directory above"
 
 
 _KINDS: dict[str, type[DbscaleError]] = {

@@ -127,10 +127,9 @@ class LiveProgress:
             total=max(self._duration_s, 1e-9), completed=min(elapsed, self._duration_s)
         )
         stats = Text(
-            f"tps {float(self._last.get('tps', 0.0)):9.1f}   "
-            f"p50 {_ms(lat.get('p50'))} ms   p95 {_ms(lat.get('p95'))} ms   "
-            f"p99 {_ms(lat.get('p99'))} ms   "
-            f"transactions {self._transactions}   errors {self._errors}"
+            f"tps {float(self._last.get('tps', 0.0)):.1f}  "
+            f"p50 {_ms(lat.get('p50'))}  p95 {_ms(lat.get('p95'))}  p99 {_ms(lat.get('p99'))} ms  "
+            f"txns {self._transactions}  errors {self._errors}"
         )
         if self._last.get("lag_ms") is not None:
             stats.append(f"   lag {float(self._last['lag_ms']):.1f} ms")

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -27,8 +28,11 @@ def pgbench_lines(record: Record) -> list[str]:
     latency = record.get("latency_ms") or {}
     connect = record.get("connect_ms") or {}
     per_transaction = record.get("connect") == "per-transaction"
-    lines = [
-        f"transaction type: {record.get('workload')}",
+    params = record.get("workload_params") or {}
+    lines = [f"transaction type: {record.get('workload')}"]
+    if params.get("scale") is not None:
+        lines.append(f"scaling factor: {params['scale']}")
+    lines += [
         f"query mode: {record.get('protocol')}",
         f"number of clients: {record.get('clients')}",
         f"number of threads: {record.get('threads')}",
@@ -77,18 +81,28 @@ def print_run(console: Console, record: Record, label: str) -> None:
 
 
 def summary_table(records: Sequence[Record]) -> Table:
-    table = Table(title="dbscale results", title_justify="left")
-    for name in ("run", "clients", "threads", "tps", "mean ms", "p50 ms", "p95 ms", "p99 ms",
-                 "failed", "status"):  # fmt: skip
-        table.add_column(name, justify="left" if name in ("run", "status") else "right")
-    for i, record in enumerate(records, start=1):
+    table = Table(
+        title="dbscale results (latency in ms)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1),
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    for name in ("run", "clients", "threads", "tps", "mean", "p50", "p95", "p99", "failed",
+                 "status"):  # fmt: skip
+        table.add_column(
+            name, justify="left" if name in ("run", "status") else "right", no_wrap=True
+        )
+    measured = 0
+    for record in records:
+        if not record.get("warmup"):
+            measured += 1
         latency = record.get("latency_ms") or {}
         verdict = record.get("verdict") or {}
-        status = str(verdict.get("status", "?"))
-        if record.get("cancelled"):
-            status += " (cancelled)"
+        status = "cancelled" if record.get("cancelled") else str(verdict.get("status", "?"))
         table.add_row(
-            "warm-up" if record.get("warmup") else str(i),
+            "warm-up" if record.get("warmup") else str(measured),
             str(record.get("clients")),
             str(record.get("threads")),
             _f(record.get("tps"), 1),

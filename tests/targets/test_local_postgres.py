@@ -62,6 +62,12 @@ def test_starts_and_accepts_tcp_and_socket(
     assert server.psql("show listen_addresses") == "127.0.0.1"
 
 
+def test_postmaster_does_not_share_our_session(server: LocalPostgres) -> None:
+    """Ctrl-C at the terminal goes to dbscale (which cancels cleanly), not to the postmaster."""
+    pid = int((server.data_dir / "postmaster.pid").read_text().splitlines()[0])
+    assert os.getsid(pid) != os.getsid(0)
+
+
 def test_tls_require_and_verify_full(server: LocalPostgres, binaries: PostgresBinaries) -> None:
     sql = "select ssl from pg_stat_ssl where pid = pg_backend_pid()"
     assert psql(binaries, f"{server.url}?sslmode=require", sql).stdout.strip() == "t"

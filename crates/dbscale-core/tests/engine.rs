@@ -30,20 +30,31 @@ fn fresh_database(base: &str, name: &str) -> String {
     let endpoint = Endpoint::parse(base, None).unwrap();
     engine::block_on(async {
         let mut conn = endpoint.connect(QueryProtocol::Simple).await.unwrap();
-        conn.batch(&format!("drop database if exists {db} with (force)")).await.unwrap();
+        conn.batch(&format!("drop database if exists {db} with (force)"))
+            .await
+            .unwrap();
         conn.batch(&format!("create database {db}")).await.unwrap();
         conn.close().await;
     })
     .unwrap();
     let (head, tail) = base.rsplit_once('/').unwrap();
-    let query = tail.split_once('?').map(|(_, q)| format!("?{q}")).unwrap_or_default();
+    let query = tail
+        .split_once('?')
+        .map(|(_, q)| format!("?{q}"))
+        .unwrap_or_default();
     format!("{head}/{db}{query}")
 }
 
 fn config(url: &str, workload: &str, clients: u32, duration_s: f64) -> RunConfig {
     RunConfig {
-        target: TargetConfig { url: url.to_string(), tls: None },
-        workload: WorkloadConfig { name: workload.into(), params: BTreeMap::new() },
+        target: TargetConfig {
+            url: url.to_string(),
+            tls: None,
+        },
+        workload: WorkloadConfig {
+            name: workload.into(),
+            params: BTreeMap::new(),
+        },
         protocol: QueryProtocol::Prepared,
         connect: ConnectMode::Persistent,
         clients,
@@ -70,7 +81,9 @@ fn run(config: RunConfig) -> dbscale_core::stats::RunResult {
 
 #[test]
 fn closed_model_tpcb_counts_every_statement_and_interval() {
-    let Some(url) = prepared_database("closed") else { return };
+    let Some(url) = prepared_database("closed") else {
+        return;
+    };
     let result = run(config(&url, "tpcb", 4, 2.0));
     assert!(result.transactions > 100, "{}", result.transactions);
     assert_eq!(result.errors.total, 0, "{:?}", result.errors);
@@ -82,21 +95,35 @@ fn closed_model_tpcb_counts_every_statement_and_interval() {
     assert_eq!(result.intervals.len(), 2);
     let interval_sum: u64 = result.intervals.iter().map(|i| i.transactions).sum();
     assert_eq!(interval_sum, result.transactions);
-    let histogram = LatencyHistogram::from_base64(&result.transaction_types["tpcb-like"].histogram).unwrap();
+    let histogram =
+        LatencyHistogram::from_base64(&result.transaction_types["tpcb-like"].histogram).unwrap();
     assert_eq!(histogram.count(), result.transactions);
     assert_eq!(result.connect_ms.unwrap().count, 4);
-    assert!(result.tps > 0.0 && (result.tps - result.transactions as f64 / result.duration_s).abs() < 1e-6);
+    assert!(
+        result.tps > 0.0
+            && (result.tps - result.transactions as f64 / result.duration_s).abs() < 1e-6
+    );
     assert!(result.client_cpu_s.total > 0.0);
 }
 
 #[test]
 fn every_protocol_runs_select_only() {
-    let Some(url) = prepared_database("protocols") else { return };
-    for protocol in [QueryProtocol::Simple, QueryProtocol::Extended, QueryProtocol::Prepared] {
+    let Some(url) = prepared_database("protocols") else {
+        return;
+    };
+    for protocol in [
+        QueryProtocol::Simple,
+        QueryProtocol::Extended,
+        QueryProtocol::Prepared,
+    ] {
         let mut c = config(&url, "tpcb-select-only", 2, 1.0);
         c.protocol = protocol;
         let result = run(c);
-        assert!(result.transactions > 50, "{protocol:?}: {}", result.transactions);
+        assert!(
+            result.transactions > 50,
+            "{protocol:?}: {}",
+            result.transactions
+        );
         assert_eq!(result.errors.total, 0, "{protocol:?}: {:?}", result.errors);
         assert_eq!(result.queries.read, result.transactions);
     }
@@ -104,20 +131,33 @@ fn every_protocol_runs_select_only() {
 
 #[test]
 fn open_model_keeps_the_rate_and_reports_lag() {
-    let Some(url) = prepared_database("open") else { return };
+    let Some(url) = prepared_database("open") else {
+        return;
+    };
     let mut c = config(&url, "tpcb-select-only", 4, 3.0);
     c.rate_tps = Some(200.0);
     let result = run(c);
     // 600 expected; Poisson sd ~25, so 20% is far outside chance.
-    assert!((480..=720).contains(&result.transactions), "{}", result.transactions);
-    let lag = result.schedule_lag_ms.expect("lag is reported in the open model");
+    assert!(
+        (480..=720).contains(&result.transactions),
+        "{}",
+        result.transactions
+    );
+    let lag = result
+        .schedule_lag_ms
+        .expect("lag is reported in the open model");
     assert_eq!(lag.count, result.transactions);
-    assert!(result.intervals.iter().all(|i| i.lag_ms.is_some() || i.transactions == 0));
+    assert!(result
+        .intervals
+        .iter()
+        .all(|i| i.lag_ms.is_some() || i.transactions == 0));
 }
 
 #[test]
 fn per_transaction_connections_are_timed_separately() {
-    let Some(url) = prepared_database("per_txn") else { return };
+    let Some(url) = prepared_database("per_txn") else {
+        return;
+    };
     let mut c = config(&url, "tpcb-select-only", 2, 1.0);
     c.connect = ConnectMode::PerTransaction;
     let result = run(c);
@@ -130,7 +170,9 @@ fn per_transaction_connections_are_timed_separately() {
 
 #[test]
 fn serialization_failures_are_retried_and_counted() {
-    let Some(url) = prepared_database("retry") else { return };
+    let Some(url) = prepared_database("retry") else {
+        return;
+    };
     let serializable = format!(
         "{url}{}options=-c%20default_transaction_isolation%3Dserializable",
         if url.contains('?') { "&" } else { "?" }
@@ -138,13 +180,30 @@ fn serialization_failures_are_retried_and_counted() {
     let mut c = config(&serializable, "tpcb", 8, 2.0);
     c.max_tries = 1;
     let once = run(c.clone());
-    assert!(once.errors.by_class.get("serialization").copied().unwrap_or(0) > 0, "{:?}", once.errors);
+    assert!(
+        once.errors
+            .by_class
+            .get("serialization")
+            .copied()
+            .unwrap_or(0)
+            > 0,
+        "{:?}",
+        once.errors
+    );
     assert!(once.failed > 0 && once.retried == 0);
     assert_eq!(once.verdict.status, "errors");
     c.max_tries = 100;
     let retried = run(c);
-    assert!(retried.retried > 0 && retried.retries >= retried.retried, "{retried:?}");
-    assert!(retried.failed < once.failed, "{} vs {}", retried.failed, once.failed);
+    assert!(
+        retried.retried > 0 && retried.retries >= retried.retried,
+        "{retried:?}"
+    );
+    assert!(
+        retried.failed < once.failed,
+        "{} vs {}",
+        retried.failed,
+        once.failed
+    );
 }
 
 #[test]
@@ -159,11 +218,16 @@ fn missing_tables_are_reported_before_the_run() {
 
 #[test]
 fn cancel_stops_early_and_keeps_what_was_measured() {
-    let Some(url) = prepared_database("cancel") else { return };
+    let Some(url) = prepared_database("cancel") else {
+        return;
+    };
     let mut running = engine::start(config(&url, "tpcb-select-only", 2, 30.0)).unwrap();
     std::thread::sleep(Duration::from_millis(1500));
     running.cancel();
-    assert!(running.wait(Duration::from_secs(5)), "cancel must end the run promptly");
+    assert!(
+        running.wait(Duration::from_secs(5)),
+        "cancel must end the run promptly"
+    );
     let result = running.result().unwrap();
     assert!(result.cancelled);
     assert!(result.duration_s < 5.0, "{}", result.duration_s);

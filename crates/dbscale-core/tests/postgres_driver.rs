@@ -55,22 +55,36 @@ fn connect_failure(result: Result<PgConnection, DbError>) -> (ConnectFailure, St
 
 #[tokio::test]
 async fn tcp_session_basics() {
-    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else { return };
+    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else {
+        return;
+    };
     let mut conn = connect(&url, QueryProtocol::Simple).await.unwrap();
-    assert!(conn.server_version().starts_with(|c: char| c.is_ascii_digit()));
+    assert!(conn
+        .server_version()
+        .starts_with(|c: char| c.is_ascii_digit()));
     assert!(conn.backend_pid() > 0);
     assert_eq!(scalar(&mut conn, "SELECT 1").await.as_deref(), Some("1"));
     let name = scalar(&mut conn, "SELECT current_setting('application_name')").await;
     assert_eq!(name.as_deref(), Some("dbscale"));
-    let outcome = conn.batch("SELECT 1; SELECT 2 UNION ALL SELECT 3").await.unwrap();
-    assert_eq!((outcome.rows_returned, outcome.returned_result_set), (3, true));
+    let outcome = conn
+        .batch("SELECT 1; SELECT 2 UNION ALL SELECT 3")
+        .await
+        .unwrap();
+    assert_eq!(
+        (outcome.rows_returned, outcome.returned_result_set),
+        (3, true)
+    );
     conn.close().await;
 }
 
 #[tokio::test]
 async fn unix_socket_session() {
-    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else { return };
-    let Some(dir) = test_env("DBSCALE_TEST_PG_SOCKET_DIR") else { return };
+    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else {
+        return;
+    };
+    let Some(dir) = test_env("DBSCALE_TEST_PG_SOCKET_DIR") else {
+        return;
+    };
     let tcp = PgConfig::parse(&url, None).unwrap();
     let socket_url = format!(
         "host={dir} port={} user={} dbname={}",
@@ -87,14 +101,23 @@ async fn unix_socket_session() {
     let result = PgConnection::connect(&required.unwrap(), QueryProtocol::Simple).await;
     assert_eq!(connect_failure(result).0, ConnectFailure::Tls);
     let missing = format!("host={dir}/nowhere port={} user=x", tcp.port());
-    assert_eq!(connect_failure(connect(&missing, QueryProtocol::Simple).await).0, ConnectFailure::Unreachable);
+    assert_eq!(
+        connect_failure(connect(&missing, QueryProtocol::Simple).await).0,
+        ConnectFailure::Unreachable
+    );
 }
 
 fn workload_statements() -> Vec<Statement> {
     vec![
-        Statement::new("echo", "SELECT $1::int + 1, $2::text, $3::text IS NULL, $4::float8 * 2"),
+        Statement::new(
+            "echo",
+            "SELECT $1::int + 1, $2::text, $3::text IS NULL, $4::float8 * 2",
+        ),
         Statement::new("series", "SELECT g FROM generate_series(1, $1::int) g"),
-        Statement::new("insert", "INSERT INTO drv_t SELECT g, $1::text FROM generate_series(1, $2::int) g"),
+        Statement::new(
+            "insert",
+            "INSERT INTO drv_t SELECT g, $1::text FROM generate_series(1, $2::int) g",
+        ),
         Statement::new("update", "UPDATE drv_t SET v = $1 WHERE id <= $2"),
         Statement::new("delete", "DELETE FROM drv_t WHERE id > $1"),
     ]
@@ -102,44 +125,86 @@ fn workload_statements() -> Vec<Statement> {
 
 #[tokio::test]
 async fn three_protocols_with_parameters_and_counts() {
-    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else { return };
+    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else {
+        return;
+    };
     for protocol in PROTOCOLS {
         let mut conn = connect(&url, protocol).await.unwrap();
-        conn.batch("CREATE TEMP TABLE drv_t (id int PRIMARY KEY, v text)").await.unwrap();
+        conn.batch("CREATE TEMP TABLE drv_t (id int PRIMARY KEY, v text)")
+            .await
+            .unwrap();
         conn.prepare(&workload_statements()).await.unwrap();
         let tricky = "it's a \\ 'quoted' text";
-        let params = [Param::Int(41), Param::Text(tricky), Param::Null, Param::Float(-1.25)];
+        let params = [
+            Param::Int(41),
+            Param::Text(tricky),
+            Param::Null,
+            Param::Float(-1.25),
+        ];
         let rows = conn.fetch(0, &params).await.unwrap();
-        let expected = ["42", tricky, "t", "-2.5"].map(|s| Some(s.to_string())).to_vec();
+        let expected = ["42", tricky, "t", "-2.5"]
+            .map(|s| Some(s.to_string()))
+            .to_vec();
         assert_eq!(rows, vec![expected], "{protocol:?}");
 
         let five = conn.execute(1, &[Param::Int(5)]).await.unwrap();
-        assert_eq!((five.rows_returned, five.rows_affected, five.returned_result_set), (5, 0, true));
+        assert_eq!(
+            (
+                five.rows_returned,
+                five.rows_affected,
+                five.returned_result_set
+            ),
+            (5, 0, true)
+        );
         let none = conn.execute(1, &[Param::Int(0)]).await.unwrap();
-        assert_eq!((none.rows_returned, none.returned_result_set), (0, true), "{protocol:?}");
+        assert_eq!(
+            (none.rows_returned, none.returned_result_set),
+            (0, true),
+            "{protocol:?}"
+        );
 
-        let inserted = conn.execute(2, &[Param::Text("x"), Param::Int(3)]).await.unwrap();
-        assert_eq!((inserted.rows_affected, inserted.returned_result_set), (3, false));
-        let updated = conn.execute(3, &[Param::Text("y"), Param::Int(2)]).await.unwrap();
+        let inserted = conn
+            .execute(2, &[Param::Text("x"), Param::Int(3)])
+            .await
+            .unwrap();
+        assert_eq!(
+            (inserted.rows_affected, inserted.returned_result_set),
+            (3, false)
+        );
+        let updated = conn
+            .execute(3, &[Param::Text("y"), Param::Int(2)])
+            .await
+            .unwrap();
         assert_eq!((updated.rows_affected, updated.rows_returned), (2, 0));
         let deleted = conn.execute(4, &[Param::Int(1)]).await.unwrap();
         assert_eq!(deleted.rows_affected, 2);
-        assert_eq!(scalar(&mut conn, "SELECT v FROM drv_t").await.as_deref(), Some("y"));
+        assert_eq!(
+            scalar(&mut conn, "SELECT v FROM drv_t").await.as_deref(),
+            Some("y")
+        );
         conn.close().await;
     }
 }
 
 #[tokio::test]
 async fn sql_error_keeps_the_connection_usable() {
-    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else { return };
+    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else {
+        return;
+    };
     for protocol in PROTOCOLS {
         let mut conn = connect(&url, protocol).await.unwrap();
-        conn.prepare(&[Statement::new("one", "SELECT $1::int")]).await.unwrap();
+        conn.prepare(&[Statement::new("one", "SELECT $1::int")])
+            .await
+            .unwrap();
         let missing = [Statement::new("missing", "SELECT * FROM drv_no_such_table")];
         if protocol == QueryProtocol::Prepared {
             let err = conn.prepare(&missing).await.unwrap_err();
             assert_eq!(err.class, ErrorClass::Sql("42P01".into()));
-            assert!(err.message.contains("cannot prepare missing"), "{}", err.message);
+            assert!(
+                err.message.contains("cannot prepare missing"),
+                "{}",
+                err.message
+            );
         } else {
             conn.prepare(&missing).await.unwrap();
             let err = conn.execute(0, &[]).await.unwrap_err();
@@ -148,21 +213,36 @@ async fn sql_error_keeps_the_connection_usable() {
             assert!(err.to_string().contains("drv_no_such_table"), "{err}");
         }
         conn.reset().await.unwrap();
-        conn.prepare(&[Statement::new("one", "SELECT $1::int")]).await.unwrap();
+        conn.prepare(&[Statement::new("one", "SELECT $1::int")])
+            .await
+            .unwrap();
         let rows = conn.fetch(0, &[Param::Int(7)]).await.unwrap();
         assert_eq!(rows, vec![vec![Some("7".to_string())]]);
         let err = conn.execute(0, &[]).await.unwrap_err();
-        assert!(matches!(err.class, ErrorClass::Sql(_)), "missing parameter: {err}");
-        assert_eq!(conn.execute(0, &[Param::Int(1)]).await.unwrap().rows_returned, 1);
+        assert!(
+            matches!(err.class, ErrorClass::Sql(_)),
+            "missing parameter: {err}"
+        );
+        assert_eq!(
+            conn.execute(0, &[Param::Int(1)])
+                .await
+                .unwrap()
+                .rows_returned,
+            1
+        );
     }
 }
 
 #[tokio::test]
 async fn failed_transaction_is_rolled_back_by_reset() {
-    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else { return };
+    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else {
+        return;
+    };
     let mut conn = connect(&url, QueryProtocol::Extended).await.unwrap();
     conn.batch("CREATE TEMP TABLE drv_r (x int)").await.unwrap();
-    conn.prepare(&[Statement::new("div", "SELECT 1 / $1::int")]).await.unwrap();
+    conn.prepare(&[Statement::new("div", "SELECT 1 / $1::int")])
+        .await
+        .unwrap();
     conn.batch("BEGIN").await.unwrap();
     conn.batch("INSERT INTO drv_r VALUES (1)").await.unwrap();
     assert!(conn.in_transaction());
@@ -173,18 +253,30 @@ async fn failed_transaction_is_rolled_back_by_reset() {
     assert_eq!(err.code.as_deref(), Some("25P02"), "aborted transaction");
     conn.reset().await.unwrap();
     assert!(!conn.in_transaction());
-    assert_eq!(scalar(&mut conn, "SELECT count(*) FROM drv_r").await.as_deref(), Some("0"));
+    assert_eq!(
+        scalar(&mut conn, "SELECT count(*) FROM drv_r")
+            .await
+            .as_deref(),
+        Some("0")
+    );
 }
 
 #[tokio::test]
 async fn cancelled_request_is_drained_before_the_next() {
-    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else { return };
+    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else {
+        return;
+    };
     let mut conn = connect(&url, QueryProtocol::Prepared).await.unwrap();
-    conn.prepare(&[Statement::new("sleep", "SELECT pg_sleep($1::float8), 'slept'")])
-        .await
-        .unwrap();
+    conn.prepare(&[Statement::new(
+        "sleep",
+        "SELECT pg_sleep($1::float8), 'slept'",
+    )])
+    .await
+    .unwrap();
     let slow = conn.fetch(0, &[Param::Float(0.3)]);
-    assert!(tokio::time::timeout(Duration::from_millis(20), slow).await.is_err());
+    assert!(tokio::time::timeout(Duration::from_millis(20), slow)
+        .await
+        .is_err());
     let rows = conn.fetch(0, &[Param::Float(0.0)]).await.unwrap();
     assert_eq!(rows[0][1].as_deref(), Some("slept"));
 }
@@ -195,36 +287,73 @@ fn tls_url(url: &str, mode: &str) -> String {
 
 #[tokio::test]
 async fn tls_require_encrypts() {
-    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else { return };
-    let mut conn = connect(&tls_url(&url, "require"), QueryProtocol::Prepared).await.unwrap();
+    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else {
+        return;
+    };
+    let mut conn = connect(&tls_url(&url, "require"), QueryProtocol::Prepared)
+        .await
+        .unwrap();
     assert!(conn.is_tls());
-    let ssl = scalar(&mut conn, "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()").await;
+    let ssl = scalar(
+        &mut conn,
+        "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
+    )
+    .await;
     assert_eq!(ssl.as_deref(), Some("t"));
     // The hot path works the same over TLS.
     conn.prepare(&workload_statements()[..2]).await.unwrap();
-    assert_eq!(conn.execute(1, &[Param::Int(3)]).await.unwrap().rows_returned, 3);
+    assert_eq!(
+        conn.execute(1, &[Param::Int(3)])
+            .await
+            .unwrap()
+            .rows_returned,
+        3
+    );
     conn.close().await;
 
-    let mut plain = connect(&tls_url(&url, "disable"), QueryProtocol::Simple).await.unwrap();
+    let mut plain = connect(&tls_url(&url, "disable"), QueryProtocol::Simple)
+        .await
+        .unwrap();
     assert!(!plain.is_tls());
-    let ssl = scalar(&mut plain, "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()").await;
+    let ssl = scalar(
+        &mut plain,
+        "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
+    )
+    .await;
     assert_eq!(ssl.as_deref(), Some("f"));
 }
 
 #[tokio::test]
 async fn tls_verification_modes() {
-    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else { return };
-    let Some(ca) = test_env("DBSCALE_TEST_PG_CA") else { return };
+    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else {
+        return;
+    };
+    let Some(ca) = test_env("DBSCALE_TEST_PG_CA") else {
+        return;
+    };
     let c = PgConfig::parse(&url, None).unwrap();
     let (port, user, db) = (c.port(), c.user(), c.dbname());
-    let target = |host: &str, extra: &str| format!("postgresql://{user}@{host}:{port}/{db}?{extra}");
+    let target =
+        |host: &str, extra: &str| format!("postgresql://{user}@{host}:{port}/{db}?{extra}");
     let verified = [
-        target("localhost", &format!("sslmode=verify-full&sslrootcert={ca}")),
-        target("127.0.0.1", &format!("sslmode=verify-full&sslrootcert={ca}")),
+        target(
+            "localhost",
+            &format!("sslmode=verify-full&sslrootcert={ca}"),
+        ),
+        target(
+            "127.0.0.1",
+            &format!("sslmode=verify-full&sslrootcert={ca}"),
+        ),
         // A name the certificate does not carry is fine when only the chain is checked.
-        target("wrong.invalid", &format!("hostaddr=127.0.0.1&sslmode=verify-ca&sslrootcert={ca}")),
+        target(
+            "wrong.invalid",
+            &format!("hostaddr=127.0.0.1&sslmode=verify-ca&sslrootcert={ca}"),
+        ),
         // libpq: `require` with a root certificate verifies the chain.
-        target("wrong.invalid", &format!("hostaddr=127.0.0.1&sslmode=require&sslrootcert={ca}")),
+        target(
+            "wrong.invalid",
+            &format!("hostaddr=127.0.0.1&sslmode=require&sslrootcert={ca}"),
+        ),
     ];
     for url in &verified {
         let mut conn = connect(url, QueryProtocol::Simple).await.unwrap();
@@ -232,7 +361,13 @@ async fn tls_verification_modes() {
         assert_eq!(scalar(&mut conn, "SELECT 1").await.as_deref(), Some("1"));
     }
     let refused = [
-        (target("wrong.invalid", &format!("hostaddr=127.0.0.1&sslmode=verify-full&sslrootcert={ca}")), "not valid for name"),
+        (
+            target(
+                "wrong.invalid",
+                &format!("hostaddr=127.0.0.1&sslmode=verify-full&sslrootcert={ca}"),
+            ),
+            "not valid for name",
+        ),
         // The Mozilla roots did not sign the test CA.
         (target("localhost", "sslmode=verify-full"), "UnknownIssuer"),
         (target("localhost", "sslmode=verify-ca"), "UnknownIssuer"),
@@ -242,30 +377,49 @@ async fn tls_verification_modes() {
         assert_eq!(failure, ConnectFailure::Tls, "{url}: {message}");
         assert!(message.contains(reason), "{url}: {message}");
     }
-    let bad_ca = target("localhost", "sslmode=verify-full&sslrootcert=/nonexistent/ca.pem");
-    assert_eq!(connect_failure(connect(&bad_ca, QueryProtocol::Simple).await).0, ConnectFailure::Tls);
+    let bad_ca = target(
+        "localhost",
+        "sslmode=verify-full&sslrootcert=/nonexistent/ca.pem",
+    );
+    assert_eq!(
+        connect_failure(connect(&bad_ca, QueryProtocol::Simple).await).0,
+        ConnectFailure::Tls
+    );
 }
 
 #[tokio::test]
 async fn scram_authentication() {
-    let Some(url) = test_env("DBSCALE_TEST_PG_SCRAM_URL") else { return };
+    let Some(url) = test_env("DBSCALE_TEST_PG_SCRAM_URL") else {
+        return;
+    };
     let user = PgConfig::parse(&url, None).unwrap().user().to_string();
     for mode in ["disable", "require"] {
-        let mut conn = connect(&tls_url(&url, mode), QueryProtocol::Simple).await.unwrap();
-        assert_eq!(scalar(&mut conn, "SELECT current_user").await, Some(user.clone()));
+        let mut conn = connect(&tls_url(&url, mode), QueryProtocol::Simple)
+            .await
+            .unwrap();
+        assert_eq!(
+            scalar(&mut conn, "SELECT current_user").await,
+            Some(user.clone())
+        );
     }
     let wrong = with_param(&url, "password", "not-the-password");
     let (failure, message) = connect_failure(connect(&wrong, QueryProtocol::Simple).await);
     assert_eq!(failure, ConnectFailure::Authentication, "{message}");
-    assert!(message.contains("password authentication failed"), "{message}");
+    assert!(
+        message.contains("password authentication failed"),
+        "{message}"
+    );
     assert!(!message.contains("not-the-password"));
-    let (failure, message) = connect_failure(connect(&with_param(&url, "password", ""), QueryProtocol::Simple).await);
+    let (failure, message) =
+        connect_failure(connect(&with_param(&url, "password", ""), QueryProtocol::Simple).await);
     assert_eq!(failure, ConnectFailure::Authentication, "{message}");
 }
 
 #[tokio::test]
 async fn connect_failures_are_classified() {
-    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else { return };
+    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else {
+        return;
+    };
     let missing_db = with_param(&url, "dbname", "dbscale_no_such_database");
     let (failure, message) = connect_failure(connect(&missing_db, QueryProtocol::Simple).await);
     assert_eq!(failure, ConnectFailure::DatabaseMissing, "{message}");
@@ -279,39 +433,68 @@ async fn connect_failures_are_classified() {
 
 #[tokio::test]
 async fn copy_in_streams_rows() {
-    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else { return };
+    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else {
+        return;
+    };
     let mut conn = connect(&url, QueryProtocol::Prepared).await.unwrap();
-    conn.batch("CREATE TEMP TABLE drv_copy (id int, name text)").await.unwrap();
+    conn.batch("CREATE TEMP TABLE drv_copy (id int, name text)")
+        .await
+        .unwrap();
     let chunks = (0..5).map(|c| {
-        let lines: String = (c * 1000..(c + 1) * 1000).map(|i| format!("{i}\tname {i}\n")).collect();
+        let lines: String = (c * 1000..(c + 1) * 1000)
+            .map(|i| format!("{i}\tname {i}\n"))
+            .collect();
         Bytes::from(lines)
     });
-    let copied = conn.copy_in("COPY drv_copy FROM STDIN", chunks).await.unwrap();
+    let copied = conn
+        .copy_in("COPY drv_copy FROM STDIN", chunks)
+        .await
+        .unwrap();
     assert_eq!(copied, 5000);
     let sum = scalar(&mut conn, "SELECT count(*) || ' ' || sum(id) FROM drv_copy").await;
     assert_eq!(sum.as_deref(), Some("5000 12497500"));
 
     let bad = std::iter::once(Bytes::from_static(b"1\tok\nnot-a-number\tx\n"));
-    let err = conn.copy_in("COPY drv_copy FROM STDIN", bad).await.unwrap_err();
+    let err = conn
+        .copy_in("COPY drv_copy FROM STDIN", bad)
+        .await
+        .unwrap_err();
     assert_eq!(err.code.as_deref(), Some("22P02"), "{err}");
-    let err = conn.copy_in("SELECT 1", std::iter::empty()).await.unwrap_err();
+    let err = conn
+        .copy_in("SELECT 1", std::iter::empty())
+        .await
+        .unwrap_err();
     assert!(err.message.contains("COPY ... FROM STDIN"), "{err}");
-    assert_eq!(scalar(&mut conn, "SELECT count(*) FROM drv_copy").await.as_deref(), Some("5000"));
+    assert_eq!(
+        scalar(&mut conn, "SELECT count(*) FROM drv_copy")
+            .await
+            .as_deref(),
+        Some("5000")
+    );
 }
 
 #[tokio::test]
 async fn serialization_failure_is_classified() {
-    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else { return };
+    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else {
+        return;
+    };
     let mut a = connect(&url, QueryProtocol::Prepared).await.unwrap();
     let mut b = connect(&url, QueryProtocol::Prepared).await.unwrap();
     let table = format!("drv_ser_{}", a.backend_pid());
-    a.batch(&format!("CREATE TABLE {table} (id int PRIMARY KEY, n int); INSERT INTO {table} VALUES (1, 0)"))
-        .await
-        .unwrap();
-    let update = [Statement::new("bump", format!("UPDATE {table} SET n = n + 1 WHERE id = $1"))];
+    a.batch(&format!(
+        "CREATE TABLE {table} (id int PRIMARY KEY, n int); INSERT INTO {table} VALUES (1, 0)"
+    ))
+    .await
+    .unwrap();
+    let update = [Statement::new(
+        "bump",
+        format!("UPDATE {table} SET n = n + 1 WHERE id = $1"),
+    )];
     a.prepare(&update).await.unwrap();
     b.prepare(&update).await.unwrap();
-    a.batch("BEGIN ISOLATION LEVEL REPEATABLE READ").await.unwrap();
+    a.batch("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        .await
+        .unwrap();
     a.batch(&format!("SELECT n FROM {table}")).await.unwrap();
     b.execute(0, &[Param::Int(1)]).await.unwrap();
     let err = a.execute(0, &[Param::Int(1)]).await.unwrap_err();
@@ -360,10 +543,15 @@ static ALLOCATOR: CountingAllocator = CountingAllocator;
 /// the syscalls per execute.
 #[tokio::test]
 async fn steady_state_execute_does_not_allocate() {
-    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else { return };
+    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else {
+        return;
+    };
     let statements = [
         Statement::new("select_one", "SELECT 1"),
-        Statement::new("lookup", "SELECT abalance FROM (VALUES ($1::int, $2::text)) AS a(abalance, name)"),
+        Statement::new(
+            "lookup",
+            "SELECT abalance FROM (VALUES ($1::int, $2::text)) AS a(abalance, name)",
+        ),
     ];
     for protocol in PROTOCOLS {
         let mut conn = connect(&tls_url(&url, "disable"), protocol).await.unwrap();

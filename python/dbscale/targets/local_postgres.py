@@ -184,23 +184,26 @@ class LocalPostgres:
             self.wait_ready()
             return False
         attempts = 1 if self._fixed_port is not None else 3
+        self._started_here = True  # from here on, __exit__ (or a failure) must stop it
         for attempt in range(1, attempts + 1):
             self._port = self._fixed_port or free_port()
             self._write_settings()
+            # A session of its own: Ctrl-C at the terminal must reach dbscale, which cancels the
+            # run cleanly, not the postmaster, for which SIGINT means "fast shutdown".
             done = self._run(
                 [self.binaries.tool("pg_ctl"), "-D", self.data_dir, "-l", self.log_file,
                  "-w", "-t", str(int(self._start_timeout_s)), "start"],
-                what="pg_ctl start", check=False,
+                what="pg_ctl start", check=False, new_session=True,
             )  # fmt: skip
             if done.returncode == 0:
                 break
             if attempt == attempts or "could not bind" not in self.log_tail():
+                self._started_here = False
                 raise LocalServerError(
                     f"PostgreSQL in {self.data_dir} did not start: {self._last_log_line()}",
                     f"see the server log {self.log_file}",
                 )
         self.wait_ready()
-        self._started_here = True
         self.psql(_CREATE_SCRAM_USER)
         return True
 
@@ -240,7 +243,12 @@ class LocalPostgres:
             shutil.rmtree(path, ignore_errors=True)
 
     def __enter__(self) -> LocalPostgres:
-        self.start()
+        try:
+            self.start()
+        except BaseException:
+            if self._started_here:  # interrupted or failed half-way: leave nothing running
+                self.stop()
+            raise
         return self
 
     def __exit__(
@@ -334,14 +342,19 @@ class LocalPostgres:
             self._chown(here, *(here / d for d in dirs), *(here / f for f in files))
 
     def _run(
-        self, args: Sequence[str | Path], *, what: str, check: bool = True
+        self,
+        args: Sequence[str | Path],
+        *,
+        what: str,
+        check: bool = True,
+        new_session: bool = False,
     ) -> subprocess.CompletedProcess[str]:
         uid, gid = self._user_ids()
         try:
             done = subprocess.run(
                 [str(a) for a in args], capture_output=True, text=True, cwd=self.base_dir,
                 env=_clean_env(), user=uid, group=gid, extra_groups=None if uid is None else [],
-                check=False,
+                start_new_session=new_session, check=False,
             )  # fmt: skip
         except OSError as exc:
             raise LocalServerError(f"{what} could not be run: {exc}") from None

@@ -196,7 +196,9 @@ mod tests {
         assert_eq!(other.class, ErrorClass::Sql("1146".into()));
         assert_eq!(other.class.key(), "sql_1146");
         assert!(other.to_string().ends_with("(MySQL error 1146)"), "{other}");
-        assert!(DbError::sql("40P01", "x").to_string().ends_with("(SQLSTATE 40P01)"));
+        assert!(DbError::sql("40P01", "x")
+            .to_string()
+            .ends_with("(SQLSTATE 40P01)"));
     }
 
     #[test]

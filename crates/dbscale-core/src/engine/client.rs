@@ -33,7 +33,7 @@ pub struct Client {
 impl Client {
     pub async fn run(mut self) {
         let per_transaction = self.shared.config.connect == ConnectMode::PerTransaction;
-        let max_tries = self.shared.config.max_tries;
+        let max_tries = self.shared.workload.max_tries(self.shared.config.max_tries);
         loop {
             let now = Instant::now();
             if now >= self.deadline || self.shared.is_cancelled() {
@@ -70,8 +70,8 @@ impl Client {
         }
     }
 
-    /// Runs one transaction, retrying serialization failures and deadlocks up to `max_tries`
-    /// with the same random values, like pgbench.
+    /// Runs one transaction, retrying the errors the workload deems retryable (pgbench:
+    /// serialization failures and deadlocks) up to `max_tries` with the same random values.
     async fn transaction(&mut self, intended: Instant, max_tries: u32) {
         let replay = self.rng.clone();
         let mut tries = 0;
@@ -95,8 +95,12 @@ impl Client {
                 }
                 Err(error) => {
                     self.recorder.borrow_mut().error(&error.class, end);
-                    let retry =
-                        error.class.is_retryable() && tries < max_tries && end < self.deadline;
+                    let retry = self
+                        .shared
+                        .workload
+                        .is_retryable(&error.class, self.shared.endpoint.dialect())
+                        && tries < max_tries
+                        && end < self.deadline;
                     if error.is_connection_lost() {
                         self.conn = None;
                     } else if let Some(conn) = self.conn.as_mut() {

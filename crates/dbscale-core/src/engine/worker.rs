@@ -91,7 +91,7 @@ pub fn run_thread(
                 recorder: recorder.clone(),
                 schedule: schedule.clone(),
                 conn,
-                workload: shared.workload.client(*client_id),
+                workload: shared.workload.client(*client_id, shared.config.clients),
                 rng: SmallRng::seed_from_u64(client_seed(shared.seed, *client_id)),
                 deadline,
             };

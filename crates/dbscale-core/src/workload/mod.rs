@@ -3,6 +3,7 @@
 //! them with enums so the hot loop makes no dynamic calls.
 
 pub mod params;
+pub mod sysbench;
 pub mod tpcb;
 
 use std::collections::BTreeMap;
@@ -11,7 +12,7 @@ use rand::rngs::SmallRng;
 use serde::Serialize;
 
 use crate::config::WorkloadConfig;
-use crate::driver::{Connection, DbError, Dialect, Endpoint, QueryOutcome, Statement};
+use crate::driver::{Connection, DbError, Dialect, Endpoint, ErrorClass, QueryOutcome, Statement};
 use crate::stats::result::QueryCounts;
 use crate::Error;
 pub use params::{ParamSpec, Params};
@@ -59,6 +60,7 @@ fn serialize_specs<S: serde::Serializer>(
     for spec in specs.iter() {
         let default = match spec.default {
             params::ParamDefault::Int(v) => serde_json::Value::from(v),
+            params::ParamDefault::Float(v) => serde_json::Value::from(v),
             params::ParamDefault::Bool(v) => serde_json::Value::from(v),
             params::ParamDefault::Str(v) => serde_json::Value::from(v),
         };
@@ -72,7 +74,9 @@ fn serialize_specs<S: serde::Serializer>(
 
 /// Every workload dbscale knows.
 pub fn catalog() -> Vec<WorkloadInfo> {
-    tpcb::catalog()
+    let mut all = tpcb::catalog();
+    all.extend(sysbench::catalog());
+    all
 }
 
 /// Time spent in each step of a prepare or cleanup.
@@ -93,12 +97,16 @@ pub struct PrepareStep {
 #[derive(Debug, Clone)]
 pub enum Workload {
     Tpcb(tpcb::Tpcb),
+    Sysbench(sysbench::Sysbench),
 }
 
 impl Workload {
     pub fn from_config(config: &WorkloadConfig) -> Result<Self, Error> {
         if let Some(w) = tpcb::Tpcb::from_config(config)? {
             return Ok(Workload::Tpcb(w));
+        }
+        if let Some(w) = sysbench::Sysbench::from_config(config)? {
+            return Ok(Workload::Sysbench(w));
         }
         let names: Vec<&str> = catalog().iter().map(|w| w.name).collect();
         Err(Error::Config(format!(
@@ -111,24 +119,28 @@ impl Workload {
     pub fn name(&self) -> &'static str {
         match self {
             Workload::Tpcb(w) => w.name(),
+            Workload::Sysbench(w) => w.name(),
         }
     }
 
     pub fn params(&self) -> BTreeMap<String, serde_json::Value> {
         match self {
             Workload::Tpcb(w) => w.params().to_map(),
+            Workload::Sysbench(w) => w.params().to_map(),
         }
     }
 
     pub fn transaction_types(&self) -> &'static [&'static str] {
         match self {
             Workload::Tpcb(w) => w.transaction_types(),
+            Workload::Sysbench(w) => w.transaction_types(),
         }
     }
 
     pub fn statements(&self, dialect: Dialect) -> Result<Vec<Statement>, Error> {
         match self {
             Workload::Tpcb(w) => w.statements(dialect),
+            Workload::Sysbench(w) => w.statements(dialect),
         }
     }
 
@@ -136,6 +148,7 @@ impl Workload {
     pub async fn check(&mut self, conn: &mut Connection) -> Result<(), Error> {
         match self {
             Workload::Tpcb(w) => w.check(conn).await,
+            Workload::Sysbench(w) => w.check(conn).await,
         }
     }
 
@@ -143,24 +156,49 @@ impl Workload {
     pub async fn before_run(&self, conn: &mut Connection) -> Result<(), Error> {
         match self {
             Workload::Tpcb(w) => w.before_run(conn).await,
+            Workload::Sysbench(w) => w.before_run(conn).await,
         }
     }
 
-    pub fn client(&self, client_id: u32) -> WorkloadClient {
+    /// State for client `client_id` of the run's `clients`.
+    pub fn client(&self, client_id: u32, clients: u32) -> WorkloadClient {
         match self {
             Workload::Tpcb(w) => WorkloadClient::Tpcb(w.client(client_id)),
+            Workload::Sysbench(w) => WorkloadClient::Sysbench(w.client(client_id, clients)),
+        }
+    }
+
+    /// Whether a transaction that failed with `class` on a `dialect` server is tried again (with
+    /// the same random values). pgbench retries serialization failures and deadlocks only;
+    /// sysbench restarts events on the errors it ignores (see [`sysbench::Sysbench::is_retryable`]).
+    pub fn is_retryable(&self, class: &ErrorClass, dialect: Dialect) -> bool {
+        match self {
+            Workload::Tpcb(_) => matches!(class, ErrorClass::Serialization | ErrorClass::Deadlock),
+            Workload::Sysbench(w) => w.is_retryable(class, dialect),
+        }
+    }
+
+    /// Tries per transaction given the run's `max_tries`, which is a floor: pgbench workloads use
+    /// it as is; sysbench workloads restart events without limit until the run ends, as sysbench
+    /// does (its ignored errors are counted, never fatal).
+    pub fn max_tries(&self, configured: u32) -> u32 {
+        match self {
+            Workload::Tpcb(_) => configured,
+            Workload::Sysbench(_) => configured.max(sysbench::MAX_TRIES),
         }
     }
 
     pub async fn prepare(&self, endpoint: &Endpoint) -> Result<PrepareSummary, Error> {
         match self {
             Workload::Tpcb(w) => w.prepare(endpoint).await,
+            Workload::Sysbench(w) => w.prepare(endpoint).await,
         }
     }
 
     pub async fn cleanup(&self, endpoint: &Endpoint) -> Result<PrepareSummary, Error> {
         match self {
             Workload::Tpcb(w) => w.cleanup(endpoint).await,
+            Workload::Sysbench(w) => w.cleanup(endpoint).await,
         }
     }
 }
@@ -168,6 +206,7 @@ impl Workload {
 /// One client's state for a workload.
 pub enum WorkloadClient {
     Tpcb(tpcb::TpcbClient),
+    Sysbench(sysbench::SysbenchClient),
 }
 
 impl WorkloadClient {
@@ -181,6 +220,7 @@ impl WorkloadClient {
     ) -> Result<TxnOutcome, DbError> {
         match self {
             WorkloadClient::Tpcb(c) => c.run(conn, rng).await,
+            WorkloadClient::Sysbench(c) => c.run(conn, rng).await,
         }
     }
 }

@@ -221,10 +221,10 @@ mod tests {
         assert!(!p.bool("vacuum"));
         assert_eq!(p.str("method"), "range");
         assert_eq!(p.float("h"), 0.2);
-        let p = Params::resolve("w", SPECS, &given(&[("h", Value::from("0.5"))])).unwrap();
-        assert_eq!(p.float("h"), 0.5);
-        let p = Params::resolve("w", SPECS, &given(&[("h", Value::from(2))])).unwrap();
-        assert_eq!(p.float("h"), 2.0);
+        let f = Params::resolve("w", SPECS, &given(&[("h", Value::from("0.5"))])).unwrap();
+        assert_eq!(f.float("h"), 0.5);
+        let f = Params::resolve("w", SPECS, &given(&[("h", Value::from(2))])).unwrap();
+        assert_eq!(f.float("h"), 2.0);
         assert!(Params::resolve("w", SPECS, &given(&[("h", Value::from("x"))])).is_err());
         assert!(p.is_explicit("scale") && !p.is_explicit("method"));
     }

@@ -59,14 +59,16 @@ impl fmt::Debug for MySqlConfig {
 
 /// The user's spelling of a TLS mode: ours (libpq's) or MySQL's `--ssl-mode` names.
 fn parse_tls_mode(value: &str) -> Option<TlsMode> {
-    Some(match value.to_ascii_lowercase().replace('_', "-").as_str() {
-        "disable" | "disabled" => TlsMode::Disable,
-        "prefer" | "preferred" | "allow" => TlsMode::Prefer,
-        "require" | "required" => TlsMode::Require,
-        "verify-ca" => TlsMode::VerifyCa,
-        "verify-full" | "verify-identity" => TlsMode::VerifyFull,
-        _ => return None,
-    })
+    Some(
+        match value.to_ascii_lowercase().replace('_', "-").as_str() {
+            "disable" | "disabled" => TlsMode::Disable,
+            "prefer" | "preferred" | "allow" => TlsMode::Prefer,
+            "require" | "required" => TlsMode::Require,
+            "verify-ca" => TlsMode::VerifyCa,
+            "verify-full" | "verify-identity" => TlsMode::VerifyFull,
+            _ => return None,
+        },
+    )
 }
 
 fn decode(text: &str) -> String {
@@ -165,7 +167,10 @@ impl MySqlConfig {
     }
 
     fn options(&self, password: Option<String>, ssl: Option<SslOpts>) -> Opts {
-        let socket = self.socket.as_ref().map(|p| p.to_string_lossy().into_owned());
+        let socket = self
+            .socket
+            .as_ref()
+            .map(|p| p.to_string_lossy().into_owned());
         OptsBuilder::default()
             .ip_or_hostname(self.host.clone())
             .tcp_port(self.port)
@@ -263,7 +268,8 @@ mod tests {
         let ssl = c.secure.ssl_opts().unwrap();
         assert!(!ssl.accept_invalid_certs() && !ssl.skip_domain_validation());
         assert!(ssl.disable_built_in_roots() && ssl.root_certs().len() == 1);
-        let overridden = MySqlConfig::parse("mysql://u@h/db?sslmode=require", Some(TlsMode::Disable));
+        let overridden =
+            MySqlConfig::parse("mysql://u@h/db?sslmode=require", Some(TlsMode::Disable));
         assert_eq!(overridden.unwrap().tls_mode(), TlsMode::Disable);
         let required = MySqlConfig::parse("mysql://u@h/db?sslmode=required", None).unwrap();
         assert!(required.secure.ssl_opts().unwrap().accept_invalid_certs());

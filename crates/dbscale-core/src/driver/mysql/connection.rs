@@ -107,10 +107,7 @@ impl MySqlConnection {
             }
             Prepared::Text(template) => {
                 template.render(params, text)?;
-                let result = conn
-                    .query_iter(text.as_str())
-                    .await
-                    .map_err(query_error)?;
+                let result = conn.query_iter(text.as_str()).await.map_err(query_error)?;
                 drain(result).await
             }
         }
@@ -133,10 +130,7 @@ impl MySqlConnection {
             }
             Prepared::Text(template) => {
                 template.render(params, text)?;
-                let result = conn
-                    .query_iter(text.as_str())
-                    .await
-                    .map_err(query_error)?;
+                let result = conn.query_iter(text.as_str()).await.map_err(query_error)?;
                 collect(result).await
             }
         }

@@ -89,7 +89,10 @@ mod tests {
             Some(ConnectFailure::Unreachable)
         );
         let e = connect_error(server(1045));
-        assert_eq!((e.class, e.code.as_deref()), (ErrorClass::Connect, Some("1045")));
+        assert_eq!(
+            (e.class, e.code.as_deref()),
+            (ErrorClass::Connect, Some("1045"))
+        );
     }
 
     #[test]

@@ -45,8 +45,7 @@ impl PgConnection {
                 b'v' => {}
                 b'E' => return Err(ServerError::parse(body).into_db_error()),
                 b'Z' => {
-                    self.tx_status = body.first().copied().unwrap_or(b'I');
-                    self.state = super::connection::SessionState::Idle;
+                    self.ready_for_query(&frame);
                     return Ok(());
                 }
                 other => return Err(self.unexpected(other)),

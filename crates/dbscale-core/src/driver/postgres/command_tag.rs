@@ -16,7 +16,10 @@ impl CommandTag {
         let verb_end = tag.iter().position(|&b| b == b' ').unwrap_or(tag.len());
         let verb = &tag[..verb_end];
         // The count is always the last word (`INSERT oid count`).
-        let count_start = tag.iter().rposition(|&b| b == b' ').map_or(tag.len(), |p| p + 1);
+        let count_start = tag
+            .iter()
+            .rposition(|&b| b == b' ')
+            .map_or(tag.len(), |p| p + 1);
         let count = parse_u64(&tag[count_start..]);
         match verb {
             b"INSERT" | b"UPDATE" | b"DELETE" | b"MERGE" | b"COPY" => CommandTag {
@@ -36,9 +39,9 @@ fn parse_u64(digits: &[u8]) -> u64 {
     if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
         return 0;
     }
-    digits
-        .iter()
-        .fold(0u64, |n, d| n.saturating_mul(10).saturating_add(u64::from(d - b'0')))
+    digits.iter().fold(0u64, |n, d| {
+        n.saturating_mul(10).saturating_add(u64::from(d - b'0'))
+    })
 }
 
 #[cfg(test)]

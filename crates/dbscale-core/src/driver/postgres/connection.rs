@@ -51,7 +51,10 @@ pub struct PgConnection {
 
 impl PgConnection {
     /// Opens a session (socket, TLS, authentication) within the config's connect timeout.
-    pub async fn connect(config: &PgConfig, protocol: QueryProtocol) -> Result<PgConnection, DbError> {
+    pub async fn connect(
+        config: &PgConfig,
+        protocol: QueryProtocol,
+    ) -> Result<PgConnection, DbError> {
         let attempt = async {
             let transport = startup::open_transport(config).await?;
             let mut connection = PgConnection {
@@ -74,12 +77,14 @@ impl PgConnection {
         };
         match config.connect_timeout() {
             None => attempt.await,
-            Some(limit) => tokio::time::timeout(limit, attempt).await.unwrap_or_else(|_| {
-                Err(DbError::connect(
-                    crate::driver::ConnectFailure::Unreachable,
-                    format!("timed out after {} s (connect_timeout)", limit.as_secs()),
-                ))
-            }),
+            Some(limit) => tokio::time::timeout(limit, attempt)
+                .await
+                .unwrap_or_else(|_| {
+                    Err(DbError::connect(
+                        crate::driver::ConnectFailure::Unreachable,
+                        format!("timed out after {} s (connect_timeout)", limit.as_secs()),
+                    ))
+                }),
         }
     }
 
@@ -259,5 +264,21 @@ impl PgConnection {
                 "the connection was closed after an earlier error",
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Engines may move connections (and their pending requests) between tasks.
+    #[allow(dead_code)]
+    fn connection_and_requests_are_send(conn: &mut PgConnection) {
+        fn is_send<T: Send>(_: &T) {}
+        is_send(conn);
+        is_send(&conn.execute(0, &[]));
+        is_send(&conn.fetch(0, &[]));
+        is_send(&conn.prepare(&[]));
+        is_send(&conn.copy_in("", std::iter::empty()));
     }
 }

@@ -63,7 +63,11 @@ fn parse_uri(rest: &str) -> Result<Pairs, DbError> {
     if let Some(dbname) = dbname.filter(|d| !d.is_empty()) {
         pairs.push(("dbname".into(), decode(dbname, "database name")?));
     }
-    for param in query.unwrap_or_default().split('&').filter(|p| !p.is_empty()) {
+    for param in query
+        .unwrap_or_default()
+        .split('&')
+        .filter(|p| !p.is_empty())
+    {
         let Some((key, value)) = param.split_once('=') else {
             return Err(DbError::invalid_target(format!(
                 "URL query parameter \"{param}\" has no value (expected key=value)"
@@ -111,7 +115,9 @@ fn decode(text: &str, what: &str) -> Result<String, DbError> {
         .decode_utf8()
         .map(|s| s.into_owned())
         .map_err(|_| {
-            DbError::invalid_target(format!("the {what} in the URL is not valid percent-encoded UTF-8"))
+            DbError::invalid_target(format!(
+                "the {what} in the URL is not valid percent-encoded UTF-8"
+            ))
         })
 }
 
@@ -168,7 +174,11 @@ mod tests {
     use super::*;
 
     fn get<'a>(pairs: &'a Pairs, key: &str) -> Option<&'a str> {
-        pairs.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+        pairs
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
 
     #[test]
@@ -214,10 +224,12 @@ mod tests {
 
     #[test]
     fn key_values() {
-        let p = parse("host=/var/run/postgresql dbname = x user=y password='it''s' sslmode=disable")
-            .unwrap_err();
+        let p =
+            parse("host=/var/run/postgresql dbname = x user=y password='it''s' sslmode=disable")
+                .unwrap_err();
         assert!(p.message.contains("missing \"=\""), "{}", p.message);
-        let p = parse(r"host=/var/run/postgresql dbname = x user=y password='it\'s a \\ pw'").unwrap();
+        let p =
+            parse(r"host=/var/run/postgresql dbname = x user=y password='it\'s a \\ pw'").unwrap();
         assert_eq!(get(&p, "host"), Some("/var/run/postgresql"));
         assert_eq!(get(&p, "dbname"), Some("x"));
         assert_eq!(get(&p, "user"), Some("y"));

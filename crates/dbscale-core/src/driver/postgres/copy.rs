@@ -55,7 +55,7 @@ impl PgConnection {
         loop {
             let frame = self.next_frame().await?;
             match frame.tag {
-                b'G' if error.is_none() => return Ok(true),
+                b'G' => return Ok(true),
                 b'E' => {
                     let server_error = ServerError::parse(self.reader.body(&frame));
                     if server_error.fatal {
@@ -65,8 +65,7 @@ impl PgConnection {
                     error.get_or_insert(server_error);
                 }
                 b'Z' => {
-                    self.state = super::connection::SessionState::Idle;
-                    self.tx_status = self.reader.body(&frame).first().copied().unwrap_or(b'I');
+                    self.ready_for_query(&frame);
                     return match error {
                         Some(e) => Err(e.into_db_error()),
                         None => Ok(false),

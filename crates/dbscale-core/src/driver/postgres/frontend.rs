@@ -111,7 +111,11 @@ pub(super) fn parse(out: &mut Vec<u8>, statement: &str, sql: &str) -> Result<(),
 }
 
 /// Bind to the unnamed portal with text parameters and text results.
-pub(super) fn bind(out: &mut Vec<u8>, statement: &str, params: &[Param<'_>]) -> Result<(), DbError> {
+pub(super) fn bind(
+    out: &mut Vec<u8>,
+    statement: &str,
+    params: &[Param<'_>],
+) -> Result<(), DbError> {
     let count = i16::try_from(params.len())
         .map_err(|_| DbError::sql("54023", "too many parameters (at most 32767)"))?;
     let at = start(out, b'B');
@@ -196,7 +200,12 @@ mod tests {
     #[test]
     fn bind_layout() {
         let mut out = Vec::new();
-        bind(&mut out, "P_0", &[Param::Int(-12), Param::Null, Param::Text("ab")]).unwrap();
+        bind(
+            &mut out,
+            "P_0",
+            &[Param::Int(-12), Param::Null, Param::Text("ab")],
+        )
+        .unwrap();
         let expected: &[u8] = &[
             b'B', 0, 0, 0, 32, 0, b'P', b'_', b'0', 0, 0, 0, 0, 3, 0, 0, 0, 3, b'-', b'1', b'2',
             0xff, 0xff, 0xff, 0xff, 0, 0, 0, 2, b'a', b'b', 0, 0,

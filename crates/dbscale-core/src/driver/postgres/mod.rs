@@ -2,17 +2,18 @@
 //!
 //! It replaces a general-purpose client where the client's own CPU is measured: each request
 //! is one buffer and one `write`, each response is framed in place, and nothing is allocated
-//! per execution once the buffers have grown. Files: `config`/`conninfo` (targets), `startup`,
-//! `tls`, `auth` (opening a session), `connection`/`response`/`copy` (requests), `frontend`/
-//! `backend` (messages), `sql_template` (literals for the simple protocol), `command_tag`,
-//! `transport` (the socket and its syscall economy).
+//! per execution once the buffers have grown.
+//!
+//! Targets: `config`, `conninfo`, `values`. Opening a session: `startup`, `tls`, `auth`.
+//! Requests: `connection`, `response`, `copy`, with `sql_template` (simple-protocol literals)
+//! and `command_tag`. Messages: `frontend`, `backend`. The socket: `transport`.
 
 mod auth;
 mod backend;
 mod command_tag;
 mod config;
-mod conninfo;
 mod connection;
+mod conninfo;
 mod copy;
 mod frontend;
 mod response;
@@ -20,6 +21,7 @@ mod sql_template;
 mod startup;
 mod tls;
 mod transport;
+mod values;
 
 pub use config::{PgConfig, PgHost};
 pub use connection::PgConnection;

@@ -145,7 +145,7 @@ impl PgConnection {
         }
     }
 
-    fn ready_for_query(&mut self, frame: &Frame) {
+    pub(super) fn ready_for_query(&mut self, frame: &Frame) {
         self.tx_status = self.reader.body(frame).first().copied().unwrap_or(b'I');
         self.state = SessionState::Idle;
     }

@@ -37,12 +37,16 @@ impl SqlTemplate {
                     skip_quoted(bytes, i, b'\'', escapes)
                 }
                 b'"' => skip_quoted(bytes, i, b'"', false),
-                b'-' if bytes.get(i + 1) == Some(&b'-') => {
-                    bytes[i..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |p| i + p)
-                }
+                b'-' if bytes.get(i + 1) == Some(&b'-') => bytes[i..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(bytes.len(), |p| i + p),
                 b'/' if bytes.get(i + 1) == Some(&b'*') => skip_block_comment(bytes, i),
                 b'$' if i == 0 || !is_ident_byte(bytes[i - 1]) => {
-                    let digits = bytes[i + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
+                    let digits = bytes[i + 1..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_digit())
+                        .count();
                     let number = sql[i + 1..i + 1 + digits].parse::<usize>().unwrap_or(0);
                     if digits > 0 && number > 0 {
                         pieces.push(Piece::Text(text_start, i));
@@ -221,8 +225,14 @@ mod tests {
         );
         assert_eq!(render("SELECT x-$1", &[Param::Int(-1)]), "SELECT x-(-1)");
         assert_eq!(render("SELECT $1", &[Param::Int(42)]), "SELECT 42");
-        assert_eq!(render("SELECT $1", &[Param::Text(r"a\b'")]), r"SELECT E'a\\b'''");
-        assert_eq!(render("SELECT $1", &[Param::Float(f64::NAN)]), "SELECT 'NaN'");
+        assert_eq!(
+            render("SELECT $1", &[Param::Text(r"a\b'")]),
+            r"SELECT E'a\\b'''"
+        );
+        assert_eq!(
+            render("SELECT $1", &[Param::Float(f64::NAN)]),
+            "SELECT 'NaN'"
+        );
         assert_eq!(
             render("SELECT $1", &[Param::Float(f64::NEG_INFINITY)]),
             "SELECT '-Infinity'"
@@ -237,13 +247,19 @@ mod tests {
             render(sql, &[Param::Int(7)]),
             "SELECT '$1', \"$2\", E'\\'$1', $$ $1 $$, $q$ $2 $q$, a$1, -- $1\n /* $1 /* $2 */ $1 */ 7"
         );
-        assert_eq!(render("SELECT 'it''s $1', $1", &[Param::Int(1)]), "SELECT 'it''s $1', 1");
+        assert_eq!(
+            render("SELECT 'it''s $1', $1", &[Param::Int(1)]),
+            "SELECT 'it''s $1', 1"
+        );
     }
 
     #[test]
     fn casts_and_adjacent_placeholders() {
         assert_eq!(
-            render("SELECT $1::int+$2::text", &[Param::Int(-3), Param::Text("x")]),
+            render(
+                "SELECT $1::int+$2::text",
+                &[Param::Int(-3), Param::Text("x")]
+            ),
             "SELECT (-3)::int+'x'::text"
         );
         assert_eq!(render("SELECT $10", &[Param::Int(0); 10]), "SELECT 0");

@@ -18,10 +18,16 @@ pub(super) async fn open_transport(config: &PgConfig) -> Result<Transport, DbErr
         PgHost::Tcp(host) => host,
         PgHost::SocketDir(_) => {
             let path = config.socket_path().expect("socket host");
-            if matches!(mode, TlsMode::Require | TlsMode::VerifyCa | TlsMode::VerifyFull) {
+            if matches!(
+                mode,
+                TlsMode::Require | TlsMode::VerifyCa | TlsMode::VerifyFull
+            ) {
                 return Err(DbError::connect(
                     ConnectFailure::Tls,
-                    format!("TLS is not available over the Unix socket {}", path.display()),
+                    format!(
+                        "TLS is not available over the Unix socket {}",
+                        path.display()
+                    ),
                 ));
             }
             let stream = UnixStream::connect(&path).await.map_err(|e| {

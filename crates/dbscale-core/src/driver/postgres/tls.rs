@@ -11,7 +11,9 @@ use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, Server
 use rustls::client::WebPkiServerVerifier;
 use rustls::crypto::{ring, CryptoProvider};
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
-use rustls::{CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
+use rustls::{
+    CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme,
+};
 use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
 use tokio_rustls::TlsConnector;
@@ -51,12 +53,16 @@ fn client_config(config: &PgConfig) -> Result<Arc<ClientConfig>, DbError> {
         .clone()
 }
 
-fn build_client_config(mode: TlsMode, root_cert: Option<&Path>) -> Result<Arc<ClientConfig>, DbError> {
+fn build_client_config(
+    mode: TlsMode,
+    root_cert: Option<&Path>,
+) -> Result<Arc<ClientConfig>, DbError> {
     let provider = Arc::new(ring::default_provider());
     let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
         .map_err(|e| tls_error(format!("TLS setup failed: {e}")))?;
-    let verify_chain = matches!(mode, TlsMode::VerifyCa | TlsMode::VerifyFull) || root_cert.is_some();
+    let verify_chain =
+        matches!(mode, TlsMode::VerifyCa | TlsMode::VerifyFull) || root_cert.is_some();
     let mut client = if !verify_chain {
         builder
             .dangerous()
@@ -87,8 +93,9 @@ fn root_store(root_cert: Option<&Path>) -> Result<RootCertStore, DbError> {
     match root_cert.filter(|p| *p != Path::new("system")) {
         None => roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned()),
         Some(path) => {
-            let unreadable =
-                |e: &dyn std::fmt::Display| tls_error(format!("cannot read sslrootcert {}: {e}", path.display()));
+            let unreadable = |e: &dyn std::fmt::Display| {
+                tls_error(format!("cannot read sslrootcert {}: {e}", path.display()))
+            };
             let file = File::open(path).map_err(|e| unreadable(&e))?;
             let certs = rustls_pemfile::certs(&mut BufReader::new(file))
                 .collect::<Result<Vec<_>, _>>()

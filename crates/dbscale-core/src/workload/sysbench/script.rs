@@ -1,0 +1,629 @@
+//! The events, statement for statement as sysbench's Lua scripts send them: which statements a
+//! test prepares (per table, like `prepare_for_each_table`), and what one event executes, with
+//! the random draws in sysbench's order.
+
+use std::sync::Arc;
+
+use rand::rngs::SmallRng;
+
+use super::random::{push_digit_groups, uniform, Distribution, UniqueIds, C_GROUPS, PAD_GROUPS};
+use super::{Options, Test};
+use crate::driver::{Connection, DbError, Dialect, Param, Statement};
+use crate::stats::result::QueryCounts;
+use crate::workload::TxnOutcome;
+
+/// A statement kind that exists once per table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    PointSelect,
+    SimpleRange,
+    SumRange,
+    OrderRange,
+    DistinctRange,
+    IndexUpdate,
+    NonIndexUpdate,
+    Delete,
+    /// The INSERT of a DELETE/INSERT pair (explicit id).
+    Insert,
+    /// `oltp_insert`'s INSERT.
+    InsertOnly,
+    RandomPoints,
+    RandomRanges,
+}
+const KINDS: usize = 12;
+
+const BEGIN: usize = 0;
+const COMMIT: usize = 1;
+
+/// Which statements a test prepares, and where each sits in the connection's list: BEGIN and
+/// COMMIT first (unless `skip_trx`), then one block of kinds per table.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    transactions: bool,
+    kinds: Vec<Kind>,
+    tables: u32,
+    auto_inc: bool,
+    random_points: u32,
+    number_of_ranges: u32,
+}
+
+impl Plan {
+    pub fn new(test: Test, o: &Options) -> Self {
+        use Kind::*;
+        let ranges: &[Kind] = if o.range_selects {
+            &[SimpleRange, SumRange, OrderRange, DistinctRange]
+        } else {
+            &[]
+        };
+        let writes = [IndexUpdate, NonIndexUpdate, Delete, Insert];
+        let (transactions, kinds): (bool, Vec<Kind>) = match test {
+            Test::ReadOnly => (!o.skip_trx, [&[PointSelect], ranges].concat()),
+            Test::ReadWrite => (!o.skip_trx, [&[PointSelect], ranges, &writes].concat()),
+            Test::WriteOnly => (!o.skip_trx, writes.to_vec()),
+            Test::PointSelect => (false, vec![PointSelect]),
+            Test::Insert => (false, vec![InsertOnly]),
+            Test::Delete => (false, vec![Delete]),
+            Test::UpdateIndex => (false, vec![IndexUpdate]),
+            Test::UpdateNonIndex => (false, vec![NonIndexUpdate]),
+            Test::RandomPoints => (false, vec![RandomPoints]),
+            Test::RandomRanges => (false, vec![RandomRanges]),
+        };
+        Self {
+            transactions,
+            kinds,
+            tables: o.tables,
+            auto_inc: o.auto_inc,
+            random_points: o.random_points,
+            number_of_ranges: o.number_of_ranges,
+        }
+    }
+
+    fn globals(&self) -> usize {
+        if self.transactions {
+            2
+        } else {
+            0
+        }
+    }
+
+    /// Position of each kind within a table's block (`usize::MAX` when not prepared).
+    fn slots(&self) -> [usize; KINDS] {
+        let mut slots = [usize::MAX; KINDS];
+        for (position, kind) in self.kinds.iter().enumerate() {
+            slots[*kind as usize] = position;
+        }
+        slots
+    }
+
+    /// The statements in execution-index order, with the dialect's placeholders.
+    pub fn statements(&self, dialect: Dialect) -> Vec<Statement> {
+        let mut list = Vec::new();
+        if self.transactions {
+            list.push(Statement::new("begin", "BEGIN"));
+            list.push(Statement::new("commit", "COMMIT"));
+        }
+        for t in 1..=self.tables {
+            for kind in &self.kinds {
+                let (name, sql) = self.sql(*kind, t, dialect);
+                list.push(Statement::new(name, placeholders(&sql, dialect)));
+            }
+        }
+        list
+    }
+
+    /// sysbench's statement texts (`oltp_common.lua` `stmt_defs`, `oltp_insert.lua`,
+    /// `select_random_*.lua`), with `?` placeholders.
+    fn sql(&self, kind: Kind, t: u32, dialect: Dialect) -> (&'static str, String) {
+        match kind {
+            Kind::PointSelect => (
+                "point_select",
+                format!("SELECT c FROM sbtest{t} WHERE id=?"),
+            ),
+            Kind::SimpleRange => (
+                "simple_range",
+                format!("SELECT c FROM sbtest{t} WHERE id BETWEEN ? AND ?"),
+            ),
+            Kind::SumRange => (
+                "sum_range",
+                format!("SELECT SUM(k) FROM sbtest{t} WHERE id BETWEEN ? AND ?"),
+            ),
+            Kind::OrderRange => (
+                "order_range",
+                format!("SELECT c FROM sbtest{t} WHERE id BETWEEN ? AND ? ORDER BY c"),
+            ),
+            Kind::DistinctRange => (
+                "distinct_range",
+                format!("SELECT DISTINCT c FROM sbtest{t} WHERE id BETWEEN ? AND ? ORDER BY c"),
+            ),
+            Kind::IndexUpdate => (
+                "index_update",
+                format!("UPDATE sbtest{t} SET k=k+1 WHERE id=?"),
+            ),
+            Kind::NonIndexUpdate => (
+                "non_index_update",
+                format!("UPDATE sbtest{t} SET c=? WHERE id=?"),
+            ),
+            Kind::Delete => ("delete", format!("DELETE FROM sbtest{t} WHERE id=?")),
+            Kind::Insert => (
+                "insert",
+                format!("INSERT INTO sbtest{t} (id, k, c, pad) VALUES (?, ?, ?, ?)"),
+            ),
+            // With auto-increment PostgreSQL omits id; MySQL passes 0, which means "next value".
+            Kind::InsertOnly => match (self.auto_inc, dialect) {
+                (true, Dialect::Postgres) => (
+                    "insert",
+                    format!("INSERT INTO sbtest{t} (k, c, pad) VALUES (?, ?, ?)"),
+                ),
+                (true, Dialect::Mysql) => (
+                    "insert",
+                    format!("INSERT INTO sbtest{t} (id, k, c, pad) VALUES (0, ?, ?, ?)"),
+                ),
+                (false, _) => (
+                    "insert",
+                    format!("INSERT INTO sbtest{t} (id, k, c, pad) VALUES (?, ?, ?, ?)"),
+                ),
+            },
+            Kind::RandomPoints => {
+                let points = vec!["?"; self.random_points as usize].join(", ");
+                (
+                    "random_points",
+                    format!("SELECT id, k, c, pad FROM sbtest{t} WHERE k IN ({points})"),
+                )
+            }
+            Kind::RandomRanges => {
+                let ranges = vec!["k BETWEEN ? AND ?"; self.number_of_ranges as usize].join(" OR ");
+                (
+                    "random_ranges",
+                    format!("SELECT count(k) FROM sbtest{t} WHERE {ranges}"),
+                )
+            }
+        }
+    }
+}
+
+/// `?` becomes `$1, $2, …` on PostgreSQL (sysbench's pgsql driver does the same rewrite).
+fn placeholders(sql: &str, dialect: Dialect) -> String {
+    if dialect == Dialect::Mysql {
+        return sql.to_string();
+    }
+    let mut out = String::with_capacity(sql.len() + 8);
+    let mut n = 0;
+    for ch in sql.chars() {
+        if ch == '?' {
+            n += 1;
+            out.push('$');
+            out.push_str(&n.to_string());
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+/// One client's state: options, where its statements are, and reused parameter buffers.
+pub struct SysbenchClient {
+    test: Test,
+    o: Options,
+    dist: Distribution,
+    unique_ids: Arc<UniqueIds>,
+    transactions: bool,
+    globals: usize,
+    block: usize,
+    slot: [usize; KINDS],
+    c: String,
+    pad: String,
+    values: Vec<Param<'static>>,
+    /// `select_random_*`: this client's slice of k, `[rmin, rmax]`.
+    slice: (u32, u32),
+}
+
+impl SysbenchClient {
+    pub fn new(
+        test: Test,
+        o: &Options,
+        dist: Distribution,
+        unique_ids: Arc<UniqueIds>,
+        client_id: u32,
+        clients: u32,
+    ) -> Self {
+        let plan = Plan::new(test, o);
+        // select_random_*.lua: rlen = table_size / threads; thread i draws from its own slice.
+        let rlen = f64::from(o.table_size) / f64::from(clients.max(1));
+        let rmin = rlen * f64::from(client_id % clients.max(1));
+        Self {
+            test,
+            o: o.clone(),
+            dist,
+            unique_ids,
+            transactions: plan.transactions,
+            globals: plan.globals(),
+            block: plan.kinds.len(),
+            slot: plan.slots(),
+            c: String::with_capacity(120),
+            pad: String::with_capacity(60),
+            values: Vec::with_capacity(2 * o.number_of_ranges.max(o.random_points) as usize),
+            slice: (rmin as u32, (rmin + rlen) as u32),
+        }
+    }
+
+    /// Index of `kind` on table `t` in the prepared list.
+    #[inline]
+    fn index(&self, kind: Kind, t: u32) -> usize {
+        self.globals + (t as usize - 1) * self.block + self.slot[kind as usize]
+    }
+
+    #[inline]
+    fn table(&self, rng: &mut SmallRng) -> u32 {
+        uniform(rng, 1, self.o.tables)
+    }
+
+    #[inline]
+    fn id(&self, rng: &mut SmallRng) -> u32 {
+        self.dist.sample(rng, 1, self.o.table_size)
+    }
+
+    /// Runs one event. Errors leave the transaction to the engine, which rolls back and restarts
+    /// the event when the error is one sysbench ignores.
+    pub async fn run(
+        &mut self,
+        conn: &mut Connection,
+        rng: &mut SmallRng,
+    ) -> Result<TxnOutcome, DbError> {
+        let mut q = QueryCounts::default();
+        match self.test {
+            Test::ReadOnly | Test::ReadWrite | Test::WriteOnly => {
+                self.oltp(conn, rng, &mut q).await?
+            }
+            Test::PointSelect => self.point_selects(conn, rng, &mut q, 1).await?,
+            Test::Insert => self.insert(conn, rng, &mut q).await?,
+            Test::Delete => {
+                let t = self.table(rng);
+                let id = self.id(rng);
+                let outcome = conn
+                    .execute(self.index(Kind::Delete, t), &[Param::Int(id.into())])
+                    .await?;
+                q.count(&outcome);
+            }
+            Test::UpdateIndex => self.index_updates(conn, rng, &mut q).await?,
+            Test::UpdateNonIndex => self.non_index_updates(conn, rng, &mut q).await?,
+            Test::RandomPoints | Test::RandomRanges => {
+                self.random_select(conn, rng, &mut q).await?
+            }
+        }
+        Ok(TxnOutcome {
+            kind: 0,
+            queries: q,
+        })
+    }
+
+    /// `oltp_read_only`, `oltp_read_write`, `oltp_write_only`.
+    async fn oltp(
+        &mut self,
+        conn: &mut Connection,
+        rng: &mut SmallRng,
+        q: &mut QueryCounts,
+    ) -> Result<(), DbError> {
+        if self.transactions {
+            q.count(&conn.execute(BEGIN, &[]).await?);
+        }
+        if self.test != Test::WriteOnly {
+            self.point_selects(conn, rng, q, self.o.point_selects)
+                .await?;
+            if self.o.range_selects {
+                for (kind, n) in [
+                    (Kind::SimpleRange, self.o.simple_ranges),
+                    (Kind::SumRange, self.o.sum_ranges),
+                    (Kind::OrderRange, self.o.order_ranges),
+                    (Kind::DistinctRange, self.o.distinct_ranges),
+                ] {
+                    self.ranges(conn, rng, q, kind, n).await?;
+                }
+            }
+        }
+        if self.test != Test::ReadOnly {
+            self.index_updates(conn, rng, q).await?;
+            self.non_index_updates(conn, rng, q).await?;
+            self.delete_inserts(conn, rng, q).await?;
+        }
+        if self.transactions {
+            q.count(&conn.execute(COMMIT, &[]).await?);
+        }
+        Ok(())
+    }
+
+    async fn point_selects(
+        &mut self,
+        conn: &mut Connection,
+        rng: &mut SmallRng,
+        q: &mut QueryCounts,
+        n: u32,
+    ) -> Result<(), DbError> {
+        let index = self.index(Kind::PointSelect, self.table(rng));
+        for _ in 0..n {
+            let id = self.id(rng);
+            q.count(&conn.execute(index, &[Param::Int(id.into())]).await?);
+        }
+        Ok(())
+    }
+
+    async fn ranges(
+        &mut self,
+        conn: &mut Connection,
+        rng: &mut SmallRng,
+        q: &mut QueryCounts,
+        kind: Kind,
+        n: u32,
+    ) -> Result<(), DbError> {
+        let index = self.index(kind, self.table(rng));
+        for _ in 0..n {
+            let from = i64::from(self.id(rng));
+            let to = from + i64::from(self.o.range_size) - 1;
+            q.count(
+                &conn
+                    .execute(index, &[Param::Int(from), Param::Int(to)])
+                    .await?,
+            );
+        }
+        Ok(())
+    }
+
+    async fn index_updates(
+        &mut self,
+        conn: &mut Connection,
+        rng: &mut SmallRng,
+        q: &mut QueryCounts,
+    ) -> Result<(), DbError> {
+        let index = self.index(Kind::IndexUpdate, self.table(rng));
+        for _ in 0..self.o.index_updates {
+            let id = self.id(rng);
+            q.count(&conn.execute(index, &[Param::Int(id.into())]).await?);
+        }
+        Ok(())
+    }
+
+    async fn non_index_updates(
+        &mut self,
+        conn: &mut Connection,
+        rng: &mut SmallRng,
+        q: &mut QueryCounts,
+    ) -> Result<(), DbError> {
+        let index = self.index(Kind::NonIndexUpdate, self.table(rng));
+        for _ in 0..self.o.non_index_updates {
+            self.c.clear();
+            push_digit_groups(&mut self.c, C_GROUPS, rng);
+            let id = self.id(rng);
+            let params = [Param::Text(&self.c), Param::Int(id.into())];
+            q.count(&conn.execute(index, &params).await?);
+        }
+        Ok(())
+    }
+
+    /// DELETE a row, then INSERT it again under the same id with fresh k, c and pad.
+    async fn delete_inserts(
+        &mut self,
+        conn: &mut Connection,
+        rng: &mut SmallRng,
+        q: &mut QueryCounts,
+    ) -> Result<(), DbError> {
+        let t = self.table(rng);
+        let (delete, insert) = (self.index(Kind::Delete, t), self.index(Kind::Insert, t));
+        for _ in 0..self.o.delete_inserts {
+            let id = i64::from(self.id(rng));
+            let k = i64::from(self.id(rng));
+            self.c.clear();
+            push_digit_groups(&mut self.c, C_GROUPS, rng);
+            self.pad.clear();
+            push_digit_groups(&mut self.pad, PAD_GROUPS, rng);
+            q.count(&conn.execute(delete, &[Param::Int(id)]).await?);
+            let row = [
+                Param::Int(id),
+                Param::Int(k),
+                Param::Text(&self.c),
+                Param::Text(&self.pad),
+            ];
+            q.count(&conn.execute(insert, &row).await?);
+        }
+        Ok(())
+    }
+
+    /// `oltp_insert`: auto-increment ids, or ids from the run's unique sequence as signed INTs.
+    async fn insert(
+        &mut self,
+        conn: &mut Connection,
+        rng: &mut SmallRng,
+        q: &mut QueryCounts,
+    ) -> Result<(), DbError> {
+        let index = self.index(Kind::InsertOnly, self.table(rng));
+        let k = i64::from(self.id(rng));
+        self.c.clear();
+        push_digit_groups(&mut self.c, C_GROUPS, rng);
+        self.pad.clear();
+        push_digit_groups(&mut self.pad, PAD_GROUPS, rng);
+        let (c, pad) = (Param::Text(&self.c), Param::Text(&self.pad));
+        let outcome = if self.o.auto_inc {
+            conn.execute(index, &[Param::Int(k), c, pad]).await?
+        } else {
+            let id = i64::from(self.unique_ids.next()) - 2_147_483_648;
+            conn.execute(index, &[Param::Int(id), Param::Int(k), c, pad])
+                .await?
+        };
+        q.count(&outcome);
+        Ok(())
+    }
+
+    /// `select_random_points` and `select_random_ranges` on sbtest1, within this client's slice.
+    async fn random_select(
+        &mut self,
+        conn: &mut Connection,
+        rng: &mut SmallRng,
+        q: &mut QueryCounts,
+    ) -> Result<(), DbError> {
+        let (rmin, rmax) = self.slice;
+        self.values.clear();
+        if self.test == Test::RandomPoints {
+            for _ in 0..self.o.random_points {
+                let v = self.dist.sample(rng, rmin, rmax);
+                self.values.push(Param::Int(v.into()));
+            }
+        } else {
+            for _ in 0..self.o.number_of_ranges {
+                let v = i64::from(self.dist.sample(rng, rmin, rmax));
+                self.values.push(Param::Int(v));
+                self.values.push(Param::Int(v + i64::from(self.o.delta)));
+            }
+        }
+        let kind = if self.test == Test::RandomPoints {
+            Kind::RandomPoints
+        } else {
+            Kind::RandomRanges
+        };
+        q.count(&conn.execute(self.index(kind, 1), &self.values).await?);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::WorkloadConfig;
+    use crate::workload::sysbench::Sysbench;
+
+    fn plan(name: &str, params: &[(&str, serde_json::Value)], dialect: Dialect) -> Vec<String> {
+        let config = WorkloadConfig {
+            name: name.into(),
+            params: params
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        };
+        let w = Sysbench::from_config(&config).unwrap().unwrap();
+        w.statements(dialect)
+            .unwrap()
+            .into_iter()
+            .map(|s| s.sql)
+            .collect()
+    }
+
+    #[test]
+    fn read_write_prepares_sysbench_statements_per_table() {
+        let sql = plan("oltp_read_write", &[("tables", 2.into())], Dialect::Mysql);
+        assert_eq!(sql.len(), 2 + 2 * 9);
+        assert_eq!(&sql[..2], ["BEGIN", "COMMIT"]);
+        assert_eq!(sql[2], "SELECT c FROM sbtest1 WHERE id=?");
+        assert_eq!(
+            sql[6],
+            "SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c"
+        );
+        assert_eq!(
+            sql[10],
+            "INSERT INTO sbtest1 (id, k, c, pad) VALUES (?, ?, ?, ?)"
+        );
+        assert_eq!(sql[11], "SELECT c FROM sbtest2 WHERE id=?");
+        let pg = plan("oltp_read_write", &[], Dialect::Postgres);
+        assert_eq!(
+            pg[4],
+            "SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN $1 AND $2"
+        );
+        assert_eq!(pg[8], "UPDATE sbtest1 SET c=$1 WHERE id=$2");
+    }
+
+    #[test]
+    fn each_test_prepares_only_what_it_runs() {
+        let count = |name: &str, params: &[(&str, serde_json::Value)]| {
+            plan(name, params, Dialect::Mysql).len()
+        };
+        assert_eq!(count("oltp_read_only", &[]), 2 + 5);
+        assert_eq!(
+            count(
+                "oltp_read_only",
+                &[("range_selects", false.into()), ("skip_trx", true.into())]
+            ),
+            1
+        );
+        assert_eq!(count("oltp_write_only", &[]), 2 + 4);
+        for name in [
+            "oltp_point_select",
+            "oltp_insert",
+            "oltp_delete",
+            "oltp_update_index",
+            "oltp_update_non_index",
+            "select_random_points",
+            "select_random_ranges",
+        ] {
+            assert_eq!(count(name, &[("tables", 1.into())]), 1, "{name}");
+        }
+        assert_eq!(count("oltp_delete", &[("tables", 3.into())]), 3);
+    }
+
+    #[test]
+    fn insert_and_random_selects_follow_the_dialect() {
+        assert_eq!(
+            plan("oltp_insert", &[], Dialect::Postgres)[0],
+            "INSERT INTO sbtest1 (k, c, pad) VALUES ($1, $2, $3)"
+        );
+        assert_eq!(
+            plan("oltp_insert", &[], Dialect::Mysql)[0],
+            "INSERT INTO sbtest1 (id, k, c, pad) VALUES (0, ?, ?, ?)"
+        );
+        assert_eq!(
+            plan(
+                "oltp_insert",
+                &[("auto_inc", false.into())],
+                Dialect::Postgres
+            )[0],
+            "INSERT INTO sbtest1 (id, k, c, pad) VALUES ($1, $2, $3, $4)"
+        );
+        assert_eq!(
+            plan(
+                "select_random_points",
+                &[("random_points", 3.into())],
+                Dialect::Mysql
+            )[0],
+            "SELECT id, k, c, pad FROM sbtest1 WHERE k IN (?, ?, ?)"
+        );
+        assert_eq!(
+            plan(
+                "select_random_ranges",
+                &[("number_of_ranges", 2.into())],
+                Dialect::Postgres
+            )[0],
+            "SELECT count(k) FROM sbtest1 WHERE k BETWEEN $1 AND $2 OR k BETWEEN $3 AND $4"
+        );
+    }
+
+    #[test]
+    fn statement_indexes_match_the_prepared_list() {
+        let config = WorkloadConfig {
+            name: "oltp_read_write".into(),
+            params: [("tables".to_string(), serde_json::Value::from(3))]
+                .into_iter()
+                .collect(),
+        };
+        let w = Sysbench::from_config(&config).unwrap().unwrap();
+        let sql = w.statements(Dialect::Mysql).unwrap();
+        let client = w.client(0, 1);
+        for t in 1..=3 {
+            assert_eq!(
+                sql[client.index(Kind::PointSelect, t)].sql,
+                format!("SELECT c FROM sbtest{t} WHERE id=?")
+            );
+            assert_eq!(
+                sql[client.index(Kind::Delete, t)].sql,
+                format!("DELETE FROM sbtest{t} WHERE id=?")
+            );
+        }
+    }
+
+    #[test]
+    fn random_selects_split_k_between_clients() {
+        let config = WorkloadConfig {
+            name: "select_random_points".into(),
+            params: [("table_size".to_string(), serde_json::Value::from(1000))]
+                .into_iter()
+                .collect(),
+        };
+        let w = Sysbench::from_config(&config).unwrap().unwrap();
+        assert_eq!(w.client(0, 4).slice, (0, 250));
+        assert_eq!(w.client(3, 4).slice, (750, 1000));
+    }
+}
