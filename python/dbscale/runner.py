@@ -1,7 +1,8 @@
 """Runs a plan: each planned run goes to the native core once as JSON, its per-second intervals
 are polled for the live display, and its result is appended to runs.jsonl the moment it ends.
-Ctrl-C once asks the core to stop at the next transaction boundary; the partial run is still
-recorded (marked cancelled), the summary written, and the command exits 130.
+Ctrl-C once asks the core to stop at the next transaction boundary, twice to abandon transactions
+in flight; either way the partial run is recorded (marked cancelled), the summary written, and the
+command exits 130.
 """
 
 from __future__ import annotations
@@ -56,17 +57,17 @@ def run_one(planned: PlannedRun, progress: RunProgress, index: int, total: int) 
                     text = handle.result()
                     break
             except KeyboardInterrupt:
-                if cancel_requested:
-                    raise Cancelled(
-                        f"run {index} ({planned.label}) abandoned by a second Ctrl-C; "
-                        "it is not recorded"
-                    ) from None
-                cancel_requested = True
+                # The first Ctrl-C stops at the next transaction boundary; a second one
+                # abandons transactions in flight. Either way the run's result is recorded.
                 handle.cancel()
-                progress.note(
-                    "Ctrl-C: stopping at the next transaction boundary and keeping what ran "
-                    "(Ctrl-C again abandons this run)"
-                )
+                if cancel_requested:
+                    progress.note("Ctrl-C again: abandoning transactions in flight")
+                else:
+                    progress.note(
+                        "Ctrl-C: stopping at the next transaction boundary and keeping what "
+                        "ran (Ctrl-C again stops at once)"
+                    )
+                cancel_requested = True
     except Cancelled:
         raise
     except Exception as exc:

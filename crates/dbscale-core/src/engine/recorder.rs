@@ -127,6 +127,7 @@ impl ThreadRecorder {
             self.totals.retries += u64::from(tries - 1);
         }
         self.totals.queries.add(queries);
+        self.current.queries.add(queries);
         self.totals.last_end = Some(end);
     }
 

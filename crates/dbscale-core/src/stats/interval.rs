@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::latency::LatencyHistogram;
+use super::result::QueryCounts;
 
 /// What one thread saw during one interval.
 #[derive(Debug, Clone, Default)]
@@ -18,6 +19,7 @@ pub struct IntervalStats {
     pub lag_sum_us: u64,
     pub lag_max_us: u64,
     pub lag_count: u64,
+    pub queries: QueryCounts,
 }
 
 impl IntervalStats {
@@ -29,6 +31,7 @@ impl IntervalStats {
         self.lag_sum_us += other.lag_sum_us;
         self.lag_max_us = self.lag_max_us.max(other.lag_max_us);
         self.lag_count += other.lag_count;
+        self.queries.add(&other.queries);
     }
 }
 
@@ -45,6 +48,9 @@ pub struct IntervalSnapshot {
     /// Mean schedule lag (open model only).
     pub lag_ms: Option<f64>,
     pub lag_max_ms: Option<f64>,
+    /// Statements by class (read/write/other), for sysbench-style `qps (r/w/o)` lines.
+    pub queries: QueryCounts,
+    pub qps: f64,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
@@ -134,6 +140,8 @@ impl IntervalMerger {
             latency_ms,
             lag_ms: lag.map(|l| l.0),
             lag_max_ms: lag.map(|l| l.1),
+            qps: stats.queries.total as f64 / width,
+            queries: stats.queries,
         });
     }
 

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# dbscale against pgbench, side by side on one PostgreSQL (see vs_pgbench.py for what is measured).
+# Uses $DBSCALE_BENCH_PG_URL when set; otherwise starts the private test server for the duration.
+# Extra arguments go to vs_pgbench.py (e.g. --repeat 5 --duration 20 --scale 10).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+url="${DBSCALE_BENCH_PG_URL:-}"
+if [ -z "$url" ]; then
+  env_file=.cache/bench-servers.env
+  trap 'bash scripts/test-servers.sh stop "$env_file" >/dev/null 2>&1 || true' EXIT
+  bash scripts/test-servers.sh start "$env_file"
+  # shellcheck disable=SC1090
+  set -a; . "$env_file"; set +a
+  # Plain TCP for both tools: TLS would measure the cipher, not the client.
+  url="${DBSCALE_TEST_PG_URL}?sslmode=disable"
+fi
+exec .venv/bin/python bench/vs_pgbench.py --url "$url" "$@"

@@ -1,0 +1,244 @@
+//! The sysbench OLTP workloads end to end on real servers: prepare, every test under both
+//! protocols, deadlocks retried and counted, TLS and Unix sockets on MariaDB, cleanup.
+//! Environment: `DBSCALE_TEST_MYSQL_URL` (TCP), `DBSCALE_TEST_MYSQL_SOCKET` (its Unix socket,
+//! reached as root by unix_socket authentication), `DBSCALE_TEST_PG_URL`. Unset variables skip
+//! tests, unless `DBSCALE_REQUIRE_SERVERS=1`, which makes them fail.
+
+use std::collections::BTreeMap;
+
+use dbscale_core::config::{RunConfig, TargetConfig, WorkloadConfig};
+use dbscale_core::driver::{ConnectMode, Dialect, Endpoint, QueryProtocol, TlsMode};
+use dbscale_core::engine;
+use dbscale_core::stats::RunResult;
+use dbscale_core::Error;
+
+fn test_env(name: &str) -> Option<String> {
+    if let Some(value) = std::env::var(name).ok().filter(|v| !v.is_empty()) {
+        return Some(value);
+    }
+    if std::env::var("DBSCALE_REQUIRE_SERVERS").as_deref() == Ok("1") {
+        panic!("{name} is not set, and DBSCALE_REQUIRE_SERVERS=1 requires it");
+    }
+    eprintln!("skipped: {name} is not set");
+    None
+}
+
+/// Both servers' URLs, each pointed at a fresh database for this test.
+fn servers(test: &str) -> Vec<String> {
+    ["DBSCALE_TEST_MYSQL_URL", "DBSCALE_TEST_PG_URL"]
+        .into_iter()
+        .filter_map(test_env)
+        .map(|url| fresh_database(&url, &format!("dbscale_sb_{test}")))
+        .collect()
+}
+
+fn fresh_database(base: &str, db: &str) -> String {
+    let endpoint = Endpoint::parse(base, None).unwrap();
+    let drop = match endpoint.dialect() {
+        Dialect::Mysql => format!("DROP DATABASE IF EXISTS {db}"),
+        Dialect::Postgres => format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"),
+    };
+    engine::block_on(async {
+        let mut conn = endpoint.connect(QueryProtocol::Simple).await.unwrap();
+        conn.batch(&drop).await.unwrap();
+        conn.batch(&format!("CREATE DATABASE {db}")).await.unwrap();
+        conn.close().await;
+    })
+    .unwrap();
+    let mut url = url::Url::parse(base).unwrap();
+    url.set_path(&format!("/{db}"));
+    url.to_string()
+}
+
+fn config(url: &str, workload: &str, params: &[(&str, serde_json::Value)]) -> RunConfig {
+    RunConfig {
+        target: TargetConfig {
+            url: url.to_string(),
+            tls: None,
+        },
+        workload: WorkloadConfig {
+            name: workload.into(),
+            params: params
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect::<BTreeMap<_, _>>(),
+        },
+        protocol: QueryProtocol::Prepared,
+        connect: ConnectMode::Persistent,
+        clients: 2,
+        threads: Some(2),
+        duration_s: 1.0,
+        rate_tps: None,
+        max_tries: 1,
+        seed: Some(7),
+        interval_s: 1.0,
+    }
+}
+
+fn run(config: RunConfig) -> RunResult {
+    engine::start(config).unwrap().result().unwrap()
+}
+
+const SMALL: [(&str, i64); 2] = [("tables", 2), ("table_size", 1000)];
+
+fn small() -> Vec<(&'static str, serde_json::Value)> {
+    SMALL.iter().map(|(k, v)| (*k, (*v).into())).collect()
+}
+
+/// (workload, statements per event, reads per event or None where they depend on the data).
+const EVENTS: [(&str, u64, Option<u64>); 10] = [
+    ("sysbench:oltp_read_only", 16, Some(14)),
+    ("sysbench:oltp_read_write", 20, Some(14)),
+    ("sysbench:oltp_write_only", 6, Some(0)),
+    ("sysbench:oltp_point_select", 1, Some(1)),
+    ("sysbench:oltp_insert", 1, Some(0)),
+    ("sysbench:oltp_delete", 1, Some(0)),
+    ("sysbench:oltp_update_index", 1, Some(0)),
+    ("sysbench:oltp_update_non_index", 1, Some(0)),
+    ("sysbench:select_random_points", 1, Some(1)),
+    ("sysbench:select_random_ranges", 1, Some(1)),
+];
+
+#[test]
+fn every_workload_runs_on_both_protocols() {
+    for url in servers("all") {
+        let multi = config(&url, "sysbench:oltp_read_write", &small());
+        let summary = engine::prepare(&multi).unwrap();
+        assert_eq!(summary.rows, 2000, "{url}");
+        let single = {
+            let mut params = small();
+            params[0].1 = 1.into();
+            params
+        };
+        for (name, per_event, reads) in EVENTS {
+            let params = if name.contains("select_random") {
+                &single
+            } else {
+                &small()
+            };
+            for protocol in [QueryProtocol::Simple, QueryProtocol::Prepared] {
+                let mut c = config(&url, name, params);
+                c.protocol = protocol;
+                let r = run(c);
+                let what = format!("{name} {protocol:?} on {url}: {:?} {:?}", r.verdict, r.errors);
+                assert!(r.transactions > 10, "{what}");
+                assert_eq!(r.failed, 0, "{what}");
+                assert_eq!(r.queries.total, per_event * r.transactions, "{what}");
+                if let Some(reads) = reads {
+                    assert_eq!(r.queries.read, reads * r.transactions, "{what}");
+                }
+                assert_eq!(r.transaction_types.len(), 1);
+            }
+        }
+        // Deletes leave rows missing; the inserts added some; reload for a clean end.
+        engine::cleanup(&multi).unwrap();
+    }
+}
+
+#[test]
+fn read_write_counts_its_writes() {
+    for url in servers("counts") {
+        let c = config(&url, "oltp_read_write", &small());
+        engine::prepare(&c).unwrap();
+        let mut one = c.clone();
+        one.clients = 1;
+        one.threads = Some(1);
+        let r = run(one);
+        // One client alone: every UPDATE, DELETE and INSERT changes exactly one row.
+        assert_eq!(r.queries.write, 4 * r.transactions, "{url}");
+        assert_eq!(r.queries.other, 2 * r.transactions, "{url}");
+        assert_eq!(r.workload_params["rand_type"], "special");
+    }
+}
+
+#[test]
+fn deadlocks_are_retried_and_counted() {
+    for url in servers("deadlock") {
+        let url = if url.starts_with("postgres") {
+            // Detect deadlocks in 10 ms instead of a second.
+            format!("{url}?options=-c%20deadlock_timeout%3D10ms")
+        } else {
+            url
+        };
+        let params: Vec<(&str, serde_json::Value)> = vec![
+            ("tables", 1.into()),
+            ("table_size", 10.into()),
+            ("rand_type", "uniform".into()),
+            ("index_updates", 10.into()),
+            ("non_index_updates", 0.into()),
+            ("delete_inserts", 0.into()),
+        ];
+        let mut c = config(&url, "sysbench:oltp_write_only", &params);
+        engine::prepare(&c).unwrap();
+        c.clients = 8;
+        c.duration_s = 2.0;
+        let r = run(c);
+        let deadlocks = r.errors.by_class.get("deadlock").copied().unwrap_or(0);
+        assert!(deadlocks > 0, "{url}: {:?}", r.errors);
+        assert!(r.retried > 0 && r.retries >= deadlocks.min(r.retries), "{url}: {r:?}");
+        // Restarted, like sysbench: only an error in the last moment can end as a failure.
+        assert!(r.failed <= 8, "{url}: {} failed", r.failed);
+        assert!(r.transactions > 0);
+    }
+}
+
+#[test]
+fn prepare_check_and_cleanup() {
+    for url in servers("lifecycle") {
+        let c = config(&url, "sysbench:oltp_point_select", &small());
+        let missing = engine::start(c.clone()).err().expect("no tables yet");
+        assert!(matches!(missing, Error::NotPrepared(_)), "{missing}");
+        let summary = engine::prepare(&c).unwrap();
+        assert_eq!(summary.rows, 2000);
+        assert!(summary.steps.iter().any(|s| s.name.starts_with("create index")));
+        let endpoint = Endpoint::parse(&url, None).unwrap();
+        let (rows, ids, indexes) = engine::block_on(async {
+            let mut conn = endpoint.connect(QueryProtocol::Simple).await.unwrap();
+            let rows = conn
+                .query("SELECT count(*), min(id), max(id), min(length(c)), min(length(pad)) FROM sbtest2")
+                .await
+                .unwrap();
+            let ids = conn.query("SELECT k FROM sbtest1 WHERE k < 1 OR k > 1000").await.unwrap();
+            let index_sql = match endpoint.dialect() {
+                Dialect::Mysql => "SELECT count(*) FROM information_schema.statistics WHERE table_schema = DATABASE() AND index_name = 'k_2'",
+                Dialect::Postgres => "SELECT count(*) FROM pg_indexes WHERE indexname = 'k_2'",
+            };
+            let indexes = conn.query(index_sql).await.unwrap();
+            conn.close().await;
+            (rows, ids, indexes)
+        })
+        .unwrap();
+        let text: Vec<&str> = rows[0].iter().map(|v| v.as_deref().unwrap()).collect();
+        assert_eq!(text, ["2000", "1", "1000", "119", "59"].map(|s| if s == "2000" { "1000" } else { s }), "{url}");
+        assert!(ids.is_empty(), "k stays within 1..table_size");
+        assert_eq!(indexes[0][0].as_deref(), Some("1"));
+        engine::cleanup(&c).unwrap();
+        let gone = engine::start(c).err().expect("tables dropped");
+        assert!(matches!(gone, Error::NotPrepared(_)), "{gone}");
+    }
+}
+
+#[test]
+fn mariadb_over_tls_and_unix_socket() {
+    let Some(url) = test_env("DBSCALE_TEST_MYSQL_URL") else {
+        return;
+    };
+    let url = fresh_database(&url, "dbscale_sb_transport");
+    let mut c = config(&url, "oltp_point_select", &small());
+    engine::prepare(&c).unwrap();
+    c.target.tls = Some(TlsMode::Require);
+    let over_tls = run(c.clone());
+    assert!(over_tls.tls && over_tls.transactions > 10, "{over_tls:?}");
+    c.connect = ConnectMode::PerTransaction;
+    let reconnecting = run(c.clone());
+    assert!(reconnecting.tls && reconnecting.transactions > 10);
+    let Some(socket) = test_env("DBSCALE_TEST_MYSQL_SOCKET") else {
+        return;
+    };
+    c.target.url = format!("mysql://root@localhost/dbscale_sb_transport?socket={socket}");
+    c.target.tls = None;
+    c.connect = ConnectMode::Persistent;
+    let over_socket = run(c);
+    assert!(!over_socket.tls && over_socket.transactions > 10, "{over_socket:?}");
+    assert!(over_socket.target.contains("socket="));
+}
