@@ -23,6 +23,14 @@ class RunHandle:
     def result(self) -> str:
         """Blocks until the run ends; the run result as JSON. Raises CoreError if it failed to start."""
 
+class Session:
+    """One connection for queries outside the measured loop (server statistics, checks)."""
+
+    def __init__(self, config_json: str) -> None: ...
+    def query(self, sql: str) -> str:
+        """JSON list of rows; each row a list of text values or null."""
+    def close(self) -> None: ...
+
 def version() -> str: ...
 def workloads() -> str:
     """JSON catalog: {name: {"description": str, "params": {key: {"default": any, "doc": str}}}}."""

@@ -238,7 +238,9 @@ fn cancel_stops_early_and_keeps_what_was_measured() {
 
 #[test]
 fn clients_reconnect_after_losing_their_connection() {
-    let Some(url) = prepared_database("reconnect") else { return };
+    let Some(url) = prepared_database("reconnect") else {
+        return;
+    };
     let mut running = engine::start(config(&url, "tpcb-select-only", 2, 3.0)).unwrap();
     std::thread::sleep(Duration::from_millis(1200));
     let endpoint = Endpoint::parse(&url, None).unwrap();
@@ -257,10 +259,27 @@ fn clients_reconnect_after_losing_their_connection() {
     .unwrap();
     assert_eq!(killed, "2", "both clients' backends were terminated");
     let result = running.result().unwrap();
-    assert!(result.errors.by_class.get("connection_lost").copied().unwrap_or(0) >= 2, "{:?}", result.errors);
+    assert!(
+        result
+            .errors
+            .by_class
+            .get("connection_lost")
+            .copied()
+            .unwrap_or(0)
+            >= 2,
+        "{:?}",
+        result.errors
+    );
     // Two initial connections plus at least one reconnect each.
-    assert!(result.connect_ms.unwrap().count >= 4, "{:?}", result.connect_ms);
+    assert!(
+        result.connect_ms.unwrap().count >= 4,
+        "{:?}",
+        result.connect_ms
+    );
     let last = result.intervals.last().unwrap();
-    assert!(last.transactions > 0, "clients went on after reconnecting: {last:?}");
+    assert!(
+        last.transactions > 0,
+        "clients went on after reconnecting: {last:?}"
+    );
     assert_eq!(result.verdict.status, "errors");
 }

@@ -30,7 +30,9 @@ fn with_param(url: &str, key: &str, value: &str) -> String {
 async fn fresh_database(url: &str, db: &str) -> String {
     let mut admin = connect(url, QueryProtocol::Simple).await.unwrap();
     admin
-        .batch(&format!("DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}"))
+        .batch(&format!(
+            "DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}"
+        ))
         .await
         .unwrap();
     admin.close().await;
@@ -68,18 +70,25 @@ async fn session_basics_over_tcp() {
     };
     let mut conn = connect(&url, QueryProtocol::Simple).await.unwrap();
     assert!(
-        conn.server_version().chars().next().unwrap().is_ascii_digit(),
+        conn.server_version()
+            .chars()
+            .next()
+            .unwrap()
+            .is_ascii_digit(),
         "{}",
         conn.server_version()
     );
     let rows = conn.query("SELECT 1, NULL, 'x'").await.unwrap();
-    assert_eq!(
-        rows,
-        vec![vec![Some("1".into()), None, Some("x".into())]]
-    );
+    assert_eq!(rows, vec![vec![Some("1".into()), None, Some("x".into())]]);
     // A copy is PostgreSQL's; here it is refused, and the session stays usable.
-    assert!(conn.copy_in("COPY t FROM STDIN", std::iter::empty()).await.is_err());
-    assert_eq!(conn.query("SELECT 2").await.unwrap()[0][0].as_deref(), Some("2"));
+    assert!(conn
+        .copy_in("COPY t FROM STDIN", std::iter::empty())
+        .await
+        .is_err());
+    assert_eq!(
+        conn.query("SELECT 2").await.unwrap()[0][0].as_deref(),
+        Some("2")
+    );
     conn.close().await;
 }
 
@@ -122,7 +131,10 @@ async fn every_protocol_counts_rows_like_sysbench() {
             .execute(2, &[Param::Text("b"), Param::Int(2)])
             .await
             .unwrap();
-        assert_eq!((update.rows_affected, update.returned_result_set), (1, false));
+        assert_eq!(
+            (update.rows_affected, update.returned_result_set),
+            (1, false)
+        );
         let missed = conn
             .execute(2, &[Param::Text("b"), Param::Int(99)])
             .await
@@ -132,24 +144,37 @@ async fn every_protocol_counts_rows_like_sysbench() {
             .execute(1, &[Param::Int(1), Param::Int(2)])
             .await
             .unwrap();
-        assert_eq!((select.rows_returned, select.returned_result_set), (2, true));
+        assert_eq!(
+            (select.rows_returned, select.returned_result_set),
+            (2, true)
+        );
         let empty = conn
             .execute(1, &[Param::Int(50), Param::Int(60)])
             .await
             .unwrap();
         assert_eq!(
-            (empty.rows_returned, empty.rows_affected, empty.returned_result_set),
+            (
+                empty.rows_returned,
+                empty.rows_affected,
+                empty.returned_result_set
+            ),
             (0, 0, true),
             "a SELECT of no rows is still a read"
         );
         assert_eq!(conn.execute(4, &[]).await.unwrap(), other);
         let quoted = conn
-            .fetch(5, &[Param::Text("it's \\ ok"), Param::Null, Param::Float(0.5)])
+            .fetch(
+                5,
+                &[Param::Text("it's \\ ok"), Param::Null, Param::Float(0.5)],
+            )
             .await
             .unwrap();
         assert_eq!(quoted[0][0].as_deref(), Some("it's \\ ok"), "{protocol:?}");
         assert_eq!(quoted[0][1], None);
-        assert_eq!(quoted[0][2].as_deref().map(|v| v.parse::<f64>().unwrap()), Some(0.5));
+        assert_eq!(
+            quoted[0][2].as_deref().map(|v| v.parse::<f64>().unwrap()),
+            Some(0.5)
+        );
         conn.close().await;
     }
 }
@@ -174,10 +199,17 @@ async fn errors_are_classified_and_reset_rolls_back() {
         .await
         .unwrap_err();
     assert_eq!(duplicate.class, ErrorClass::UniqueViolation);
-    assert!(duplicate.to_string().contains("(MySQL error 1062)"), "{duplicate}");
+    assert!(
+        duplicate.to_string().contains("(MySQL error 1062)"),
+        "{duplicate}"
+    );
     conn.reset().await.unwrap();
     let rows = conn.query("SELECT count(*) FROM t").await.unwrap();
-    assert_eq!(rows[0][0].as_deref(), Some("0"), "reset rolled the insert back");
+    assert_eq!(
+        rows[0][0].as_deref(),
+        Some("0"),
+        "reset rolled the insert back"
+    );
     let syntax = conn.batch("SELEC 1").await.unwrap_err();
     assert_eq!(syntax.class, ErrorClass::Sql("1064".into()));
     let missing = conn.query("SELECT * FROM nope").await.unwrap_err();
@@ -199,14 +231,21 @@ async fn deadlock_is_classified() {
         .unwrap();
     a.batch("BEGIN").await.unwrap();
     b.batch("BEGIN").await.unwrap();
-    a.batch("UPDATE t SET v = v + 1 WHERE id = 1").await.unwrap();
-    b.batch("UPDATE t SET v = v + 1 WHERE id = 2").await.unwrap();
+    a.batch("UPDATE t SET v = v + 1 WHERE id = 1")
+        .await
+        .unwrap();
+    b.batch("UPDATE t SET v = v + 1 WHERE id = 2")
+        .await
+        .unwrap();
     // Each now waits for the other's row: InnoDB picks a victim at once.
     let (ra, rb) = tokio::join!(
         a.batch("UPDATE t SET v = v + 1 WHERE id = 2"),
         b.batch("UPDATE t SET v = v + 1 WHERE id = 1"),
     );
-    let victim = ra.err().or(rb.err()).expect("one side is the deadlock victim");
+    let victim = ra
+        .err()
+        .or(rb.err())
+        .expect("one side is the deadlock victim");
     assert_eq!(victim.class, ErrorClass::Deadlock);
     assert!(victim.class.is_retryable());
     a.reset().await.unwrap();
@@ -261,13 +300,23 @@ async fn tls_modes() {
     assert!(open(TlsMode::Prefer, None).await.unwrap().is_tls());
     let mut required = open(TlsMode::Require, None).await.unwrap();
     assert!(required.is_tls());
-    let cipher = required.query("SHOW SESSION STATUS LIKE 'Ssl_cipher'").await.unwrap();
-    assert!(cipher[0][1].as_deref().is_some_and(|c| !c.is_empty()), "{cipher:?}");
+    let cipher = required
+        .query("SHOW SESSION STATUS LIKE 'Ssl_cipher'")
+        .await
+        .unwrap();
+    assert!(
+        cipher[0][1].as_deref().is_some_and(|c| !c.is_empty()),
+        "{cipher:?}"
+    );
     // Verification against the test CA passes; against the public roots it must fail.
     let verified = open(TlsMode::VerifyFull, Some(("sslrootcert", ca.clone()))).await;
     assert!(verified.unwrap().is_tls());
     let verified_ca = open(TlsMode::VerifyCa, Some(("ssl-ca", ca))).await;
     assert!(verified_ca.unwrap().is_tls());
     let unknown_ca = open(TlsMode::VerifyFull, None).await.err().unwrap();
-    assert_eq!(unknown_ca.connect, Some(ConnectFailure::Tls), "{unknown_ca}");
+    assert_eq!(
+        unknown_ca.connect,
+        Some(ConnectFailure::Tls),
+        "{unknown_ca}"
+    );
 }

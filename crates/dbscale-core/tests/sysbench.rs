@@ -120,7 +120,10 @@ fn every_workload_runs_on_both_protocols() {
                 let mut c = config(&url, name, params);
                 c.protocol = protocol;
                 let r = run(c);
-                let what = format!("{name} {protocol:?} on {url}: {:?} {:?}", r.verdict, r.errors);
+                let what = format!(
+                    "{name} {protocol:?} on {url}: {:?} {:?}",
+                    r.verdict, r.errors
+                );
                 assert!(r.transactions > 10, "{what}");
                 assert_eq!(r.failed, 0, "{what}");
                 assert_eq!(r.queries.total, per_event * r.transactions, "{what}");
@@ -175,7 +178,10 @@ fn deadlocks_are_retried_and_counted() {
         let r = run(c);
         let deadlocks = r.errors.by_class.get("deadlock").copied().unwrap_or(0);
         assert!(deadlocks > 0, "{url}: {:?}", r.errors);
-        assert!(r.retried > 0 && r.retries >= deadlocks.min(r.retries), "{url}: {r:?}");
+        assert!(
+            r.retried > 0 && r.retries >= deadlocks.min(r.retries),
+            "{url}: {r:?}"
+        );
         // Restarted, like sysbench: only an error in the last moment can end as a failure.
         assert!(r.failed <= 8, "{url}: {} failed", r.failed);
         assert!(r.transactions > 0);
@@ -190,7 +196,10 @@ fn prepare_check_and_cleanup() {
         assert!(matches!(missing, Error::NotPrepared(_)), "{missing}");
         let summary = engine::prepare(&c).unwrap();
         assert_eq!(summary.rows, 2000);
-        assert!(summary.steps.iter().any(|s| s.name.starts_with("create index")));
+        assert!(summary
+            .steps
+            .iter()
+            .any(|s| s.name.starts_with("create index")));
         let endpoint = Endpoint::parse(&url, None).unwrap();
         let (rows, ids, indexes) = engine::block_on(async {
             let mut conn = endpoint.connect(QueryProtocol::Simple).await.unwrap();
@@ -209,7 +218,11 @@ fn prepare_check_and_cleanup() {
         })
         .unwrap();
         let text: Vec<&str> = rows[0].iter().map(|v| v.as_deref().unwrap()).collect();
-        assert_eq!(text, ["2000", "1", "1000", "119", "59"].map(|s| if s == "2000" { "1000" } else { s }), "{url}");
+        assert_eq!(
+            text,
+            ["2000", "1", "1000", "119", "59"].map(|s| if s == "2000" { "1000" } else { s }),
+            "{url}"
+        );
         assert!(ids.is_empty(), "k stays within 1..table_size");
         assert_eq!(indexes[0][0].as_deref(), Some("1"));
         engine::cleanup(&c).unwrap();
@@ -239,6 +252,9 @@ fn mariadb_over_tls_and_unix_socket() {
     c.target.tls = None;
     c.connect = ConnectMode::Persistent;
     let over_socket = run(c);
-    assert!(!over_socket.tls && over_socket.transactions > 10, "{over_socket:?}");
+    assert!(
+        !over_socket.tls && over_socket.transactions > 10,
+        "{over_socket:?}"
+    );
     assert!(over_socket.target.contains("socket="));
 }

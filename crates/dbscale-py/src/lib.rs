@@ -5,7 +5,7 @@ mod errors;
 
 use std::time::Duration;
 
-use dbscale_core::engine::{self, RunningRun};
+use dbscale_core::engine::{self, AdminSession, RunningRun};
 use dbscale_core::RunConfig;
 use pyo3::prelude::*;
 
@@ -53,6 +53,36 @@ impl RunHandle {
         }
         let result = py.allow_threads(|| self.run.result()).map_err(to_py_err)?;
         to_json(&result)
+    }
+}
+
+/// One connection for queries outside the measured loop (server statistics, checks).
+#[pyclass(module = "dbscale._core")]
+struct Session {
+    session: AdminSession,
+}
+
+#[pymethods]
+impl Session {
+    #[new]
+    fn new(py: Python<'_>, config_json: &str) -> PyResult<Self> {
+        let config = parse_config(config_json)?;
+        let session = py
+            .allow_threads(|| AdminSession::open(&config))
+            .map_err(to_py_err)?;
+        Ok(Self { session })
+    }
+
+    /// Runs SQL text; JSON list of rows, each a list of text values or null.
+    fn query(&mut self, py: Python<'_>, sql: &str) -> PyResult<String> {
+        let rows = py
+            .allow_threads(|| self.session.query(sql))
+            .map_err(to_py_err)?;
+        to_json(&rows)
+    }
+
+    fn close(&mut self, py: Python<'_>) {
+        py.allow_threads(|| self.session.close());
     }
 }
 
@@ -116,6 +146,7 @@ fn probe(py: Python<'_>, config_json: &str) -> PyResult<String> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CoreError", m.py().get_type::<CoreError>())?;
     m.add_class::<RunHandle>()?;
+    m.add_class::<Session>()?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(workloads, m)?)?;
     m.add_function(wrap_pyfunction!(start_run, m)?)?;

@@ -2,6 +2,7 @@
 //! one single-threaded event loop per thread with its share of the clients, and assembles the
 //! result. Python drives it through [`RunningRun`]: poll intervals, wait, cancel, take the result.
 
+mod admin;
 mod assemble;
 mod client;
 pub mod cpu;
@@ -20,6 +21,8 @@ use crate::stats::{IntervalMerger, IntervalSnapshot, RunResult};
 use crate::workload::Workload;
 use crate::Error;
 
+use admin::redact_fallback;
+pub use admin::{cleanup, prepare, probe, AdminSession};
 pub use schedule::ArrivalSchedule;
 
 /// State every thread of a run shares. Read-only on the hot path except for the cancel flags.
@@ -217,64 +220,4 @@ pub fn block_on<F: std::future::Future>(future: F) -> Result<F::Output, Error> {
         .build()
         .map_err(|e| Error::Internal(format!("cannot start an event loop: {e}")))?;
     Ok(runtime.block_on(future))
-}
-
-/// A URL we could not parse may still hold a password: show only the scheme.
-fn redact_fallback(url: &str) -> String {
-    match url.split_once("://") {
-        Some((scheme, _)) => format!("{scheme}://…"),
-        None => "the target".into(),
-    }
-}
-
-/// Loads the workload's data (`dbscale prepare`).
-pub fn prepare(config: &RunConfig) -> Result<crate::workload::PrepareSummary, Error> {
-    let (endpoint, workload) = resolve(config)?;
-    block_on(workload.prepare(&endpoint))?
-}
-
-/// Drops the workload's data (`dbscale cleanup`).
-pub fn cleanup(config: &RunConfig) -> Result<crate::workload::PrepareSummary, Error> {
-    let (endpoint, workload) = resolve(config)?;
-    block_on(workload.cleanup(&endpoint))?
-}
-
-/// Connects once and reports what the target is.
-pub fn probe(config: &RunConfig) -> Result<serde_json::Value, Error> {
-    let endpoint = Endpoint::parse(&config.target.url, config.target.tls).map_err(|source| {
-        Error::Connect {
-            target: redact_fallback(&config.target.url),
-            source,
-        }
-    })?;
-    block_on(async {
-        let begun = Instant::now();
-        let conn = endpoint
-            .connect(config.protocol)
-            .await
-            .map_err(|source| Error::Connect {
-                target: endpoint.redacted(),
-                source,
-            })?;
-        let facts = serde_json::json!({
-            "server_version": conn.server_version(),
-            "tls": conn.is_tls(),
-            "connect_ms": begun.elapsed().as_secs_f64() * 1000.0,
-            "dialect": endpoint.dialect(),
-            "target": endpoint.redacted(),
-        });
-        conn.close().await;
-        Ok(facts)
-    })?
-}
-
-fn resolve(config: &RunConfig) -> Result<(Endpoint, Workload), Error> {
-    let endpoint = Endpoint::parse(&config.target.url, config.target.tls).map_err(|source| {
-        Error::Connect {
-            target: redact_fallback(&config.target.url),
-            source,
-        }
-    })?;
-    let workload = Workload::from_config(&config.workload)?;
-    Ok((endpoint, workload))
 }

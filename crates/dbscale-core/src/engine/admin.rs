@@ -1,0 +1,132 @@
+//! Work outside the measured loop: loading and dropping data, probing a target, and a
+//! long-lived session for sampling server statistics from Python.
+
+use std::time::Instant;
+
+use super::block_on;
+use crate::config::RunConfig;
+use crate::driver::{Connection, Endpoint, Rows};
+use crate::workload::{PrepareSummary, Workload};
+use crate::Error;
+
+/// A URL we could not parse may still hold a password: show only the scheme.
+pub(super) fn redact_fallback(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, _)) => format!("{scheme}://…"),
+        None => "the target".into(),
+    }
+}
+
+/// Loads the workload's data (`dbscale prepare`).
+pub fn prepare(config: &RunConfig) -> Result<PrepareSummary, Error> {
+    let (endpoint, workload) = resolve(config)?;
+    block_on(workload.prepare(&endpoint))?
+}
+
+/// Drops the workload's data (`dbscale cleanup`).
+pub fn cleanup(config: &RunConfig) -> Result<PrepareSummary, Error> {
+    let (endpoint, workload) = resolve(config)?;
+    block_on(workload.cleanup(&endpoint))?
+}
+
+/// Connects once and reports what the target is.
+pub fn probe(config: &RunConfig) -> Result<serde_json::Value, Error> {
+    let endpoint = Endpoint::parse(&config.target.url, config.target.tls).map_err(|source| {
+        Error::Connect {
+            target: redact_fallback(&config.target.url),
+            source,
+        }
+    })?;
+    block_on(async {
+        let begun = Instant::now();
+        let conn = endpoint
+            .connect(config.protocol)
+            .await
+            .map_err(|source| Error::Connect {
+                target: endpoint.redacted(),
+                source,
+            })?;
+        let facts = serde_json::json!({
+            "server_version": conn.server_version(),
+            "tls": conn.is_tls(),
+            "connect_ms": begun.elapsed().as_secs_f64() * 1000.0,
+            "dialect": endpoint.dialect(),
+            "target": endpoint.redacted(),
+        });
+        conn.close().await;
+        Ok(facts)
+    })?
+}
+
+fn resolve(config: &RunConfig) -> Result<(Endpoint, Workload), Error> {
+    let endpoint = Endpoint::parse(&config.target.url, config.target.tls).map_err(|source| {
+        Error::Connect {
+            target: redact_fallback(&config.target.url),
+            source,
+        }
+    })?;
+    let workload = Workload::from_config(&config.workload)?;
+    Ok((endpoint, workload))
+}
+
+/// One connection with its own event loop, for queries between or during runs (server
+/// statistics, checks). It never shares the engine's threads.
+pub struct AdminSession {
+    runtime: tokio::runtime::Runtime,
+    conn: Option<Connection>,
+    target: String,
+}
+
+impl AdminSession {
+    pub fn open(config: &RunConfig) -> Result<Self, Error> {
+        let endpoint =
+            Endpoint::parse(&config.target.url, config.target.tls).map_err(|source| {
+                Error::Connect {
+                    target: redact_fallback(&config.target.url),
+                    source,
+                }
+            })?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| Error::Internal(format!("cannot start an event loop: {e}")))?;
+        let target = endpoint.redacted();
+        let conn = runtime
+            .block_on(endpoint.connect(crate::driver::QueryProtocol::Simple))
+            .map_err(|source| Error::Connect {
+                target: target.clone(),
+                source,
+            })?;
+        Ok(Self {
+            runtime,
+            conn: Some(conn),
+            target,
+        })
+    }
+
+    /// Runs SQL text and returns its rows as text.
+    pub fn query(&mut self, sql: &str) -> Result<Rows, Error> {
+        let conn = self
+            .conn
+            .as_mut()
+            .ok_or_else(|| Error::Internal(format!("the session to {} is closed", self.target)))?;
+        self.runtime
+            .block_on(conn.query(sql))
+            .map_err(|source| Error::Sql {
+                context: "session query".into(),
+                source,
+            })
+    }
+
+    pub fn close(&mut self) {
+        if let Some(conn) = self.conn.take() {
+            self.runtime.block_on(conn.close());
+        }
+    }
+}
+
+impl Drop for AdminSession {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
