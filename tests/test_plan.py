@@ -1,6 +1,7 @@
+"""`dbscale run` without a plan file: flags become a one-axis study (the same planner)."""
+
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -12,50 +13,44 @@ from dbscale.plan import (
     DEMO_WARMUP_S,
     RunOptions,
     build_data_plan,
-    build_plan,
+    build_study,
 )
+from dbscale.study import PrepareStep, RunStep
+from dbscale.targets import OpenTarget
 from dbscale.workloads import Catalog
+from tests.plan_helpers import CATALOG, NOW, study
 
-CATALOG = Catalog.from_json(
-    {
-        "tpcb": {
-            "description": "TPC-B-like",
-            "aliases": ["tpcb-like"],
-            "params": {"scale": {"default": 1, "doc": ""}, "vacuum": {"default": True, "doc": ""}},
-        }
-    }
-)
-NOW = datetime(2025, 1, 1, tzinfo=UTC)
+URL = "postgresql://postgres@127.0.0.1:5/postgres"
 
 
-def plan(options: RunOptions, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
-    return build_plan(options, load_catalog=lambda: CATALOG, env=env or {}, now=NOW)
+def runs(s: object) -> list[RunStep]:
+    return [step for step in s.steps if isinstance(step, RunStep)]  # type: ignore[attr-defined]
 
 
 def test_demo_defaults() -> None:
-    p = plan(RunOptions())
-    assert p.demo
-    assert p.workload == "tpcb"
-    assert p.target.embedded
-    assert p.clients_levels == list(DEMO_CLIENTS)
-    assert p.warmup_s == DEMO_WARMUP_S
-    assert p.params["scale"] == 10
-    runs = p.runs("postgresql://postgres@127.0.0.1:5/postgres")
-    assert [r.warmup for r in runs] == [True, False, False, False]
-    assert [r.config.clients for r in runs[1:]] == list(DEMO_CLIENTS)
-    assert runs[0].config.duration_s == DEMO_WARMUP_S
-    assert p.out_dir == Path("results/20250101T000000Z-tpcb")
+    s = study(RunOptions())
+    assert s.demo
+    assert [t.name for t in s.targets] == ["embedded"]
+    steps = runs(s)
+    assert [r.kind for r in steps] == ["data-warmup", "measured", "measured", "measured"]
+    assert [r.point.load.clients for r in steps] == [max(DEMO_CLIENTS), *DEMO_CLIENTS]
+    assert steps[0].duration_s == DEMO_WARMUP_S
+    assert steps[1].point.params == {"scale": 10}
+    assert [r.point.key for r in steps[1:]] == ["clients=1", "clients=4", "clients=8"]
+    assert s.out_dir == Path("results/20250101T000000Z-tpcb")
+    assert not any(isinstance(step, PrepareStep) for step in s.steps)
 
 
 def test_demo_options_can_be_overridden() -> None:
-    p = plan(RunOptions(clients=["2"], duration="1s", warmup="1s", set_params=["scale=1"]))
-    assert p.demo
-    assert p.clients_levels == [2]
-    assert p.params == {"scale": 1}
+    s = study(RunOptions(clients=["2"], duration="1s", warmup="1s", set_params=["scale=1"]))
+    assert s.demo
+    assert [r.point.load.clients for r in runs(s)] == [2, 2]
+    assert runs(s)[1].point.params == {"scale": 1}
+    assert runs(s)[1].point.key == "default"
 
 
 def test_named_workload_runs_once_without_warmup() -> None:
-    p = plan(
+    s = study(
         RunOptions(
             workload="tpcb-like",
             target="postgresql://bob@db/app",
@@ -70,23 +65,28 @@ def test_named_workload_runs_once_without_warmup() -> None:
         ),
         env={"PGPASSWORD": "pw"},
     )
-    assert not p.demo
-    assert p.workload == "tpcb"
-    runs = p.runs(p.target.url or "")
-    assert [r.warmup for r in runs] == [False, False]
-    first = runs[0].config
+    assert not s.demo
+    steps = runs(s)
+    assert [r.warmup for r in steps] == [False, False]
+    opened = OpenTarget(url=s.targets[0].url)
+    first = steps[0].point.run_config(opened)
     assert first.target.url == "postgresql://bob:pw@db/app"
     assert first.target.tls is TlsMode.REQUIRE
     assert first.protocol is QueryProtocol.PREPARED
     assert first.connect is ConnectMode.PER_TRANSACTION
+    assert first.workload.name == "tpcb"
     assert (first.clients, first.threads, first.seed, first.duration_s) == (1, 2, 7, 2.0)
-    assert runs[1].config.clients == 4
-    assert p.out_dir == Path("/tmp/x")
+    assert steps[1].point.load.clients == 4
+    assert s.out_dir == Path("/tmp/x")
 
 
-def test_warmup_uses_the_largest_level() -> None:
-    p = plan(RunOptions(workload="tpcb", clients=["1,8,4"], warmup="2s"))
-    assert p.runs("postgresql://x")[0].config.clients == 8
+def test_warmup_uses_the_largest_client_count_and_repeat_interleaves() -> None:
+    s = study(RunOptions(workload="tpcb", clients=["1,8,4"], warmup="2s", repeat=2))
+    steps = runs(s)
+    assert steps[0].kind == "data-warmup" and steps[0].point.load.clients == 8
+    assert [r.key for r in steps[1:]] == [
+        "clients=1#0", "clients=8#0", "clients=4#0", "clients=1#1", "clients=8#1", "clients=4#1",
+    ]  # fmt: skip
 
 
 def test_plain_value_errors_come_before_the_catalog() -> None:
@@ -99,16 +99,17 @@ def test_plain_value_errors_come_before_the_catalog() -> None:
         RunOptions(workload="tpcb", threads=0),
         RunOptions(workload="tpcb", set_params=["noequals"]),
         RunOptions(workload="tpcb", target="mysql://x"),
+        RunOptions(workload="tpcb", repeat=0),
     ):
         with pytest.raises(DbscaleError):
-            build_plan(options, load_catalog=no_catalog, env={}, now=NOW)
+            build_study(options, load_catalog=no_catalog, env={}, now=NOW)
 
 
 def test_catalog_errors() -> None:
     with pytest.raises(ConfigError, match="unknown workload"):
-        plan(RunOptions(workload="nope"))
+        study(RunOptions(workload="nope"))
     with pytest.raises(ConfigError, match="no parameter 'scael'"):
-        plan(RunOptions(workload="tpcb", set_params=["scael=1"]))
+        study(RunOptions(workload="tpcb", set_params=["scael=1"]))
 
 
 def test_data_plan() -> None:
@@ -121,6 +122,6 @@ def test_data_plan() -> None:
         env={},
     )
     assert data.target.embedded
-    config = data.config("postgresql://postgres@127.0.0.1:1/postgres")
+    config = data.config(URL)
     assert config.workload.name == "tpcb"
     assert config.workload.params == {"scale": 3}

@@ -14,6 +14,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from dbscale import commands
+from dbscale.compare import ComparisonOptions
 from dbscale.config import ConnectMode, QueryProtocol, TlsMode
 from dbscale.errors import EXIT_CANCELLED, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, DbscaleError
 from dbscale.plan import RunOptions
@@ -46,13 +47,29 @@ TlsOpt = Annotated[
 ]
 
 
+TargetsOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--target",
+        help="postgresql://user[:password]@host[:port]/db, libpq key=value, or `embedded` "
+        "(default: a private PostgreSQL dbscale starts); NAME=URL names it, and repeating the "
+        "option gives a plan several targets. PGPASSWORD fills in a missing password.",
+        show_default=False,
+    ),
+]
+
+
 @app.command("run")
 def run_cmd(
     workload: Annotated[
         str | None,
-        typer.Argument(help="Workload name (`dbscale workloads`); omitted: the demo."),
+        typer.Argument(
+            help="Workload name (`dbscale workloads`) or a plan file (plan.yaml); omitted: the "
+            "demo.",
+            show_default=False,
+        ),
     ] = None,
-    target: TargetOpt = None,
+    target: TargetsOpt = None,
     clients: Annotated[
         list[str] | None,
         typer.Option("--clients", "-c", help="Clients; a comma list (1,4,8) runs one run each."),
@@ -79,7 +96,14 @@ def run_cmd(
         typer.Option("--max-tries", help="Tries per transaction on serialization/deadlock."),
     ] = None,
     tls: TlsOpt = None,
-    set_params: SetOpt = None,
+    set_params: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            help="key=value, repeatable: a workload parameter (scale=10) or, with a plan, any "
+            "plan field (repeat=3, load.duration=10s, targets.main.socket_dir=/tmp).",
+        ),
+    ] = None,
     out: Annotated[
         Path | None,
         typer.Option(
@@ -92,11 +116,36 @@ def run_cmd(
     seed: Annotated[
         int | None, typer.Option("--seed", help="Random seed (default: drawn).")
     ] = None,
+    repeat: Annotated[
+        int | None,
+        typer.Option("--repeat", help="Measured runs per point (plans: 5; plain runs: 1)."),
+    ] = None,
+    warmup_runs: Annotated[
+        int | None,
+        typer.Option("--warmup-runs", help="Warm-up runs before each point's first run."),
+    ] = None,
+    cooldown: Annotated[
+        str | None, typer.Option("--cooldown", help="Pause between runs: 30s, 2m.")
+    ] = None,
+    recipe: Annotated[
+        str | None, typer.Option("--recipe", help="Run a bundled plan (`dbscale recipes`).")
+    ] = None,
+    quick: Annotated[
+        bool, typer.Option("--quick", help="The recipe's few-minute variant.")
+    ] = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="Print the points, runs and estimated time; run nothing."),
+    ] = False,
+    resume: Annotated[
+        Path | None,
+        typer.Option("--resume", help="Finish an interrupted study in this results directory."),
+    ] = None,
 ) -> None:
-    """Run a workload and record the results; with no arguments, the demo on embedded PostgreSQL."""
+    """Run a workload or a plan and record the results; with no arguments, the demo."""
     options = RunOptions(
         workload=workload,
-        target=target,
+        target=target or None,
         clients=clients or [],
         duration=duration,
         protocol=protocol,
@@ -109,8 +158,44 @@ def run_cmd(
         out=out,
         warmup=warmup,
         seed=seed,
+        repeat=repeat,
+        warmup_runs=warmup_runs,
+        cooldown=cooldown,
+        recipe=recipe,
+        quick=quick,
+        resume=resume,
     )
-    commands.run(options, env=os.environ, now=datetime.now(UTC))
+    commands.run(options, env=os.environ, now=datetime.now(UTC), dry_run=dry_run)
+
+
+@app.command("recipes")
+def recipes_cmd() -> None:
+    """List the bundled plans that reproduce published studies."""
+    commands.recipes()
+
+
+@app.command("compare")
+def compare_cmd(
+    dir_a: Annotated[Path, typer.Argument(help="Results directory A (the baseline).")],
+    dir_b: Annotated[
+        Path | None,
+        typer.Argument(help="Results directory B; omitted: compare --a and --b points of A."),
+    ] = None,
+    select_a: Annotated[
+        str | None, typer.Option("--a", help="Points of side A: axis=value[,axis=value].")
+    ] = None,
+    select_b: Annotated[
+        str | None, typer.Option("--b", help="Points of side B: axis=value[,axis=value].")
+    ] = None,
+    noise: Annotated[
+        float | None,
+        typer.Option("--noise", help="Noise threshold in % (default: the plan's, else 2)."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
+) -> None:
+    """Compare TPS and p95/p99 latency point by point, with intervals, p-values and verdicts."""
+    options = ComparisonOptions(select_a=select_a, select_b=select_b, noise_pct=noise)
+    commands.compare(dir_a, dir_b, options, as_json)
 
 
 @app.command("prepare")

@@ -1,24 +1,30 @@
-"""What each CLI command does, once its options are parsed: resolve the plan, open the target,
+"""What each CLI command does, once its options are parsed: resolve the plan, open the targets,
 call the core, write and print results. Messages go to stderr, data to stdout.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict
 from datetime import datetime
+from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
 from dbscale import __version__, data
+from dbscale.compare import ComparisonOptions, compare_dirs, print_comparison
 from dbscale.config import TlsMode
 from dbscale.native import load_core
-from dbscale.plan import DataPlan, RunOptions, RunPlan, build_data_plan, build_plan
+from dbscale.plan import DataPlan, RunOptions, build_data_plan, build_study, target_spec
 from dbscale.progress import make_progress
+from dbscale.recipes import recipe_info, recipe_names
 from dbscale.results import ResultsDir
-from dbscale.runner import execute_plan
+from dbscale.runner import StudyRunner, done_run_keys
+from dbscale.study import Study
+from dbscale.study_report import print_dry_run
 from dbscale.targets import OpenTarget, open_target
 from dbscale.workloads import Catalog, WorkloadInfo
 
@@ -35,35 +41,56 @@ def _stderr() -> Console:
     return Console(stderr=True, highlight=False)
 
 
-def run(options: RunOptions, *, env: Mapping[str, str], now: datetime) -> None:
-    """`dbscale run`: the plan's runs against the target, results appended as they finish."""
-    plan = build_plan(options, load_catalog=Catalog.load, env=env, now=now)
+def run(options: RunOptions, *, env: Mapping[str, str], now: datetime, dry_run: bool) -> None:
+    """`dbscale run`: the study's runs against its targets, results appended as they finish."""
+    study = build_study(options, load_catalog=Catalog.load, env=env, now=now)
+    resume = options.resume is not None
+    if dry_run:
+        done: set[str] = set()
+        if resume and (study.out_dir / "runs.jsonl").is_file():
+            done = done_run_keys(ResultsDir(study.out_dir, resume=True).records)
+        print_dry_run(_stdout(), study, study.pending(done))
+        return
     err = _stderr()
-    err.print(f"target: {plan.target.describe()}")
-    with open_target(plan.target) as target:
-        if plan.demo:
-            _ensure_demo_data(plan, target, err)
-        results = ResultsDir(plan.out_dir)
-        execute_plan(
-            plan,
-            target.url,
+    results = ResultsDir(study.out_dir, resume=resume)
+    for point in study.points:
+        if point.skipped:
+            err.print(f"skipped: {point.key}: {point.skipped}", highlight=False)
+    with _open_targets(study, err) as opened:
+        if study.demo:
+            _ensure_demo_data(study, opened["embedded"], err)
+        StudyRunner(
+            study,
+            opened,
             results=results,
             progress=make_progress(err),
             out=_stdout(),
             version=__version__,
-        )
+        ).run()
 
 
-def _ensure_demo_data(plan: RunPlan, target: OpenTarget, err: Console) -> None:
+@contextmanager
+def _open_targets(study: Study, err: Console) -> Iterator[dict[str, OpenTarget]]:
+    with ExitStack() as stack:
+        opened: dict[str, OpenTarget] = {}
+        for target in study.targets:
+            spec = target_spec(target)
+            err.print(f"target {target.name}: {spec.describe()}", highlight=False)
+            opened[target.name] = stack.enter_context(open_target(spec))
+        yield opened
+
+
+def _ensure_demo_data(study: Study, target: OpenTarget, err: Console) -> None:
     """The demo prepares the embedded server's TPC-B data unless that scale is already there."""
     if target.server is None:
         return  # someone else's server: the user prepares it
-    scale = plan.params.get("scale")
+    point = study.runnable_points[0]
+    scale = point.params.get("scale")
     if data.tpcb_scale_loaded(target.server) == scale:
-        err.print(f"reusing the embedded server's {plan.workload} data (scale {scale})")
+        err.print(f"reusing the embedded server's {point.workload} data (scale {scale})")
         return
-    err.print(f"preparing {plan.workload} scale {scale} on the embedded server ...")
-    config = DataPlan(plan.workload, plan.params, plan.target, plan.tls).config(target.url)
+    err.print(f"preparing {point.workload} scale {scale} on the embedded server ...")
+    config = DataPlan(point.workload, point.params, target_spec(point.target)).config(target.url)
     data.print_data_summary(err, "prepare", data.prepare(config))
 
 
@@ -99,6 +126,27 @@ def plan_data(
         load_catalog=Catalog.load,
         env=env,
     )
+
+
+def recipes() -> None:
+    """`dbscale recipes`: the bundled plans and what they reproduce."""
+    out = _stdout()
+    for name in recipe_names():
+        info = recipe_info(name)
+        out.print(f"[bold]{name}[/bold]: {info.description}", soft_wrap=True)
+        out.print(f"  reproduces {info.seed_study}", highlight=False, soft_wrap=True)
+        out.print(f"  dbscale run --recipe {name} --target URL [--quick] [--dry-run]")
+        out.print()
+
+
+def compare(a: Path, b: Path | None, options: ComparisonOptions, as_json: bool) -> None:
+    """`dbscale compare`: per matching point, the change from A to B and whether it is real."""
+    comparison = compare_dirs(a, b, options)
+    out = _stdout()
+    if as_json:
+        out.print_json(json.dumps(comparison, default=str))
+    else:
+        print_comparison(out, comparison)
 
 
 def workloads(as_json: bool) -> None:

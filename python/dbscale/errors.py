@@ -166,3 +166,9 @@ def from_core(error: CoreError) -> DbscaleError:
     if cls is InternalError and kind not in _KINDS:
         text = f"{text} (native error kind {kind!r})"
     return cls(text, str(hint) if hint else None)
+
+
+class PlanError(ConfigError):
+    """A plan (file, recipe or command line) that cannot run; the message names file and line."""
+
+    default_hint = "see docs/plans.md for the plan format; `dbscale run PLAN --dry-run` checks it"

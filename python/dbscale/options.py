@@ -53,6 +53,18 @@ def format_duration(seconds: float) -> str:
     return f"{seconds / 60:g}m"
 
 
+def format_eta(seconds: float) -> str:
+    """A wall time to wait for: `45s`, `12m05s`, `3h20m`."""
+    whole = max(round(seconds), 0)
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}h{minutes:02d}m"
+    if minutes:
+        return f"{minutes}m{secs:02d}s"
+    return f"{secs}s"
+
+
 def parse_clients(values: Iterable[str]) -> list[int]:
     """`-c 1,4,8` (or repeated `-c`) into client levels, in the order given, each at least 1."""
     levels: list[int] = []

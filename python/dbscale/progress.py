@@ -14,13 +14,19 @@ from rich.live import Live
 from rich.progress_bar import ProgressBar
 from rich.text import Text
 
+from dbscale.options import format_eta
+
 Interval = Mapping[str, Any]
 
 
 class RunProgress(Protocol):
-    """What the runner tells the display."""
+    """What the runner tells the display. `eta_s`: the study's remaining wall time."""
 
-    def begin(self, label: str, index: int, total: int, duration_s: float) -> None: ...
+    console: Console
+
+    def begin(
+        self, label: str, index: int, total: int, duration_s: float, eta_s: float | None = None
+    ) -> None: ...
     def update(self, intervals: Sequence[Interval]) -> None: ...
     def note(self, message: str) -> None: ...
     def end(self) -> None: ...
@@ -58,8 +64,11 @@ class PlainProgress:
     def __init__(self, console: Console) -> None:
         self.console = console
 
-    def begin(self, label: str, index: int, total: int, duration_s: float) -> None:
-        self.console.print(f"run {index}/{total}: {label}, {duration_s:g} s", highlight=False)
+    def begin(
+        self, label: str, index: int, total: int, duration_s: float, eta_s: float | None = None
+    ) -> None:
+        eta = f", study ETA {format_eta(eta_s)}" if eta_s is not None and total > 1 else ""
+        self.console.print(f"run {index}/{total}: {label}, {duration_s:g} s{eta}", highlight=False)
 
     def update(self, intervals: Sequence[Interval]) -> None:
         for interval in intervals:
@@ -81,14 +90,18 @@ class LiveProgress:
         self._label = ""
         self._index = self._total = 0
         self._duration_s = 0.0
+        self._eta_s: float | None = None
         self._started = 0.0
         self._last: Interval = {}
         self._transactions = 0
         self._errors = 0
         self._notes: list[str] = []
 
-    def begin(self, label: str, index: int, total: int, duration_s: float) -> None:
+    def begin(
+        self, label: str, index: int, total: int, duration_s: float, eta_s: float | None = None
+    ) -> None:
         self._label, self._index, self._total = label, index, total
+        self._eta_s = eta_s
         self._duration_s = duration_s
         self._started = time.monotonic()
         self._last, self._transactions, self._errors, self._notes = {}, 0, 0, []
@@ -134,4 +147,10 @@ class LiveProgress:
         if self._last.get("lag_ms") is not None:
             stats.append(f"   lag {float(self._last['lag_ms']):.1f} ms")
         notes = [Text(n, style="yellow") for n in self._notes[-2:]]
+        if self._eta_s is not None and self._total > 1:
+            left = max(self._eta_s - min(elapsed, self._duration_s), 0.0)
+            study = Text(
+                f"study: {self._index - 1}/{self._total} runs done, ETA {format_eta(left)}"
+            )
+            return Group(head, bar, stats, study, *notes)
         return Group(head, bar, stats, *notes)

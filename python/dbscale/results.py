@@ -5,6 +5,8 @@ rewritten atomically after each run. No URL is stored with a password in it.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import re
@@ -16,10 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from dbscale.errors import ResultsError
+from dbscale.study_summary import flatten
 from dbscale.targets.url import redact_url
 
 RUNS_FILE = "runs.jsonl"
 SUMMARY_FILE = "summary.json"
+SUMMARY_CSV_FILE = "summary.csv"
+PLAN_FILE = "plan.json"
 
 
 def utc_now() -> datetime:
@@ -53,6 +58,8 @@ class RunMeta:
     dbscale_version: str
     cancelled: bool
     run_id: str = ""
+    # Where the run sits in its study: run_key, point_key, point, repetition, warmup_kind, ...
+    study: Mapping[str, Any] | None = None
 
 
 def make_record(native: Mapping[str, Any], meta: RunMeta) -> dict[str, Any]:
@@ -67,6 +74,7 @@ def make_record(native: Mapping[str, Any], meta: RunMeta) -> dict[str, Any]:
         dbscale_version=meta.dbscale_version,
         cancelled=bool(meta.cancelled or native.get("cancelled", False)),
     )
+    record.update(meta.study or {})
     if isinstance(record.get("target"), str):
         record["target"] = redact_url(record["target"])
     return record
@@ -81,11 +89,19 @@ def _redact_config(config: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class ResultsDir:
-    """Writes one invocation's results; created on the first write."""
+    """Writes one invocation's results; created on the first write. `resume` reads the runs
+    already there, so the summary covers them too."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, resume: bool = False) -> None:
         self.path = path
         self.records: list[dict[str, Any]] = []
+        if resume:
+            if not self.runs_file.is_file():
+                raise ResultsError(
+                    f"nothing to resume: {self.runs_file} does not exist",
+                    "name the results directory of the interrupted study",
+                )
+            self.records = read_runs(self.runs_file)
 
     @property
     def runs_file(self) -> Path:
@@ -117,14 +133,27 @@ class ResultsDir:
             raise ResultsError(f"cannot write {self.runs_file}: {exc}") from None
         self.records.append(dict(record))
 
-    def write_summary(self, extra: Mapping[str, Any] | None = None) -> None:
-        """summary.json: one row per run so far (replaced atomically)."""
+    def write_summary(
+        self,
+        extra: Mapping[str, Any] | None = None,
+        points: Sequence[Mapping[str, Any]] | None = None,
+    ) -> None:
+        """summary.json: one row per run so far, plus the per-point statistics when given, which
+        also go to summary.csv (both replaced atomically)."""
         self._ensure()
-        summary = {
+        summary: dict[str, Any] = {
             "runs": [summary_row(r) for r in self.records],
             **(extra or {}),
         }
+        if points is not None:
+            summary["points"] = list(points)
+            _write_atomic(self.path / SUMMARY_CSV_FILE, points_csv(points))
         _write_atomic(self.summary_file, json.dumps(summary, indent=2, default=str) + "\n")
+
+    def write_plan(self, plan: Mapping[str, Any]) -> None:
+        """plan.json: the resolved plan the runs came from (target URLs without passwords)."""
+        self._ensure()
+        _write_atomic(self.path / PLAN_FILE, json.dumps(plan, indent=2, default=str) + "\n")
 
 
 def read_runs(path: Path) -> list[dict[str, Any]]:
@@ -146,6 +175,9 @@ def summary_row(record: Mapping[str, Any]) -> dict[str, Any]:
     verdict = record.get("verdict") or {}
     return {
         "run_id": record.get("run_id"),
+        "run_key": record.get("run_key"),
+        "point_key": record.get("point_key"),
+        "repetition": record.get("repetition"),
         "workload": record.get("workload"),
         "warmup": record.get("warmup", False),
         "cancelled": record.get("cancelled", False),
@@ -165,6 +197,19 @@ def summary_row(record: Mapping[str, Any]) -> dict[str, Any]:
 
 def summary_rows(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [summary_row(r) for r in records]
+
+
+def points_csv(points: Sequence[Mapping[str, Any]]) -> str:
+    """summary.csv: one row per point, nested fields flattened (`tps_median_ci_low`)."""
+    rows = [flatten(p) for p in points]
+    columns: list[str] = []
+    for row in rows:
+        columns.extend(c for c in row if c not in columns)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
 
 
 def _write_atomic(path: Path, text: str) -> None:

@@ -1,24 +1,32 @@
-"""Runs a plan: each planned run goes to the native core once as JSON, its per-second intervals
-are polled for the live display, and its result is appended to runs.jsonl the moment it ends.
-Ctrl-C once asks the core to stop at the next transaction boundary, twice to abandon transactions
-in flight; either way the partial run is recorded (marked cancelled), the summary written, and the
-command exits 130.
+"""Runs a study: each step in order (data loads, warm-ups, measured runs, with the cooldown
+between runs); each run goes to the native core once as JSON, its per-second intervals are polled
+for the live display, and its result is appended to runs.jsonl the moment it ends. A resumed
+study skips every run already recorded. Ctrl-C once asks the core to stop at the next transaction
+boundary, twice to abandon transactions in flight; either way the partial run is recorded
+(marked cancelled), the summary written, and the command exits 130.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from rich.console import Console
 
-from dbscale.errors import Cancelled, RunError
+from dbscale import data
+from dbscale.config import RunConfig
+from dbscale.errors import Cancelled, NotPreparedError, PlanError, RunError
 from dbscale.native import load_core, parse_json, translate
-from dbscale.plan import PlannedRun, RunPlan
 from dbscale.progress import RunProgress
 from dbscale.results import ResultsDir, RunMeta, make_record, utc_now
+from dbscale.study import PrepareStep, RunStep, Study, estimate_s
+from dbscale.study_report import print_points, study_plan_json
+from dbscale.study_summary import HistogramCache, SummarySettings, summarize_points
 from dbscale.summary import print_run, print_summary
+from dbscale.targets import OpenTarget
 
 POLL_INTERVAL_S = 0.2
 
@@ -38,15 +46,25 @@ class PlanOutcome:
     records: list[dict[str, Any]] = field(default_factory=list)
 
 
-def run_one(planned: PlannedRun, progress: RunProgress, index: int, total: int) -> RunOutcome:
+@dataclass(frozen=True)
+class RunSlot:
+    """Where a run sits in the study, for the live display."""
+
+    label: str
+    index: int
+    total: int
+    eta_s: float | None = None
+
+
+def run_one(config: RunConfig, progress: RunProgress, slot: RunSlot) -> RunOutcome:
     """Starts one run in the native core and follows it to its end."""
     core = load_core()
     started = utc_now()
     try:
-        handle = core.start_run(planned.config.to_core_json())
+        handle = core.start_run(config.to_core_json())
     except Exception as exc:
         raise translate(exc) from None
-    progress.begin(planned.label, index, total, planned.config.duration_s)
+    progress.begin(slot.label, slot.index, slot.total, config.duration_s, slot.eta_s)
     cancel_requested = False
     try:
         while True:
@@ -81,43 +99,143 @@ def run_one(planned: PlannedRun, progress: RunProgress, index: int, total: int) 
     return RunOutcome(native, cancelled, started, utc_now())
 
 
-def execute_plan(
-    plan: RunPlan,
-    url: str,
-    *,
-    results: ResultsDir,
-    progress: RunProgress,
-    out: Console,
-    version: str,
-) -> PlanOutcome:
-    """Every planned run in order; the summary is written and printed however it ends."""
-    outcome = PlanOutcome()
-    planned_runs = plan.runs(url)
-    try:
-        for index, planned in enumerate(planned_runs, start=1):
-            done = run_one(planned, progress, index, len(planned_runs))
-            record = make_record(
-                done.native,
-                RunMeta(
-                    started_at=done.started_at,
-                    ended_at=done.ended_at,
-                    config=planned.config.redacted(),
-                    warmup=planned.warmup,
-                    dbscale_version=version,
-                    cancelled=done.cancelled,
-                ),
+def done_run_keys(records: Sequence[Mapping[str, Any]]) -> set[str]:
+    """The runs a resumed study need not repeat: recorded and not cancelled."""
+    return {str(r["run_key"]) for r in records if r.get("run_key") and not r.get("cancelled")}
+
+
+def check_resumable(study: Study, records: Sequence[Mapping[str, Any]]) -> None:
+    """Refuses to resume into a directory whose runs this plan would not have made."""
+    points = study.points_by_key()
+    for record in records:
+        key = record.get("point_key")
+        if not key or record.get("warmup_kind") == "data":
+            continue
+        point = points.get(str(key))
+        if point is None:
+            raise PlanError(
+                f"{study.out_dir} holds runs of point {key}, which {study.source} does not have",
+                "resume with the plan and flags the study was started with",
             )
-            results.append(record)
-            results.write_summary()
-            outcome.records.append(record)
-            print_run(out, record, planned.label)
-            if done.cancelled:
-                raise Cancelled(f"cancelled by Ctrl-C during run {index} ({planned.label})")
-            verdict = record.get("verdict") or {}
-            if verdict.get("status") == "failed":
-                raise RunError(f"run {index} ({planned.label}) failed: {verdict.get('message')}")
-    finally:
-        if results.records:
-            results.write_summary()
-            print_summary(out, outcome.records, results.path)
-    return outcome
+        if record.get("point_fingerprint") not in (None, point.fingerprint):
+            raise PlanError(
+                f"point {key} in {study.out_dir} ran with other settings than {study.source} "
+                "gives it now",
+                "resume with the plan and flags the study was started with, or start a new "
+                "results directory",
+            )
+
+
+class StudyRunner:
+    """Executes the pending steps of a study against opened targets."""
+
+    def __init__(
+        self,
+        study: Study,
+        opened: Mapping[str, OpenTarget],
+        *,
+        results: ResultsDir,
+        progress: RunProgress,
+        out: Console,
+        version: str,
+    ) -> None:
+        self.study, self.opened, self.results = study, opened, results
+        self.progress, self.out, self.version = progress, out, version
+        self.settings = SummarySettings(
+            confidence=study.plan.statistics.confidence,
+            cv_threshold_pct=study.plan.statistics.cv_threshold_pct,
+        )
+        self.cache = HistogramCache()
+        self.loaded: set[tuple[str, str]] = set()  # (target, data set) loaded by this process
+
+    def run(self) -> PlanOutcome:
+        outcome = PlanOutcome()
+        check_resumable(self.study, self.results.records)
+        pending = self.study.pending(done_run_keys(self.results.records))
+        total = sum(isinstance(s, RunStep) for s in self.study.steps)
+        remaining = [s for s in pending if isinstance(s, RunStep)]
+        index = total - len(remaining)
+        self.results.write_plan(study_plan_json(self.study))
+        cooldown_s = self.study.plan.cooldown
+        try:
+            for step in pending:
+                if isinstance(step, PrepareStep):
+                    self._prepare(step)
+                    continue
+                if index > total - len(remaining) and cooldown_s > 0:
+                    self.progress.note(f"cooldown {cooldown_s:g} s")
+                    time.sleep(cooldown_s)
+                index += 1
+                eta = estimate_s(remaining[remaining.index(step) :], cooldown_s)
+                record = self._run(step, RunSlot(step.label, index, total, eta))
+                outcome.records.append(record)
+        finally:
+            if self.results.records:
+                self.write_summary()
+                print_summary(self.out, outcome.records, self.results.path)
+                print_points(self.out, self._points())
+        return outcome
+
+    def _prepare(self, step: PrepareStep) -> None:
+        point = step.point
+        self.progress.note(f"{step.label} ...")
+        config = point.run_config(self.opened[point.target.name])
+        data.print_data_summary(self.progress.console, "load", data.prepare(config))
+        self.loaded.add((point.target.name, point.data_label))
+
+    def _run(self, step: RunStep, slot: RunSlot) -> dict[str, Any]:
+        point = step.point
+        config = point.run_config(self.opened[point.target.name])
+        try:
+            done = run_one(config, self.progress, slot)
+        except NotPreparedError as exc:
+            mark = (point.target.name, point.data_label)
+            if self.study.plan.prepare.load != "auto" or mark in self.loaded:
+                raise
+            self.progress.note(f"{point.target.name}: {exc.message}; loading {point.data_label}")
+            data.print_data_summary(self.progress.console, "load", data.prepare(config))
+            self.loaded.add(mark)
+            done = run_one(config, self.progress, slot)
+        record = make_record(
+            done.native,
+            RunMeta(
+                started_at=done.started_at,
+                ended_at=done.ended_at,
+                config=config.redacted(),
+                warmup=step.warmup,
+                dbscale_version=self.version,
+                cancelled=done.cancelled,
+                study=self._study_fields(step),
+            ),
+        )
+        self.results.append(record)
+        self.write_summary()
+        print_run(self.out, record, step.label)
+        if done.cancelled:
+            raise Cancelled(f"cancelled by Ctrl-C during run {slot.index} ({step.label})")
+        verdict = record.get("verdict") or {}
+        if verdict.get("status") == "failed":
+            raise RunError(f"run {slot.index} ({step.label}) failed: {verdict.get('message')}")
+        return record
+
+    def _study_fields(self, step: RunStep) -> dict[str, Any]:
+        point = step.point
+        return {
+            "run_key": step.key,
+            "point_key": point.key,
+            "point": point.values,
+            "point_fingerprint": point.fingerprint,
+            "repetition": step.repetition,
+            "warmup_kind": {"measured": None, "warmup": "point", "data-warmup": "data"}[step.kind],
+            "target_name": point.target.name,
+            "study": self.study.plan.name,
+        }
+
+    def _points(self) -> list[dict[str, Any]]:
+        return summarize_points(self.results.records, self.settings, self.cache)
+
+    def write_summary(self) -> None:
+        self.results.write_summary(
+            extra={"study": {"name": self.study.plan.name, "source": self.study.source}},
+            points=self._points(),
+        )

@@ -124,3 +124,28 @@ def _redact_keyvalue_form(text: str) -> str:
         # Not key=value after all; keep nothing that might be a secret.
         return re.sub(r"(?i)(ssl)?password\s*=\s*\S*", "", text).strip()
     return " ".join(kept)
+
+
+def socket_url_for(url: str, socket_dir: str) -> str:
+    """The same server, user, database and options over the Unix socket in `socket_dir` (the
+    port names the socket file, so it is kept). TLS options are dropped: sockets carry none."""
+    text = url.strip()
+    if "://" not in text:
+        kept = [
+            f"{m.group(1)}={m.group(2)}"
+            for m in _KEYVALUE.finditer(text)
+            if m.group(1).lower() not in ("host", "hostaddr", "sslmode")
+        ]
+        return " ".join([*kept, f"host={_quote_keyvalue(socket_dir)}"])
+    parts = urlsplit(text)
+    userinfo = parts.netloc.rpartition("@")[0]
+    pairs = [
+        (k, v)
+        for k, v in parse_qsl(parts.query, keep_blank_values=True)
+        if k.lower() not in ("host", "hostaddr", "port", "sslmode")
+    ]
+    pairs.append(("host", socket_dir))
+    if parts.port is not None:
+        pairs.append(("port", str(parts.port)))
+    netloc = f"{userinfo}@" if userinfo else ""
+    return urlunsplit(parts._replace(netloc=netloc, query=urlencode(pairs, safe="/")))

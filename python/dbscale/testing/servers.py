@@ -103,7 +103,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.action == "start":
-            start(args.env_file, args.dir or default_dir(Path.cwd()))
+            # One server set per env file, so separate suites (tests, benchmarks) never share
+            # or destroy each other's servers.
+            start(args.env_file, (args.dir or default_dir(Path.cwd())) / args.env_file.stem)
         else:
             stop(args.env_file)
     except DbscaleError as exc:

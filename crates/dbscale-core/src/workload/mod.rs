@@ -164,7 +164,9 @@ impl Workload {
     pub fn client(&self, client_id: u32, clients: u32) -> WorkloadClient {
         match self {
             Workload::Tpcb(w) => WorkloadClient::Tpcb(w.client(client_id)),
-            Workload::Sysbench(w) => WorkloadClient::Sysbench(w.client(client_id, clients)),
+            Workload::Sysbench(w) => {
+                WorkloadClient::Sysbench(Box::new(w.client(client_id, clients)))
+            }
         }
     }
 
@@ -184,7 +186,8 @@ impl Workload {
     pub fn max_tries(&self, configured: u32) -> u32 {
         match self {
             Workload::Tpcb(_) => configured,
-            Workload::Sysbench(_) => configured.max(sysbench::MAX_TRIES),
+            // Unlimited, so above any configured value.
+            Workload::Sysbench(_) => sysbench::MAX_TRIES,
         }
     }
 
@@ -206,7 +209,8 @@ impl Workload {
 /// One client's state for a workload.
 pub enum WorkloadClient {
     Tpcb(tpcb::TpcbClient),
-    Sysbench(sysbench::SysbenchClient),
+    /// Boxed: its parameter buffers would make every client of any workload as large.
+    Sysbench(Box<sysbench::SysbenchClient>),
 }
 
 impl WorkloadClient {

@@ -153,6 +153,9 @@ impl MySqlConfig {
     /// TLS as the mode asks: `prefer`/`require` encrypt without checking the certificate (MySQL's
     /// PREFERRED/REQUIRED), `verify-ca` checks the chain, `verify-full` also the host name
     /// (VERIFY_IDENTITY). With `sslrootcert` only that CA is trusted, else the webpki roots.
+    /// Known gap: mysql_async 0.37.1 skips the name check by matching rustls's error text for
+    /// "NotValidForName", which rustls 0.23.46 no longer prints, so `verify-ca` still refuses a
+    /// certificate whose names do not cover the host (it acts like `verify-full`).
     fn ssl_opts(&self) -> SslOpts {
         let verify = matches!(self.tls, TlsMode::VerifyCa | TlsMode::VerifyFull);
         let mut ssl = SslOpts::default()

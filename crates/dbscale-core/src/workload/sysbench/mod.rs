@@ -7,6 +7,7 @@
 //! sysbench master defaults to `uniform`. Set `rand_type=uniform` to match a master build.
 
 mod loader;
+mod plan;
 mod random;
 mod script;
 
@@ -278,7 +279,7 @@ impl Sysbench {
     }
 
     pub fn statements(&self, dialect: Dialect) -> Result<Vec<Statement>, Error> {
-        Ok(script::Plan::new(self.test, &self.options).statements(dialect))
+        Ok(plan::Plan::new(self.test, &self.options).statements(dialect))
     }
 
     /// Checks that every table exists; sysbench reads nothing else before a run either.

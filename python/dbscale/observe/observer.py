@@ -1,0 +1,320 @@
+"""Watches one run from a Python thread while the native core measures: resource snapshots once a
+second, the server's sessions a few times a second and its statistics once a second through one
+`_core.Session`. At the end it keeps what fell inside the measured window and builds the run
+record's `observe` section (docs/observe.md), verdict included.
+
+The measured window is found from the run itself: the first per-second interval the runner polls
+says when measuring began (its `t_s` before now), and the result's `duration_s` how long it
+lasted. Setup (connecting, pgbench's vacuum) and teardown stay out of the numbers.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from dbscale.config import RunConfig
+from dbscale.observe.cgroup import CgroupCpu, cpu_cgroup
+from dbscale.observe.host import short_facts
+from dbscale.observe.procfs import ProcFs
+from dbscale.observe.resources import ResourceSampler, ResourceSnapshot, Row, resource_row
+from dbscale.observe.server_process import (
+    allowed_cpus,
+    dialect_of,
+    find_listener,
+    parse_endpoint,
+    postmaster_of_backend,
+)
+from dbscale.observe.server_stats import (
+    MYSQL_GAUGES,
+    Snapshot,
+    counter_deltas,
+    gauge_means,
+    ps_wait_deltas,
+)
+from dbscale.observe.session import ObserverSession, ServerIdentity
+from dbscale.observe.tables import column_table, window_means
+from dbscale.observe.verdict import client_saturation, judge
+from dbscale.observe.waits import WaitHistogram
+
+CLIENT_WARNING = (
+    "warning: the load generator itself is the bottleneck ({evidence}); this run measures "
+    "dbscale, not the database"
+)
+
+
+@dataclass(frozen=True)
+class ObserveOptions:
+    resource_interval_s: float = 1.0
+    wait_interval_s: float = 0.15
+
+
+@dataclass
+class _Collected:
+    """What the sampling thread gathers; read by `finish` after the thread has stopped."""
+
+    rows: list[tuple[float, Row]] = field(default_factory=list)
+    waits: list[tuple[float, list[list[Any]]]] = field(default_factory=list)
+    stats: list[tuple[float, Snapshot, int]] = field(default_factory=list)  # + queries so far
+    ps_waits: list[dict[str, tuple[int, float]]] = field(default_factory=list)
+    snapshot_s: list[float] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+class RunObserver:
+    """One run's observer: `start()` before the run, `intervals()` as they are polled,
+    `finish(native_result)` after it; `close()` always (idempotent)."""
+
+    def __init__(
+        self,
+        config: RunConfig,
+        *,
+        host: Mapping[str, Any] | None = None,
+        options: ObserveOptions | None = None,
+        proc: ProcFs | None = None,
+    ) -> None:
+        self.config = config
+        self.host = dict(host or {})
+        self.options = options or ObserveOptions()
+        self.proc = proc or ProcFs()
+        self.dialect = dialect_of(config.target.url)
+        self.session: ObserverSession | None = None
+        self.identity: ServerIdentity | None = None
+        self.server_pid: int | None = None
+        self.cgroup: CgroupCpu | None = cpu_cgroup(self.proc)
+        self._data = _Collected()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._measured_start: float | None = None
+        self._live_notes: list[str] = []
+        self._warned = False
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        try:
+            self.session = ObserverSession(self.config.to_core_json(), self.dialect)
+            self.identity = self.session.identity
+        except Exception as exc:  # the run goes on; the record says what is missing
+            self._data.notes.append(f"no server statistics: {_one_line(exc)}")
+        self.server_pid = self._find_server()
+        self._thread = threading.Thread(target=self._loop, name="dbscale-observe", daemon=True)
+        self._thread.start()
+
+    def intervals(self, intervals: Sequence[Mapping[str, Any]]) -> None:
+        """Called with each poll's new intervals; the first one dates the measured start."""
+        if self._measured_start is None and intervals:
+            self._measured_start = time.monotonic() - float(intervals[0].get("t_s", 1.0))
+
+    def take_notes(self) -> list[str]:
+        """Warnings for the live display, each returned once."""
+        notes, self._live_notes = self._live_notes, []
+        return notes
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+            self._thread = None
+        if self.session is not None:
+            self.session.close()
+            self.session = None
+
+    def finish(self, native: Mapping[str, Any]) -> dict[str, Any]:
+        """Stops sampling and builds the record's `observe` section."""
+        finished = time.monotonic()
+        self.close()
+        duration = float(native.get("duration_s") or 0.0)
+        start = self._measured_start if self._measured_start is not None else finished - duration
+        end = min(start + duration, finished) if duration > 0 else finished
+        return self._section(native, start, end)
+
+    # -- discovery -----------------------------------------------------------------------------
+
+    def _find_server(self) -> int | None:
+        endpoint = parse_endpoint(self.config.target.url)
+        pid = find_listener(self.proc, endpoint)
+        if pid is None and self.session is not None and self.session.identity.session_pid:
+            pid = postmaster_of_backend(self.proc, endpoint, self.session.identity.session_pid)
+        return pid
+
+    # -- the sampling thread -------------------------------------------------------------------
+
+    def _loop(self) -> None:
+        sampler = ResourceSampler(
+            self.proc,
+            observer_tid=threading.get_native_id(),
+            server_pid=self.server_pid,
+            cgroup=self.cgroup,
+        )
+        prev = self._snapshot(sampler)
+        self._sample_stats(prev.mono_s)
+        next_row = prev.mono_s + self.options.resource_interval_s
+        next_wait = time.monotonic()
+        while not self._stop.wait(max(min(next_row, next_wait) - time.monotonic(), 0.0)):
+            now = time.monotonic()
+            if now >= next_wait:
+                self._sample_waits(now)
+                next_wait = max(next_wait + self.options.wait_interval_s, now)
+            if now >= next_row:
+                prev = self._tick(sampler, prev)
+                next_row = max(next_row + self.options.resource_interval_s, now)
+        self._tick(sampler, prev)
+        self._sample_stats(time.monotonic(), final=True)
+
+    def _snapshot(self, sampler: ResourceSampler) -> ResourceSnapshot:
+        begun = time.perf_counter()
+        snap = sampler.snapshot()
+        self._data.snapshot_s.append(time.perf_counter() - begun)
+        return snap
+
+    def _tick(self, sampler: ResourceSampler, prev: ResourceSnapshot) -> ResourceSnapshot:
+        cur = self._snapshot(sampler)
+        row = resource_row(prev, cur)
+        if row:
+            row["interval_s"] = cur.mono_s - prev.mono_s
+            self._data.rows.append((cur.mono_s, row))
+            self._sample_stats(cur.mono_s)
+            self._check_client()
+        return cur
+
+    def _sample_waits(self, now: float) -> None:
+        if self.session is None:
+            return
+        try:
+            self._data.waits.append((now, self.session.waits()))
+        except Exception as exc:
+            self._lose_session("wait sampling", exc)
+
+    def _sample_stats(self, now: float, *, final: bool = False) -> None:
+        if self.session is None:
+            return
+        try:
+            self._data.stats.append((now, self.session.stats(), self.session.queries))
+            if final or len(self._data.stats) == 1:
+                ps = self.session.ps_waits()
+                if ps is not None:
+                    self._data.ps_waits.append(ps)
+        except Exception as exc:
+            self._lose_session("server statistics", exc)
+
+    def _lose_session(self, what: str, exc: Exception) -> None:
+        self._data.notes.append(f"{what} stopped: {_one_line(exc)}")
+        if self.session is not None:
+            self.session.close()
+            self.session = None
+
+    def _check_client(self) -> None:
+        if self._warned:
+            return
+        recent = [row for _, row in self._data.rows[-3:]]
+        evidence = (
+            client_saturation(recent, self._client_capacity(recent)) if len(recent) == 3 else None
+        )
+        if evidence:
+            self._warned = True
+            self._live_notes.append(CLIENT_WARNING.format(evidence=evidence))
+
+    def _client_capacity(self, rows: Sequence[Row]) -> float:
+        threads = max((r.get("client_threads", 0.0) for r in rows), default=0.0)
+        limits = [threads or float(self.config.threads or 1), float(len(os.sched_getaffinity(0)))]
+        if self.cgroup is not None and self.cgroup.quota_cores is not None:
+            limits.append(self.cgroup.quota_cores)
+        return min(limits)
+
+    # -- the record ----------------------------------------------------------------------------
+
+    def _section(self, native: Mapping[str, Any], start: float, end: float) -> dict[str, Any]:
+        interval = self.options.resource_interval_s
+        rows = [
+            (t, r) for t, r in self._data.rows if start + interval / 2 <= t <= end + interval / 2
+        ]
+        means = window_means([r for _, r in rows])
+        waits = WaitHistogram()
+        for t, sample in self._data.waits:
+            if start <= t <= end:
+                waits.add(sample)
+        server = self._server_section(start, end)
+        section: dict[str, Any] = {
+            "version": 1,
+            "host": short_facts(self.host),
+            "window_s": round(end - start, 3),
+            "resources": {
+                "interval_s": interval,
+                **column_table([(t - start, r) for t, r in rows]),
+                "mean": means,
+            },
+            "server": server,
+            "waits": waits.to_record(self.options.wait_interval_s * 1000.0)
+            if waits.samples
+            else None,
+            "overhead": self._overhead(means, start, end),
+        }
+        section["limited_by"] = judge(
+            native,
+            means,
+            waits if waits.samples else None,
+            rows=len(rows),
+            server_local=self.server_pid is not None,
+            server_vcpus=server.get("vcpus"),
+            client_capacity_cores=self._client_capacity([r for _, r in rows]),
+            host_cpus=int(self.host.get("logical_cpus") or os.cpu_count() or 1),
+            net_speed_mbps=self.host.get("net_speed_mbps") or {},
+        )
+        if self._data.notes:
+            section["notes"] = list(self._data.notes)
+        return section
+
+    def _server_section(self, start: float, end: float) -> dict[str, Any]:
+        server: dict[str, Any] = {
+            "dialect": self.dialect,
+            "local": self.server_pid is not None,
+            "pid": self.server_pid,
+        }
+        if self.server_pid is not None:
+            server["vcpus"] = allowed_cpus(self.proc, self.server_pid)
+        if self.identity is not None:
+            server["version"] = self.identity.version
+            server["settings"] = self.identity.settings
+        stats = self._data.stats
+        if stats:
+            before = [s for s in stats if s[0] <= start + 0.25] or stats[:1]
+            first, last = before[-1], stats[-1]
+            deltas = counter_deltas(first[1], last[1], MYSQL_GAUGES)
+            own_queries = last[2] - first[2]
+            if "database.xact_commit" in deltas:  # our own queries are transactions too
+                deltas["database.xact_commit"] = max(
+                    deltas["database.xact_commit"] - own_queries, 0
+                )
+            server["stats_window_s"] = round(last[0] - first[0], 3)
+            server["stats"] = deltas
+            if self.dialect == "mysql":
+                inside = [s for t, s, _ in stats if start <= t <= end]
+                server["stats"].update(gauge_means(inside, MYSQL_GAUGES))
+        if len(self._data.ps_waits) >= 2:
+            server["performance_schema_waits"] = ps_wait_deltas(
+                self._data.ps_waits[0], self._data.ps_waits[-1]
+            )
+        return server
+
+    def _overhead(self, means: Mapping[str, float], start: float, end: float) -> dict[str, Any]:
+        snaps = self._data.snapshot_s
+        window = max(end - start, 1e-9)
+        queries = sum(1 for t, _ in self._data.waits if start <= t <= end) + sum(
+            1 for t, _, _ in self._data.stats if start <= t <= end
+        )
+        return {
+            "observer_cpu_cores": round(means.get("observer_cpu_cores", 0.0), 4),
+            "snapshot_ms_mean": round(1000 * sum(snaps) / len(snaps), 2) if snaps else None,
+            "queries_per_s": round(queries / window, 1),
+        }
+
+
+def _one_line(exc: BaseException) -> str:
+    args: tuple[object, ...] = tuple(getattr(exc, "args", ()))
+    text = str(args[1]) if len(args) >= 2 else str(exc)  # CoreError: (kind, message, hint)
+    return " ".join(text.split())

@@ -1,0 +1,108 @@
+"""The observer's one connection to the target (`_core.Session`): what the server is, where its
+processes are, its statistics and its sessions' waits. Every query is counted, because each one is
+also a transaction the server's own counters see.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from dbscale.native import load_core
+from dbscale.observe.server_stats import (
+    MYSQL_PS_ENABLED_SQL,
+    MYSQL_PS_WAITS_SQL,
+    Snapshot,
+    mysql_status_sql,
+    parse_mysql_status,
+    parse_pg_stats,
+    parse_ps_waits,
+    pg_stats_sql,
+)
+from dbscale.observe.waits import waits_sql
+
+PG_SETTINGS = (
+    "shared_buffers", "max_connections", "synchronous_commit", "fsync", "full_page_writes",
+    "wal_level", "max_wal_size", "checkpoint_timeout", "huge_pages", "work_mem", "jit",
+    "track_io_timing",
+)  # fmt: skip
+MYSQL_SETTINGS = (
+    "innodb_buffer_pool_size", "innodb_flush_log_at_trx_commit", "sync_binlog", "log_bin",
+    "max_connections", "performance_schema", "innodb_log_file_size", "transaction_isolation",
+    "tx_isolation", "version_comment", "thread_handling",
+)  # fmt: skip
+
+
+@dataclass
+class ServerIdentity:
+    dialect: str
+    version: str | None = None
+    version_num: int = 0
+    session_pid: int | None = None  # PostgreSQL: the observer's own backend
+    settings: dict[str, str] = field(default_factory=dict)
+    performance_schema: bool = False
+
+
+class ObserverSession:
+    """Wraps one native Session; `queries` counts what we sent."""
+
+    def __init__(self, config_json: str, dialect: str) -> None:
+        self._session: Any = load_core().Session(config_json)
+        self.dialect = dialect
+        self.queries = 0
+        self.identity = self._identify()
+
+    def rows(self, sql: str) -> list[list[Any]]:
+        self.queries += 1
+        result = json.loads(self._session.query(sql))
+        return result if isinstance(result, list) else []
+
+    def _identify(self) -> ServerIdentity:
+        if self.dialect == "mysql":
+            [[version, comment]] = self.rows("SELECT @@version, @@version_comment")
+            names = ", ".join(f"'{n}'" for n in MYSQL_SETTINGS)
+            settings = {
+                str(k).lower(): str(v)
+                for k, v in self.rows(f"SHOW GLOBAL VARIABLES WHERE Variable_name IN ({names})")
+            }
+            enabled = self.rows(MYSQL_PS_ENABLED_SQL)
+            return ServerIdentity(
+                "mysql",
+                f"{version} ({comment})" if comment else str(version),
+                session_pid=None,
+                settings=settings,
+                performance_schema=bool(enabled) and str(enabled[0][0]) in ("1", "ON"),
+            )
+        [[version, num, pid]] = self.rows(
+            "SELECT current_setting('server_version'), current_setting('server_version_num'), "
+            "pg_backend_pid()"
+        )
+        names = ", ".join(f"'{n}'" for n in PG_SETTINGS)
+        settings = {
+            str(name): str(value)
+            for name, value in self.rows(
+                f"SELECT name, current_setting(name) FROM pg_settings WHERE name IN ({names})"
+            )
+        }
+        return ServerIdentity("postgresql", str(version), int(num), int(pid), settings)
+
+    def stats(self) -> Snapshot:
+        if self.dialect == "mysql":
+            return parse_mysql_status(self.rows(mysql_status_sql()))
+        [[text]] = self.rows(pg_stats_sql(self.identity.version_num))
+        return parse_pg_stats(str(text))
+
+    def waits(self) -> list[list[Any]]:
+        return self.rows(waits_sql(self.dialect))
+
+    def ps_waits(self) -> dict[str, tuple[int, float]] | None:
+        if self.dialect != "mysql" or not self.identity.performance_schema:
+            return None
+        return parse_ps_waits(self.rows(MYSQL_PS_WAITS_SQL))
+
+    def close(self) -> None:
+        # Closing a broken connection has nothing left to report.
+        with contextlib.suppress(Exception):
+            self._session.close()

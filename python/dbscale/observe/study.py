@@ -1,0 +1,82 @@
+"""Observation for one `dbscale run` invocation: host facts gathered once and written to the
+results directory's `host.json`, and a `RunWatch` around each run that the runner feeds and asks
+for the record's `observe` section. Observation never fails a run: what it cannot see is noted
+in the record instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from dbscale import __version__
+from dbscale.config import RunConfig
+from dbscale.observe.host import client_host_facts, short_facts, write_host_file
+from dbscale.observe.observer import ObserveOptions, RunObserver
+
+
+class Notes(Protocol):
+    """Where live warnings go (the runner's progress display)."""
+
+    def note(self, message: str) -> None: ...
+
+
+class RunWatch:
+    """One run's observation, started on construction."""
+
+    def __init__(self, study: StudyObserver, config: RunConfig) -> None:
+        self._study = study
+        self._observer = RunObserver(config, host=study.host, options=study.options)
+        self._observer.start()
+
+    def update(self, intervals: Sequence[Mapping[str, Any]], notes: Notes) -> None:
+        """Each poll's intervals; shows any live warning (client saturated) once."""
+        self._observer.intervals(intervals)
+        for message in self._observer.take_notes():
+            notes.note(message)
+
+    def finish(self, native: Mapping[str, Any]) -> dict[str, Any]:
+        section = self._observer.finish(native)
+        self._study.learn_server(section.get("server") or {})
+        return section
+
+    def close(self) -> None:
+        self._observer.close()
+
+
+class StudyObserver:
+    """Host facts once per results directory; a `RunWatch` per run."""
+
+    def __init__(self, results_dir: Path, *, options: ObserveOptions | None = None) -> None:
+        self.results_dir = results_dir
+        self.options = options or ObserveOptions()
+        self.host: dict[str, Any] = client_host_facts()
+        self.host["dbscale_version"] = __version__
+        self._server: dict[str, Any] = {}
+
+    def watch(self, config: RunConfig) -> RunWatch:
+        return RunWatch(self, config)
+
+    def learn_server(self, server: Mapping[str, Any]) -> None:
+        """The first run tells what the server is; host.json is (re)written with it."""
+        if self._server:
+            return
+        self._server = {
+            "dialect": server.get("dialect"),
+            "local": server.get("local"),
+            "vcpus": server.get("vcpus"),
+            "version": server.get("version"),
+            "settings": server.get("settings"),
+        }
+        self.write()
+
+    def host_file_content(self) -> dict[str, Any]:
+        return {"client": self.host, "server": self._server}
+
+    def write(self) -> Path:
+        return write_host_file(self.results_dir, self.host_file_content())
+
+    def summary_extra(self) -> dict[str, Any]:
+        """What summary.json carries besides its rows."""
+        return {"host": short_facts(self.host)}

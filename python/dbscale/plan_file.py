@@ -1,0 +1,182 @@
+"""A plan document and where each of its values came from: a YAML file (file, line, column, kept
+from the composed node tree), a bundled recipe, or the command line (`--set`, flags). Every error
+about the plan names that origin, so `plan.yaml:12:5: matrix.clientz: ...` points at the line.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from dbscale.errors import PlanError
+
+PathKey = tuple[str | int, ...]
+
+
+@dataclass
+class PlanDocument:
+    """The plan as plain data, plus the origin of every value in it."""
+
+    data: dict[str, Any]
+    source: str  # what the document came from, for messages
+    origins: dict[PathKey, str] = field(default_factory=dict)
+
+    def where(self, path: PathKey) -> str:
+        """The origin of `path` (or of its nearest ancestor that has one)."""
+        for end in range(len(path), -1, -1):
+            origin = self.origins.get(tuple(path[:end]))
+            if origin is not None:
+                return origin
+        return self.source
+
+    def error(self, path: PathKey, message: str, hint: str | None = None) -> PlanError:
+        return PlanError(f"{self.where(path)}: {format_path(path)}: {message}", hint)
+
+    def get(self, path: PathKey, default: Any = None) -> Any:
+        node: Any = self.data
+        for part in path:
+            if not _has_child(node, part):
+                return default
+            node = node[part]
+        return node
+
+    def set(self, path: PathKey, value: Any, origin: str) -> None:
+        """Sets `path` (creating mappings on the way) and records `origin` for it and below."""
+        node: Any = self.data
+        for depth, part in enumerate(path):
+            last = depth == len(path) - 1
+            if isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+                if last:
+                    node[part] = value
+                    break
+                child = node[part]
+            elif isinstance(node, dict):
+                if last:
+                    node[part] = value
+                    break
+                child = node.get(part)
+                if not isinstance(child, dict | list):
+                    child = node[part] = {}
+            else:
+                raise self.error(path[: depth + 1], "cannot be set: its parent is not a mapping")
+            node = child
+        for known in [p for p in self.origins if p[: len(path)] == path]:
+            del self.origins[known]
+        self.origins[path] = origin
+
+    def delete(self, path: PathKey) -> None:
+        parent = self.get(path[:-1])
+        if isinstance(parent, dict):
+            parent.pop(path[-1], None)
+
+    def copy(self) -> PlanDocument:
+        return PlanDocument(copy.deepcopy(self.data), self.source, dict(self.origins))
+
+
+def _has_child(node: Any, part: str | int) -> bool:
+    if isinstance(node, Mapping):
+        return part in node
+    return isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+
+
+def format_path(path: PathKey) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "plan"
+
+
+def load_plan_text(text: str, source: str) -> PlanDocument:
+    """Parses YAML `text`; `source` names it in messages (a path, or `recipe NAME`)."""
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            raise PlanError(f"{source}: the plan is empty", _HINT_EMPTY)
+        origins: dict[PathKey, str] = {}
+        data = _construct(loader, node, (), origins, source)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark else source
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise PlanError(f"{where}: {problem}", "fix the YAML syntax at that line") from None
+    except yaml.YAMLError as exc:
+        raise PlanError(f"{source}: not valid YAML ({exc})", "fix the YAML syntax") from None
+    finally:
+        loader.dispose()
+    if not isinstance(data, dict):
+        raise PlanError(f"{origins.get((), source)}: a plan must be a mapping of keys", _HINT_EMPTY)
+    return PlanDocument(data, source, origins)
+
+
+def load_plan_file(path: Path) -> PlanDocument:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise PlanError(
+            f"cannot read plan {path}: {exc.strerror or exc}",
+            "give the path of a YAML plan, or a workload name (`dbscale workloads`)",
+        ) from None
+    return load_plan_text(text, str(path))
+
+
+_HINT_EMPTY = (
+    "a plan is a YAML mapping: workload, targets, load, matrix, repeat, ... (docs/plans.md)"
+)
+
+
+def _mark(source: str, node: yaml.Node) -> str:
+    return f"{source}:{node.start_mark.line + 1}:{node.start_mark.column + 1}"
+
+
+def _construct(
+    loader: yaml.SafeLoader,
+    node: yaml.Node,
+    path: PathKey,
+    origins: dict[PathKey, str],
+    source: str,
+) -> Any:
+    origins.setdefault(path, _mark(source, node))
+    if isinstance(node, yaml.MappingNode):
+        loader.flatten_mapping(node)
+        result: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            key = loader.construct_object(key_node, deep=True)
+            if not isinstance(key, str | int | float | bool):
+                raise PlanError(f"{_mark(source, key_node)}: a key must be a plain word", None)
+            name = str(key)
+            if name in result:
+                raise PlanError(
+                    f"{_mark(source, key_node)}: {format_path((*path, name))}: duplicate key",
+                    "each key may appear once in a mapping",
+                )
+            origins[(*path, name)] = _mark(source, key_node)
+            result[name] = _construct(loader, value_node, (*path, name), origins, source)
+        return result
+    if isinstance(node, yaml.SequenceNode):
+        return [
+            _construct(loader, item, (*path, i), origins, source)
+            for i, item in enumerate(node.value)
+        ]
+    return loader.construct_object(node, deep=True)
+
+
+def parse_cli_value(text: str) -> Any:
+    """A `--set` value read as YAML (`3`, `30s`, `[1, 2]`, `on`), or the text itself."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+
+
+def split_set_path(key: str) -> PathKey:
+    """`load.duration` -> ("load", "duration"); `targets.0.url` -> ("targets", 0, "url")."""
+    parts: list[str | int] = []
+    for part in key.split("."):
+        parts.append(int(part) if part.isdigit() else part)
+    return tuple(parts)

@@ -1,0 +1,210 @@
+"""Which charts a study gets, from its shape: throughput and latency against every swept numeric
+axis (bars per value when only categories were swept), peak throughput per configuration (and
+per vCPU, and price-performance, when those are known), run-to-run variation when runs were
+repeated, every run's per-second series, each point's latency spectrum, and resource use when runs
+were observed. Each chart is a Vega-Lite spec with its data inline.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from dbscale.report import resources, rows, specs
+from dbscale.report.axes import Axis
+from dbscale.report.study import Study
+
+
+@dataclass(frozen=True)
+class Chart:
+    id: str  # stable, file-name safe: "throughput-vs-clients"
+    kind: str  # throughput | latency | configurations | per-vcpu | price-performance |
+    # variation | timeline | spectrum | resources | wait-events
+    title: str
+    caption: str
+    spec: dict[str, Any]
+
+
+def primary_axis(study: Study) -> Axis | None:
+    """The axis the point-by-point charts run along: the first swept numeric axis, else the first
+    swept one; None for a single point."""
+    swept = study.swept
+    return next((a for a in swept if a.numeric), swept[0] if swept else None)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def _axis_values(axis: Axis | None) -> list[Any]:
+    if axis is None:
+        return []
+    return list(axis.values) if axis.numeric else [axis.format(v) for v in axis.values]
+
+
+def plan_charts(study: Study) -> list[Chart]:
+    """The study's charts, in page order."""
+    charts: list[Chart] = []
+    if len(study.points) >= 2:
+        charts += _against_axes(study)
+        charts += _per_configuration(study)
+    if study.repeated:
+        charts.append(_variation(study))
+    charts += _resources(study)
+    timeline = _timeline(study)
+    if timeline is not None:
+        charts.append(timeline)
+    spectrum_rows = rows.spectrum_rows(study)
+    if spectrum_rows:
+        charts.append(
+            Chart(
+                "latency-spectrum", "spectrum", "Latency distribution",
+                "Latency at each percentile of every transaction of a point (its runs' histograms "
+                "merged); the x axis stretches the tail: 99%, 99.9%, 99.99%.",
+                specs.spectrum(spectrum_rows),
+            )
+        )  # fmt: skip
+    return charts
+
+
+def _against_axes(study: Study) -> list[Chart]:
+    swept = study.swept
+    numeric = [a for a in swept if a.numeric]
+    charts: list[Chart] = []
+    for axis in numeric or swept:
+        values = _axis_values(axis)
+        slug = _slug(axis.title)
+        caption_ci = (
+            "Error bars: 95% CI of the median (order statistics, 6+ runs), with fewer runs "
+            "the Student-t CI of the mean."
+            if study.repeated
+            else "One run per point: no error bars."
+        )
+        charts.append(
+            Chart(
+                f"throughput-vs-{slug}", "throughput", f"Throughput vs {axis.title}",
+                f"Median {study.unit} of the runs at each {axis.title}, one "
+                f"{'line' if axis.numeric else 'bar'} per combination of the other swept "
+                f"settings. {caption_ci}",
+                specs.throughput_vs_axis(
+                    rows.point_rows(study, axis), unit=study.unit, x_title=axis.title,
+                    numeric=axis.numeric, values=values,
+                    series_title=rows.series_title(study, axis),
+                ),
+            )
+        )  # fmt: skip
+        charts.append(
+            Chart(
+                f"latency-vs-{slug}", "latency", f"Latency vs {axis.title}",
+                "p50, p95 and p99 read from the merged histogram of each point's runs (never "
+                "averaged); whiskers span the lowest and highest single run.",
+                specs.latency_vs_axis(
+                    rows.latency_rows(study, axis), x_title=axis.title, numeric=axis.numeric,
+                    values=values, series_title=rows.series_title(study, axis),
+                ),
+            )
+        )  # fmt: skip
+    return charts
+
+
+def _per_configuration(study: Study) -> list[Chart]:
+    table = rows.config_rows(study)
+    if len(table) < 2:
+        return []
+    unit = study.unit
+    charts = [
+        Chart(
+            "throughput-per-configuration", "configurations", "Peak throughput per configuration",
+            f"Each configuration's best median {unit} over the load levels tried (the label says "
+            "at which); whiskers: its 95% CI.",
+            specs.bars_per_configuration(
+                table, title="Peak throughput per configuration", value="tput", low="tput_lo",
+                high="tput_hi", x_title=f"{unit} (median)",
+            ),
+        )
+    ]  # fmt: skip
+    if all("per_vcpu" in row for row in table):
+        charts.append(
+            Chart(
+                "throughput-per-vcpu", "per-vcpu", "Peak throughput per vCPU",
+                f"The peak {unit} divided by the target's vCPU count, to compare machines of "
+                "different sizes (as the Cloud Report does).",
+                specs.bars_per_configuration(
+                    table, title="Peak throughput per vCPU", value="per_vcpu", low="per_vcpu_lo",
+                    high="per_vcpu_hi", x_title=f"{unit} per vCPU",
+                ),
+            )
+        )  # fmt: skip
+    if all("cost" in row for row in table):
+        charts.append(
+            Chart(
+                "price-performance", "price-performance", "Price-performance",
+                f"Monthly price (730 h) per 1,000 {unit} at each configuration's peak; lower is "
+                "better. Whiskers carry the throughput CI into the price.",
+                specs.bars_per_configuration(
+                    table, title="Price-performance", value="cost", low="cost_lo",
+                    high="cost_hi", x_title=f"USD per month per 1,000 {unit}",
+                ),
+            )
+        )  # fmt: skip
+    return charts
+
+
+def _variation(study: Study) -> Chart:
+    axis = primary_axis(study)
+    title = axis.title if axis else "point"
+    return Chart(
+        "variation", "variation", "Run-to-run variation",
+        "Coefficient of variation (standard deviation / mean) across the repeated runs of each "
+        "point, for throughput and for each run's latency percentiles.",
+        specs.variation(
+            rows.variation_rows(study, axis), x_title=title,
+            numeric=bool(axis and axis.numeric), values=_axis_values(axis),
+            series_title=rows.series_title(study, axis),
+        ),
+    )  # fmt: skip
+
+
+def _resources(study: Study) -> list[Chart]:
+    axis = primary_axis(study)
+    title = axis.title if axis else "point"
+    charts: list[Chart] = []
+    use = resources.resource_rows(study, axis)
+    if use:
+        charts.append(
+            Chart(
+                "resource-use", "resources", f"Resource use vs {title}",
+                "Mean over each run's seconds, then over the point's runs: is the client, the "
+                "host or the server the limit?",
+                specs.metric_panels(
+                    use, title=f"Resource use vs {title}", x_title=title,
+                    numeric=bool(axis and axis.numeric), values=_axis_values(axis),
+                    series_title=rows.series_title(study, axis),
+                ),
+            )
+        )  # fmt: skip
+    waits = resources.wait_rows(study)
+    if waits:
+        charts.append(
+            Chart(
+                "wait-events", "wait-events", "Server wait events per point",
+                "What the server's sessions were waiting on, as shares of all sampled waits.",
+                specs.stacked_shares(waits, title="Server wait events per point",
+                                     x_title="share of waits"),
+            )
+        )  # fmt: skip
+    return charts
+
+
+def _timeline(study: Study) -> Chart | None:
+    timeline_rows = rows.timeline_rows(study)
+    if not timeline_rows:
+        return None
+    return Chart(
+        "timeline", "timeline", "Each run over time",
+        "Throughput and p95 latency of every run, second by second, one line per run coloured "
+        "by its point, so warm-up, stalls and drift are visible. Click a point in the legend to "
+        "pick its runs out.",
+        specs.timeline(timeline_rows, step_s=rows.timeline_step(study.runs)),
+    )  # fmt: skip

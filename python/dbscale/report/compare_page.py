@@ -1,0 +1,164 @@
+"""The page of a `dbscale compare` result: A against B point by point, each metric's relative
+change with its CI against the noise band, and each verdict. `render_compare_html(comparison)`
+takes what `dbscale.compare.compare_dirs` returns (what `dbscale compare --json` prints):
+
+    {"a": str, "b": str, "noise_threshold_pct": f, "alpha": f, "confidence": f,
+     "points": [{"point": str, "tps": Change, "p95_ms": Change, "p99_ms": Change}],
+     "unmatched": [str]}
+
+with each Change as `dbscale.stats.comparison.Change` (median_a/b, n_a/b, change_pct,
+ci_low_pct, ci_high_pct, p_value, p_adjusted, verdict, higher_is_better).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from dbscale import __version__
+from dbscale.report import bundle
+from dbscale.report.charts import Chart
+from dbscale.report.page import facts_list, html_document, warnings_box
+from dbscale.report.rows import r4
+from dbscale.report.specs import CONFIG, FACET_WIDTH
+from dbscale.report.tables import Cell, html_table
+
+METRICS = (("tps", "TPS"), ("p95_ms", "p95 latency"), ("p99_ms", "p99 latency"))
+CLASSES = {"better": "better", "worse": "worse"}  # anything else: no clear change
+COLORS = {"better": "#2da44e", "worse": "#cf222e", "no clear change": "#8c959f"}
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def changes(comparison: Mapping[str, Any]) -> list[tuple[str, str, Mapping[str, Any]]]:
+    """(point, metric title, change) for every point and metric present."""
+    out: list[tuple[str, str, Mapping[str, Any]]] = []
+    for row in comparison.get("points") or []:
+        if not isinstance(row, Mapping):
+            continue
+        for key, title in METRICS:
+            change = row.get(key)
+            if isinstance(change, Mapping):
+                out.append((str(row.get("point") or "?"), title, change))
+    return out
+
+
+def verdict_class(verdict: str) -> str:
+    return CLASSES.get(verdict, "no clear change")
+
+
+def change_chart(comparison: Mapping[str, Any]) -> Chart | None:
+    data = [
+        {
+            "point": point, "metric": title, "change": r4(_number(c.get("change_pct"))),
+            "lo": r4(_number(c.get("ci_low_pct"))), "hi": r4(_number(c.get("ci_high_pct"))),
+            "verdict": str(c.get("verdict") or ""), "class": verdict_class(str(c.get("verdict"))),
+            "p": r4(_number(c.get("p_adjusted"))),
+        }
+        for point, title, c in changes(comparison)
+    ]  # fmt: skip
+    data = [d for d in data if d["change"] is not None]
+    if not data:
+        return None
+    noise = _number(comparison.get("noise_threshold_pct")) or 0.0
+    points = list(dict.fromkeys(d["point"] for d in data))
+    y = {"field": "point", "type": "nominal", "title": None, "sort": points}
+    x_title = "change of B against A (%)"
+    color = {"field": "class", "type": "nominal", "title": "verdict",
+             "scale": {"domain": list(COLORS), "range": list(COLORS.values())}}  # fmt: skip
+    layers: list[dict[str, Any]] = [
+        {"mark": {"type": "rect", "color": "#eaeef2"},
+         "encoding": {"x": {"datum": -noise, "type": "quantitative"}, "x2": {"datum": noise}}},
+        {"mark": {"type": "rule", "color": "#59636e"},
+         "encoding": {"x": {"datum": 0, "type": "quantitative"}}},
+        {"mark": {"type": "errorbar", "ticks": True},
+         "encoding": {"y": y, "x": {"field": "lo", "type": "quantitative", "title": x_title},
+                      "x2": {"field": "hi"}, "color": color}},
+        {"mark": {"type": "point", "filled": True, "size": 70},
+         "encoding": {"y": y, "x": {"field": "change", "type": "quantitative", "title": x_title},
+                      "color": color,
+                      "tooltip": [{"field": "point"}, {"field": "metric"},
+                                  {"field": "change", "title": "change %"},
+                                  {"field": "lo", "title": "CI low %"},
+                                  {"field": "hi", "title": "CI high %"},
+                                  {"field": "p", "title": "p (Holm)"}, {"field": "verdict"}]}},
+    ]  # fmt: skip
+    if noise <= 0:
+        layers = layers[1:]
+    spec = {
+        "title": "Change of B against A, with its CI",
+        "config": CONFIG,
+        "data": {"values": data},
+        "facet": {"column": {"field": "metric", "title": None,
+                             "sort": [title for _, title in METRICS]}},
+        "spec": {"width": FACET_WIDTH, "height": max(60, 24 * len(points)), "layer": layers},
+        "resolve": {"scale": {"x": "independent"}},
+    }  # fmt: skip
+    caption = (
+        "Right of zero: B is higher (for latency that is worse). The grey band is the noise "
+        f"threshold (±{noise:g}%): a verdict needs the whole interval outside it and a "
+        "Holm-adjusted Mann-Whitney p below alpha."
+    )
+    return Chart("compare-change", "compare", "Change B vs A", caption, spec)
+
+
+def _table(comparison: Mapping[str, Any]) -> str:
+    headers = ["point", "metric", "runs A/B", "A median", "B median", "change %", "CI low %",
+               "CI high %", "p (Holm)", "verdict"]  # fmt: skip
+    rows: list[list[Cell]] = []
+    for point, title, c in changes(comparison):
+        rows.append(
+            [
+                point, title, f"{c.get('n_a', '?')}/{c.get('n_b', '?')}",
+                _number(c.get("median_a")), _number(c.get("median_b")),
+                _number(c.get("change_pct")), _number(c.get("ci_low_pct")),
+                _number(c.get("ci_high_pct")), _number(c.get("p_adjusted")),
+                str(c.get("verdict") or ""),
+            ]
+        )  # fmt: skip
+    return html_table(headers, rows)
+
+
+def render_compare_html(
+    comparison: Mapping[str, Any], *, cache_dir: Path | None = None, now: datetime | None = None
+) -> str:
+    """The comparison as one self-contained page (library inlined, no network)."""
+    a, b = str(comparison.get("a") or "A"), str(comparison.get("b") or "B")
+    chart = change_chart(comparison)
+    verdicts = [str(c.get("verdict") or "") for _, _, c in changes(comparison)]
+    tally = {v: verdicts.count(v) for v in dict.fromkeys(verdicts)}
+    facts = {
+        "A": a,
+        "B": b,
+        "verdicts": ", ".join(f"{n} {v}" for v, n in tally.items()),
+        "rule": f"Mann-Whitney U, Holm-corrected, alpha {comparison.get('alpha', '?')}; "
+        f"{_number(comparison.get('confidence')) or 0.95:.0%} CI of the change beyond "
+        f"±{_number(comparison.get('noise_threshold_pct')) or 0:g}%",
+        "drawn": f"dbscale {__version__}, "
+        + (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M:%S UTC"),
+    }
+    unmatched = [str(u) for u in comparison.get("unmatched") or []]
+    warnings = [f"only on one side (not compared): {', '.join(unmatched)}"] if unmatched else []
+    figure = ""
+    if chart:
+        figure = (
+            f'<div class="charts"><figure class="chart" id="{chart.id}"><div class="vis" '
+            f'id="chart-{chart.id}" data-kind="compare"></div><figcaption>'
+            f"{escape(chart.caption)}</figcaption></figure></div>"
+        )
+    body = (
+        f"<header><h1>dbscale compare</h1>{facts_list(facts)}{warnings_box(warnings)}</header>"
+        f'<main>{figure}<h2>Verdicts</h2><div class="table-wrap">{_table(comparison)}</div></main>'
+    )
+    return html_document(
+        title=f"dbscale compare: {a} vs {b}",
+        body=body,
+        charts=[chart] if chart else [],
+        bundle_js=bundle.javascript_bundle(cache_dir),
+        schema=bundle.schema_url(),
+    )

@@ -1,0 +1,195 @@
+"""The HTML page: one file with the charting library, the styles, every chart's spec and data
+inlined, and summary.csv embedded as a data: URI, so it opens offline and can be mailed around.
+Charts are drawn by vega-embed as SVG; a chart that fails to draw says so in its place and on the
+console (the browser test fails on any console error).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Mapping, Sequence
+from html import escape
+from typing import Any
+
+from dbscale.report.charts import Chart
+from dbscale.report.study import Study
+from dbscale.report.tables import html_table, point_table, run_table, summary_csv
+
+STYLE = """
+:root { --ink: #1f2328; --muted: #59636e; --line: #d0d7de; --warn: #fff8c5; --warn-line: #d4a72c; }
+* { box-sizing: border-box; }
+body { font: 14px/1.45 "DejaVu Sans", Helvetica, Arial, sans-serif; color: var(--ink);
+       margin: 0 auto; padding: 24px 28px 48px; max-width: 1480px; }
+h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 32px 0 8px; }
+.sub { color: var(--muted); margin: 0 0 16px; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 0; }
+dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; }
+.warnings { background: var(--warn); border: 1px solid var(--warn-line); border-radius: 6px;
+            padding: 8px 16px; margin: 16px 0; }
+.warnings ul { margin: 4px 0; padding-left: 20px; }
+nav { margin: 16px 0; display: flex; flex-wrap: wrap; gap: 4px 16px; } nav a { white-space: nowrap; }
+.charts { display: flex; flex-wrap: wrap; gap: 20px; }
+figure.chart { margin: 0; padding: 12px; border: 1px solid var(--line); border-radius: 6px;
+               max-width: 100%; overflow-x: auto; }
+figure.chart figcaption { color: var(--muted); width: 0; min-width: 100%; margin-top: 6px;
+                          font-size: 13px; }
+.vis { min-height: 120px; }
+.vis[data-rendered="error"] { color: #cf222e; }
+.table-wrap { overflow-x: auto; }
+table { border-collapse: collapse; font-size: 12.5px; margin: 8px 0; }
+th, td { border-bottom: 1px solid var(--line); padding: 3px 10px; text-align: left;
+         vertical-align: top; }
+th { background: #f6f8fa; } td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+footer { color: var(--muted); margin-top: 32px; font-size: 12px; }
+"""
+
+SCRIPT = """
+(function () {
+  var specs = JSON.parse(document.getElementById("dbscale-specs").textContent);
+  var options = {mode: "vega-lite", renderer: "svg",
+                 actions: {export: true, source: false, compiled: false, editor: false}};
+  var pending = Object.keys(specs).map(function (id) {
+    var el = document.getElementById("chart-" + id);
+    var opts = Object.assign({}, options, {downloadFileName: id});
+    return vegaEmbed(el, specs[id], opts).then(function () {
+      el.setAttribute("data-rendered", "true");
+    }).catch(function (err) {
+      el.setAttribute("data-rendered", "error");
+      el.textContent = "This chart could not be drawn: " + err;
+      console.error("dbscale chart " + id + ": " + err);
+    });
+  });
+  window.dbscaleChartsReady = Promise.all(pending).then(function () {
+    document.body.setAttribute("data-charts", "done");
+  });
+})();
+"""
+
+
+def script_json(value: Any) -> str:
+    """JSON safe inside a <script> element (no `</script>`, no `<!--`)."""
+    text = json.dumps(value, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def data_uri(text: str, mime: str = "text/csv") -> str:
+    encoded = base64.b64encode(text.encode("utf-8")).decode("ascii")
+    return f"data:{mime};charset=utf-8;base64,{encoded}"
+
+
+def html_document(
+    *, title: str, body: str, charts: Sequence[Chart], bundle_js: str, schema: str
+) -> str:
+    """A complete page: body HTML, then the library and the chart specs inlined."""
+    chart_specs = {c.id: {"$schema": schema, **c.spec} for c in charts}
+    safe_bundle = bundle_js.replace("</script", "<\\/script")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(title)}</title><style>{STYLE}</style></head>\n<body>\n{body}\n"
+        f"<script>{safe_bundle}</script>\n"
+        f'<script type="application/json" id="dbscale-specs">{script_json(chart_specs)}</script>\n'
+        f"<script>{SCRIPT}</script>\n</body></html>\n"
+    )
+
+
+def chart_figures(charts: Sequence[Chart]) -> str:
+    figures = [
+        f'<figure class="chart" id="{c.id}"><div class="vis" id="chart-{c.id}" '
+        f'data-kind="{c.kind}" role="img" aria-label="{escape(c.title)}"></div>'
+        f"<figcaption>{escape(c.caption)}</figcaption></figure>"
+        for c in charts
+    ]
+    return f'<div class="charts">{"".join(figures)}</div>'
+
+
+def facts_list(facts: Mapping[str, str]) -> str:
+    items = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in facts.items() if v)
+    return f'<dl class="facts">{items}</dl>'
+
+
+def warnings_box(warnings: Sequence[str]) -> str:
+    if not warnings:
+        return ""
+    items = "".join(f"<li>{escape(w)}</li>" for w in warnings)
+    return f'<div class="warnings" id="warnings"><strong>Warnings</strong><ul>{items}</ul></div>'
+
+
+def header_facts(study: Study, host_note: str) -> dict[str, str]:
+    h = study.header
+    targets = "; ".join(
+        " ".join(
+            [t["target"]]
+            + ([f"({t['server']})"] if t.get("server") else [])
+            + ([f"{t['vCPUs']} vCPUs"] if t.get("vCPUs") else [])
+        )
+        for t in h.targets
+    )
+    swept = ", ".join(
+        f"{a.title} ({', '.join(a.format(v) for v in a.values)})" for a in study.swept
+    )
+    following = ", ".join(a.title for a in study.axes if not a.swept)
+    counts = h.counts
+    runs = f"{counts['measured']} measured, {counts['warm-up']} warm-up"
+    if counts["cancelled"] or counts["failed"]:
+        runs += f", {counts['cancelled']} cancelled, {counts['failed']} failed"
+    host = ", ".join(f"{k} {v}" for k, v in h.host.items()) or host_note
+    return {
+        "workload": ", ".join(h.workloads),
+        "targets": targets,
+        "swept": swept or "nothing (one configuration)",
+        "following the sweep": following,
+        "settings": ", ".join(f"{k}={v}" for k, v in h.constants.items()),
+        "runs": f"{runs}; {len(study.points)} point{'s' if len(study.points) != 1 else ''}",
+        "when (UTC)": f"{h.started_at} – {h.ended_at}".replace("T", " "),
+        "dbscale": ", ".join(h.versions),
+        "client host": host,
+    }
+
+
+def render_report_html(
+    study: Study,
+    charts: Sequence[Chart],
+    *,
+    bundle_js: str,
+    schema: str,
+    generated: Mapping[str, str],
+) -> str:
+    """The report page of `study`. `generated` names the dbscale and library versions and time."""
+    nav = "".join(f'<a href="#{c.id}">{escape(c.title)}</a>' for c in charts)
+    p_headers, p_rows = point_table(study)
+    r_headers, r_rows = run_table(study)
+    csv_note = "the statistics' summary.csv" if study.summary_csv is not None else "the table above"
+    host_note = f"not recorded in runs.jsonl; this report was drawn on {generated.get('host', '?')}"
+    body = f"""
+<header>
+<h1>dbscale report: {escape(study.header.title)}</h1>
+<p class="sub">{escape(", ".join(study.header.workloads))} on
+{escape(", ".join(t["target"] for t in study.header.targets))}</p>
+{facts_list(header_facts(study, host_note))}
+{warnings_box(study.warnings)}
+<nav>{nav}<a href="#points">Points</a><a href="#runs">Runs</a></nav>
+</header>
+<main>
+{chart_figures(charts)}
+<h2 id="points">Points</h2>
+<p>One row per configuration; throughput statistics over its runs, latency from the merged
+histogram of its runs. <a id="summary-csv" download="summary.csv"
+href="{data_uri(summary_csv(study))}">Download summary.csv</a> (embedded in this page: {csv_note}).</p>
+<div class="table-wrap">{html_table(p_headers, p_rows)}</div>
+<h2 id="runs">Runs</h2>
+<div class="table-wrap">{html_table(r_headers, r_rows)}</div>
+</main>
+<footer>Drawn by dbscale {escape(generated.get("dbscale", "?"))} at
+{escape(generated.get("at", ""))} from {escape(str(study.path))}/runs.jsonl with Vega
+{escape(generated.get("vega", "?"))}, Vega-Lite {escape(generated.get("vega-lite", "?"))}
+(bundled; no network needed).</footer>
+"""
+    return html_document(
+        title=f"dbscale report: {study.header.title}",
+        body=body,
+        charts=charts,
+        bundle_js=bundle_js,
+        schema=schema,
+    )

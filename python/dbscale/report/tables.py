@@ -1,0 +1,110 @@
+"""The numbers under the charts: a table of points (the statistics), a table of runs, and the
+CSV a reader downloads. HTML is built with escaping everywhere; a run label or target name is
+data, never markup.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from html import escape
+from typing import Any
+
+from dbscale.report import resources
+from dbscale.report.rows import r4
+from dbscale.report.study import Study
+
+Cell = str | int | float | None
+
+
+def fmt(value: Any, digits: int = 4) -> str:
+    """Numbers to `digits` significant digits (thousands grouped); None as an en dash."""
+    if value is None:
+        return "–"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    rounded = r4(value) if digits == 4 else value
+    if rounded is None:
+        return "–"
+    if abs(rounded) >= 1000 or float(rounded).is_integer():
+        return f"{rounded:,.0f}"
+    return f"{rounded:.{digits}g}"
+
+
+def _is_number(cell: Cell) -> bool:
+    return isinstance(cell, int | float) and not isinstance(cell, bool)
+
+
+def html_table(headers: Sequence[str], rows: Sequence[Sequence[Cell]]) -> str:
+    """A table; numbers are right-aligned, and so are the headers of columns holding them."""
+    numeric = [any(_is_number(row[i]) for row in rows if i < len(row)) for i in range(len(headers))]
+    head = "".join(
+        f'<th class="{"num" if numeric[i] else ""}">{escape(h)}</th>' for i, h in enumerate(headers)
+    )
+    body = []
+    for row in rows:
+        cells = "".join(
+            f'<td class="{"num" if _is_number(c) or (c is None and numeric[i]) else ""}">'
+            f"{escape(fmt(c))}</td>"
+            for i, c in enumerate(row)
+        )
+        body.append(f"<tr>{cells}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def point_table(study: Study) -> tuple[list[str], list[list[Cell]]]:
+    """Headers and rows: the axes, then n, the throughput statistics, merged latency, notes."""
+    axes = study.axes
+    unit = study.unit
+    headers = [a.title for a in axes] or ["point"]
+    headers += ["runs", f"median {unit}", "95% CI low", "95% CI high", "CI method", "mean",
+                "stddev", "CV %", "p50 ms", "p95 ms", "p99 ms", "p99.9 ms", "max ms",
+                "p99 range of runs ms", "limited by", "warnings"]  # fmt: skip
+    rows: list[list[Cell]] = []
+    for point in study.points:
+        s = point.stats
+        low, high = s.latency_run_range_ms.get("p99", (None, None))
+        spread = f"{fmt(low)} – {fmt(high)}" if s.n_runs > 1 and low is not None else None
+        row: list[Cell] = [a.format(point.coords.get(a.key)) for a in axes] or [point.label]
+        row += [
+            s.n_runs, s.median, s.ci.low if s.ci else None, s.ci.high if s.ci else None,
+            s.ci.method if s.ci else None, s.mean, s.stddev,
+            100 * s.cv if s.cv is not None else None,
+            *(s.latency_ms.get(k) for k in ("p50", "p95", "p99", "p999", "max")),
+            spread, resources.point_limited_by(point.runs) or None, "; ".join(s.warnings) or None,
+        ]  # fmt: skip
+        rows.append(row)
+    return headers, rows
+
+
+def run_table(study: Study) -> tuple[list[str], list[list[Cell]]]:
+    headers = ["run", "status", "started (UTC)", "duration s", "clients", "threads", "TPS",
+               "p50 ms", "p95 ms", "p99 ms", "failed", "retried"]  # fmt: skip
+    rows: list[list[Cell]] = []
+    for run in study.runs:
+        record = run.record
+        latency = record.get("latency_ms") or {}
+        rows.append(
+            [
+                run.label, run.status + (" (warm-up)" if run.warmup else ""),
+                str(record.get("started_at") or "").replace("T", " ").rstrip("Z"),
+                record.get("duration_s"), record.get("clients"), record.get("threads"),
+                record.get("tps"), latency.get("p50"), latency.get("p95"), latency.get("p99"),
+                record.get("failed"), record.get("retried"),
+            ]
+        )  # fmt: skip
+    return headers, rows
+
+
+def summary_csv(study: Study) -> str:
+    """The statistics' own summary.csv when the study has one, else the point table as CSV."""
+    if study.summary_csv is not None:
+        return study.summary_csv
+    headers, rows = point_table(study)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(headers)
+    for row in rows:
+        writer.writerow(["" if c is None else c for c in row])
+    return out.getvalue()

@@ -1,0 +1,136 @@
+"""What a target's server says about itself, asked once per target: its version and settings
+(`SHOW ALL` on PostgreSQL, `SHOW GLOBAL VARIABLES` on MySQL), stored with the instance facts and
+prices in `targets/<name>.json` of the results directory, so two studies can be diffed. Also the
+wait, after a target's `ready` hook, until the server accepts connections.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from dbscale.config import TargetConfig, TlsMode, WorkloadConfig, make_run_config
+from dbscale.errors import (
+    DbscaleError,
+    TargetError,
+    TargetUnavailableError,
+    TargetUnreachableError,
+)
+from dbscale.native import call_json, load_core, parse_json, translate
+
+TARGETS_DIR = "targets"
+# Settings shown first (and diffed by `dbscale compare`); all of them are stored.
+KEY_SETTINGS = {
+    "postgres": (
+        "server_version", "max_connections", "shared_buffers", "effective_cache_size", "work_mem",
+        "maintenance_work_mem", "synchronous_commit", "fsync", "full_page_writes", "wal_level",
+        "max_wal_size", "checkpoint_timeout", "random_page_cost", "huge_pages", "jit",
+        "max_worker_processes", "ssl",
+    ),
+    "mysql": (
+        "version", "max_connections", "innodb_buffer_pool_size", "innodb_flush_log_at_trx_commit",
+        "sync_binlog", "innodb_log_file_size", "innodb_redo_log_capacity", "innodb_io_capacity",
+        "innodb_flush_method", "transaction_isolation", "binlog_format", "thread_handling",
+    ),
+}  # fmt: skip
+_SHOW = {"postgres": "SHOW ALL", "mysql": "SHOW GLOBAL VARIABLES"}
+
+
+class TargetNotReadyError(TargetError):
+    """The target did not accept connections in time after its `ready` hook."""
+
+    default_hint = "raise hooks.connect_timeout, or check the target's `ready` hook and address"
+
+
+def probe_config_json(url: str, tls: TlsMode | None = None) -> str:
+    config = make_run_config(
+        target=TargetConfig(url=url, tls=tls), workload=WorkloadConfig(name="probe")
+    )
+    return config.to_core_json()
+
+
+def wait_accepting(
+    url: str,
+    timeout_s: float,
+    *,
+    tls: TlsMode | None = None,
+    target: str = "target",
+    probe: Callable[[str], Any] | None = None,
+) -> dict[str, Any]:
+    """Probes until the server accepts a connection; its probe answer (server_version, dialect,
+    tls, connect_ms). Only "not there yet" errors are retried; a wrong password is not."""
+    config = probe_config_json(url, tls)
+    call = probe or (lambda text: call_json("probe", text))
+    deadline = time.monotonic() + timeout_s
+    delay_s = 0.2
+    while True:
+        try:
+            answer = call(config)
+            return dict(answer) if isinstance(answer, Mapping) else {}
+        except (TargetUnreachableError, TargetUnavailableError) as exc:
+            last = exc.message
+        if time.monotonic() + delay_s > deadline:
+            raise TargetNotReadyError(
+                f"target {target} did not accept connections within {timeout_s:g} s: {last}"
+            )
+        time.sleep(delay_s)
+        delay_s = min(delay_s * 2, 2.0)
+
+
+def server_settings(url: str, dialect: str, tls: TlsMode | None = None) -> dict[str, str | None]:
+    """Every server setting by name, as the server shows it."""
+    sql = _SHOW.get(dialect)
+    if sql is None:
+        return {}
+    try:
+        session = load_core().Session(probe_config_json(url, tls))
+        try:
+            rows = parse_json(session.query(sql), "settings")
+        finally:
+            session.close()
+    except DbscaleError:
+        raise
+    except Exception as exc:
+        raise translate(exc) from None
+    return {str(row[0]): row[1] for row in rows if isinstance(row, list) and len(row) >= 2}
+
+
+def key_settings(dialect: str, settings: Mapping[str, str | None]) -> dict[str, str | None]:
+    return {k: settings[k] for k in KEY_SETTINGS.get(dialect, ()) if k in settings}
+
+
+def target_record_path(results_dir: Path, name: str) -> Path:
+    return results_dir / TARGETS_DIR / f"{name}.json"
+
+
+def write_target_record(results_dir: Path, name: str, record: Mapping[str, Any]) -> Path:
+    """targets/<name>.json, replaced atomically."""
+    path = target_record_path(results_dir, name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    with tmp.open("w", encoding="utf-8") as out:
+        out.write(json.dumps(record, indent=2, default=str) + "\n")
+        out.flush()
+        os.fsync(out.fileno())
+    tmp.replace(path)
+    return path
+
+
+def load_target_records(results_dir: Path) -> dict[str, dict[str, Any]]:
+    """Every targets/<name>.json of a results directory, by target name."""
+    records: dict[str, dict[str, Any]] = {}
+    folder = results_dir / TARGETS_DIR
+    if not folder.is_dir():
+        return records
+    for path in sorted(folder.glob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict):
+            records[str(data.get("name") or path.stem)] = data
+    return records

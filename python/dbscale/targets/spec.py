@@ -1,0 +1,374 @@
+"""What a target is and what it costs: instance metadata (provider, region, vCPUs, memory,
+storage, HA, engine version), prices with their date and source, lifecycle hooks and the settings
+of a local server. `TargetEntry` (plan_schema.py) takes these fields from `TargetProfile`.
+
+A target whose `vcpus` (or `memory_gib`, `instance_type`) is a list is one instance in several
+shapes: `expand_sizes` makes one target per shape (`NAME-2vcpu`, ...) in one `group`, so a study
+steps through the sizes by itself, leaving one shape (teardown) before entering the next.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from datetime import date
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+
+from dbscale.errors import ConfigError, PlanError
+from dbscale.options import parse_duration
+from dbscale.targets.url import EMBEDDED, redact_url, resolve_target
+
+LOCAL = "local"
+HOURS_PER_MONTH = 730.0  # the clouds' monthly pricing convention (8760 h / 12)
+_VARIABLE = re.compile(r"(?<!\$)\{([a-z][a-z0-9_]*)\}")  # `{vcpus}`, not the shell's `${HOME}`
+
+
+def _seconds(value: Any) -> Any:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return parse_duration(value, "timeout")
+        except ConfigError as exc:
+            raise ValueError(exc.message.removeprefix("timeout: ")) from None
+    raise ValueError("must be a duration like 30s, 10m or 1h")
+
+
+Seconds = Annotated[float, BeforeValidator(_seconds), Field(gt=0, allow_inf_nan=False)]
+Money = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+SettingValue = str | int | float | bool
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Prices(_Strict):
+    """List prices of the instance, as of `date`, from `source`. Compute is either a whole
+    instance's hourly price or per-vCPU plus per-GiB rates (Cloud SQL custom tiers, GCE custom
+    machines); `_reserved` is the 1-year commitment price. `ha_multiplier` scales compute and
+    storage when `ha` is on (Cloud SQL HA bills both twice)."""
+
+    currency: str = Field(default="USD", pattern=r"^[A-Z]{3}$")
+    date: date
+    source: str = Field(min_length=1)
+    compute_per_hour: Money | None = None
+    compute_per_hour_reserved: Money | None = None
+    vcpu_per_hour: Money | None = None
+    vcpu_per_hour_reserved: Money | None = None
+    gib_per_hour: Money | None = None
+    gib_per_hour_reserved: Money | None = None
+    storage_per_gb_month: Money | None = None
+    ha_multiplier: float = Field(default=1.0, ge=1.0, allow_inf_nan=False)
+
+    @model_validator(mode="after")
+    def _one_compute_form(self) -> Prices:
+        whole = self.compute_per_hour is not None or self.compute_per_hour_reserved is not None
+        rates = any(
+            v is not None
+            for v in (self.vcpu_per_hour, self.vcpu_per_hour_reserved, self.gib_per_hour,
+                      self.gib_per_hour_reserved)
+        )  # fmt: skip
+        if whole and rates:
+            raise ValueError("give compute_per_hour or vcpu_per_hour/gib_per_hour rates, not both")
+        if not whole and not rates and self.storage_per_gb_month is None:
+            raise ValueError("give at least compute_per_hour, vcpu_per_hour or storage_per_gb_month")
+        return self
+
+
+class HookCommand(_Strict):
+    """A shell command (`sh -c`), with `{field}` variables of its target filled in."""
+
+    run: str = Field(min_length=1)
+    timeout: Seconds | None = None  # default: the target's `hooks.timeout`
+
+
+def _command(value: Any) -> Any:
+    return {"run": value} if isinstance(value, str) else value
+
+
+Hook = Annotated[HookCommand, BeforeValidator(_command)]
+HOOK_NAMES = ("setup", "ready", "teardown")
+
+
+class Hooks(_Strict):
+    """`setup` before the target is used, `ready` once it should be up (dbscale then waits up
+    to `connect_timeout` until it accepts connections), `teardown` when the study leaves it."""
+
+    setup: Hook | None = None
+    ready: Hook | None = None
+    teardown: Hook | None = None
+    timeout: Seconds = 600.0
+    connect_timeout: Seconds = 300.0
+
+    def get(self, name: str) -> HookCommand | None:
+        hook: HookCommand | None = getattr(self, name)
+        return hook
+
+
+class LocalSettings(_Strict):
+    """A server dbscale starts (`url: local`): its directory (default: a cache directory named
+    after the target's group), postgresql.conf settings, and which CPUs (default: the first
+    `vcpus` of those dbscale may use)."""
+
+    engine: Literal["postgresql"] = "postgresql"
+    dir: str | None = None
+    settings: dict[str, SettingValue] = Field(default_factory=dict)
+    cpus: str | None = Field(default=None, pattern=r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
+
+
+class TargetProfile(BaseModel):
+    """The target fields of issue 6, mixed into `TargetEntry`: how to log in without the
+    password in the plan, what the instance is, what it costs, and its lifecycle."""
+
+    password_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    password_file: str | None = None
+    group: str | None = None  # targets of one group are one server in turn (sizes of a sweep)
+    provider: str | None = None  # gcp, aws, azure, local, ...
+    service: str | None = None  # cloudsql, rds, compute, ...
+    region: str | None = None
+    zone: str | None = None
+    instance_type: str | list[str] | None = None  # may use {vcpus}, {memory_mb}, ...
+    vcpus: Annotated[int, Field(ge=1)] | list[Annotated[int, Field(ge=1)]] | None = None
+    memory_gib: Annotated[float, Field(gt=0)] | list[Annotated[float, Field(gt=0)]] | None = None
+    memory_gib_per_vcpu: float | None = Field(default=None, gt=0)
+    storage_type: str | None = None  # pd-ssd, gp3, ...
+    storage_gb: float | None = Field(default=None, gt=0)
+    ha: bool = False
+    engine_version: str | None = None
+    prices: Prices | None = None
+    hooks: Hooks | None = None
+    local: LocalSettings | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TargetProfile:
+        if self.password_env and self.password_file:
+            raise ValueError("give password_env or password_file, not both")
+        if self.memory_gib is not None and self.memory_gib_per_vcpu is not None:
+            raise ValueError("give memory_gib or memory_gib_per_vcpu, not both")
+        if self.memory_gib_per_vcpu is not None and self.vcpus is None:
+            raise ValueError("memory_gib_per_vcpu needs vcpus")
+        lengths = {len(v) for v in self._size_lists().values()}
+        if len(lengths) > 1:
+            raise ValueError(f"the size lists (vcpus, memory_gib, instance_type) differ in length: {sorted(lengths)}")
+        if any(n == 0 for n in lengths):
+            raise ValueError("a size list is empty")
+        url = str(getattr(self, "url", ""))
+        if self.local is not None and not is_private_url(url):
+            raise ValueError("`local` settings apply to `url: local` (or embedded) targets only")
+        return self
+
+    def _size_lists(self) -> dict[str, list[Any]]:
+        return {
+            name: value
+            for name in ("vcpus", "memory_gib", "instance_type")
+            if isinstance(value := getattr(self, name), list)
+        }
+
+    # -- one size (after expand_sizes) --------------------------------------------------------
+
+    @property
+    def vcpu_count(self) -> int | None:
+        assert not isinstance(self.vcpus, list), "expand_sizes first"
+        return self.vcpus
+
+    @property
+    def memory(self) -> float | None:
+        """GiB: `memory_gib`, or `memory_gib_per_vcpu` x vcpus."""
+        assert not isinstance(self.memory_gib, list), "expand_sizes first"
+        if self.memory_gib is not None:
+            return self.memory_gib
+        if self.memory_gib_per_vcpu is not None and self.vcpu_count is not None:
+            return self.memory_gib_per_vcpu * self.vcpu_count
+        return None
+
+    @property
+    def is_local(self) -> bool:
+        return is_private_url(str(getattr(self, "url", "")))
+
+    @property
+    def exclusive_group(self) -> str | None:
+        """Targets that are one server in turn: a study leaves one before entering the next."""
+        if self.group is not None:
+            return self.group
+        if self.is_local:
+            return f"local:{self.local.dir if self.local and self.local.dir else getattr(self, 'name', '')}"
+        return None
+
+
+def is_private_url(url: str) -> bool:
+    """`local` and `embedded` name servers dbscale starts itself."""
+    return url.strip().lower() in (LOCAL, EMBEDDED)
+
+
+T = TypeVar("T", bound=TargetProfile)
+
+
+def expand_sizes(targets: Sequence[T]) -> list[T]:
+    """One target per size of each target with size lists; names `NAME-Nvcpu` (or the instance
+    type), group NAME; a `local` directory is shared, so data loaded once serves every size."""
+    out: list[T] = []
+    for target in targets:
+        lists = target._size_lists()
+        if not lists:
+            out.append(target)
+            continue
+        count = len(next(iter(lists.values())))
+        name = str(getattr(target, "name", "target"))
+        for i in range(count):
+            update: dict[str, Any] = {k: v[i] for k, v in lists.items()}
+            label = f"{update['vcpus']}vcpu" if "vcpus" in update else str(update["instance_type"])
+            update["name"] = re.sub(r"[^A-Za-z0-9_.+-]", "-", f"{name}-{label}")
+            update["group"] = target.group or name
+            if target.is_local:
+                local = target.local or LocalSettings()
+                update["local"] = local.model_copy(update={"dir": local.dir or name})
+            out.append(target.model_copy(update=update))
+    names = [str(getattr(t, "name", "")) for t in out]
+    clash = sorted({n for n in names if names.count(n) > 1})
+    if clash:
+        raise PlanError(
+            f"target names collide after expanding sizes: {', '.join(clash)}",
+            "rename the target whose name ends like a size (NAME-Nvcpu)",
+        )
+    return [_with_instance_type(t) for t in out]
+
+
+def _with_instance_type(target: T) -> T:
+    if not isinstance(target.instance_type, str) or "{" not in target.instance_type:
+        return target
+    return target.model_copy(
+        update={"instance_type": fill(target.instance_type, target_variables(target), "instance_type")}
+    )
+
+
+# -- variables ---------------------------------------------------------------------------------
+
+
+def target_variables(target: TargetProfile) -> dict[str, str]:
+    """The `{name}` variables of hooks and instance types: every field the target sets."""
+    memory = target.memory
+    values: dict[str, Any] = {
+        "name": getattr(target, "name", None),
+        "group": target.group,
+        "url": redact_url(str(getattr(target, "url", ""))),
+        "provider": target.provider,
+        "service": target.service,
+        "region": target.region,
+        "zone": target.zone,
+        "instance_type": target.instance_type if isinstance(target.instance_type, str) else None,
+        "vcpus": target.vcpu_count,
+        "memory_gib": memory,
+        "memory_mb": round(memory * 1024) if memory is not None else None,
+        "storage_type": target.storage_type,
+        "storage_gb": target.storage_gb,
+        "ha": "true" if target.ha else "false",
+        "engine_version": target.engine_version,
+    }
+    return {k: _text(v) for k, v in values.items() if v is not None}
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def variable_env(variables: Mapping[str, str]) -> dict[str, str]:
+    """The same variables as environment variables: `DBSCALE_TARGET_VCPUS=2`, ..."""
+    return {f"DBSCALE_TARGET_{k.upper()}": v for k, v in variables.items()}
+
+
+def fill(template: str, variables: Mapping[str, str], what: str) -> str:
+    """`template` with each `{field}` replaced; an unknown or unset field is a `PlanError`."""
+
+    def one(match: re.Match[str]) -> str:
+        key = match.group(1)
+        if key not in variables:
+            known = ", ".join(sorted(variables))
+            raise PlanError(
+                f"{what} uses {{{key}}}, which this target does not set",
+                f"set `{key}` on the target, or use one of: {known}",
+            )
+        return variables[key]
+
+    return _VARIABLE.sub(one, template)
+
+
+def check_hooks(target: TargetProfile, extra: Sequence[str] = ("results_dir",)) -> None:
+    """Fills every hook once with placeholder values, so a bad `{field}` stops the plan before
+    anything runs."""
+    if target.hooks is None:
+        return
+    variables = {**target_variables(target), **{k: k for k in extra}}
+    name = getattr(target, "name", "?")
+    for hook_name in HOOK_NAMES:
+        hook = target.hooks.get(hook_name)
+        if hook is not None:
+            fill(hook.run, variables, f"target {name}: hook {hook_name}")
+
+
+# -- passwords ---------------------------------------------------------------------------------
+
+
+def with_password(target: T, env: Mapping[str, str]) -> T:
+    """The target with its password from `password_env` or `password_file` in its URL (the plan
+    text never needs to hold it); a missing variable or unreadable file is a `PlanError`."""
+    name = getattr(target, "name", "?")
+    password: str | None = None
+    if target.password_env:
+        password = env.get(target.password_env)
+        if not password:
+            raise PlanError(
+                f"target {name}: the environment variable {target.password_env} "
+                "(password_env) is not set",
+                f"export {target.password_env}=... before running dbscale",
+            )
+    elif target.password_file:
+        path = Path(target.password_file).expanduser()
+        try:
+            password = path.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise PlanError(
+                f"target {name}: cannot read password_file {path}: {exc.strerror or exc}",
+                "give a readable file holding only the password",
+            ) from None
+    if password is None:
+        return target
+    url = str(getattr(target, "url", ""))
+    if is_private_url(url):
+        return target
+    spec = resolve_target(url, {"PGPASSWORD": password})
+    return target.model_copy(update={"url": spec.url or url})
+
+
+def prepare_targets(targets: Sequence[T], env: Mapping[str, str]) -> list[T]:
+    """Sizes expanded, passwords resolved, hook variables checked: what a study runs on."""
+    expanded = expand_sizes(targets)
+    for target in expanded:
+        check_hooks(target)
+    return [with_password(t, env) for t in expanded]
+
+
+def target_info(target: TargetProfile) -> dict[str, Any]:
+    """The instance facts stored with each run (`target_info`) and in targets/<name>.json."""
+    facts: dict[str, Any] = {
+        "name": getattr(target, "name", None),
+        "group": target.group,
+        "kind": "local" if target.is_local else "url",
+        "provider": target.provider,
+        "service": target.service,
+        "region": target.region,
+        "zone": target.zone,
+        "instance_type": target.instance_type,
+        "vcpus": target.vcpu_count,
+        "memory_gib": target.memory,
+        "storage_type": target.storage_type,
+        "storage_gb": target.storage_gb,
+        "ha": target.ha,
+        "engine_version": target.engine_version,
+    }
+    return {k: v for k, v in facts.items() if v is not None}

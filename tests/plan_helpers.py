@@ -1,0 +1,52 @@
+"""A small workload catalog and helpers for building studies without the native module."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from dbscale.plan import RunOptions, build_study
+from dbscale.study import Study
+from dbscale.workloads import Catalog
+
+_SYSBENCH_PARAMS = {
+    "tables": {"default": 1, "doc": ""},
+    "table_size": {"default": 10000, "doc": ""},
+    "range_size": {"default": 100, "doc": ""},
+}
+CATALOG = Catalog.from_json(
+    {
+        "tpcb": {
+            "description": "TPC-B-like",
+            "aliases": ["tpcb-like"],
+            "params": {
+                "scale": {"default": 1, "doc": ""},
+                "vacuum": {"default": True, "doc": ""},
+                "fillfactor": {"default": 100, "doc": ""},
+            },
+        },
+        "tpcb-select-only": {"description": "", "params": {"scale": {"default": 1, "doc": ""}}},
+        "sysbench:oltp_write_only": {
+            "description": "", "aliases": ["oltp_write_only"], "params": _SYSBENCH_PARAMS,
+        },
+        "sysbench:oltp_update_index": {
+            "description": "", "aliases": ["oltp_update_index"], "params": _SYSBENCH_PARAMS,
+        },
+    }  # fmt: skip
+)
+NOW = datetime(2025, 1, 1, tzinfo=UTC)
+
+
+def study(options: RunOptions, env: dict[str, str] | None = None) -> Study:
+    return build_study(options, load_catalog=lambda: CATALOG, env=env or {}, now=NOW)
+
+
+def plan_file(tmp_path: Path, text: str, name: str = "plan.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def study_from_text(tmp_path: Path, text: str, **options: Any) -> Study:
+    return study(RunOptions(workload=str(plan_file(tmp_path, text)), **options))
