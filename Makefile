@@ -31,7 +31,7 @@ $(STAMP): pyproject.toml scripts/pyproject-deps.py
 
 venv: $(STAMP) ## Create .venv with the Python dependencies (dev tools included)
 
-system-deps: ## Install missing Debian packages (PostgreSQL server programs, openssl)
+system-deps: ## Install missing Debian packages (PostgreSQL server programs, openssl, chromium)
 	bash scripts/install-system-deps.sh
 
 build: $(STAMP) ## Build the native module into .venv (maturin develop --release)

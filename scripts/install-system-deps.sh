@@ -1,16 +1,26 @@
 #!/usr/bin/env bash
 # Installs the Debian packages dbscale's tests and demo need when they are missing: PostgreSQL's
-# server programs (initdb, pg_ctl, postgres, psql, pgbench) and openssl. Does nothing when they
-# are there. PostgreSQL's default cluster is not created: dbscale runs its own private servers.
+# server programs (initdb, pg_ctl, postgres, psql, pgbench), openssl, and Chromium with a font for
+# the report's browser test, MariaDB's server (mariadbd, mariadb-install-db, mariadb) and sysbench.
+# Does nothing when they are there. No system service is made or started: PostgreSQL's default
+# cluster is not created, and a policy-rc.d keeps MariaDB's service down during the install;
+# dbscale runs its own private servers.
 set -euo pipefail
 
 have_pg() {
     compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || command -v initdb >/dev/null
 }
 
+have_mariadb() {
+    command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ]
+}
+
 missing=()
 have_pg || missing+=(postgresql postgresql-contrib)
+have_mariadb || missing+=(mariadb-server)
+command -v sysbench >/dev/null || missing+=(sysbench)
 command -v openssl >/dev/null || missing+=(openssl)
+[ -x /usr/bin/chromium ] || missing+=(chromium fonts-dejavu-core)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
@@ -30,6 +40,14 @@ if [[ " ${missing[*]} " == *" postgresql "* ]]; then
     else
         echo "create_main_cluster = false" >>"$conf"
     fi
+fi
+# invoke-rc.d asks policy-rc.d before starting a service; 101 means "not now". Ours is removed
+# afterwards; one already there is left alone.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\n# Written by dbscale install-system-deps.sh for the install only.\nexit 101\n' >"$policy"
+    chmod +x "$policy"
+    trap 'rm -f "$policy"' EXIT
 fi
 apt-get install -y -qq "${missing[@]}" >/dev/null
 echo "installed: ${missing[*]}"

@@ -28,12 +28,16 @@ CATALOG = Catalog.from_json(
         },
         "tpcb-select-only": {"description": "", "params": {"scale": {"default": 1, "doc": ""}}},
         "sysbench:oltp_write_only": {
-            "description": "", "aliases": ["oltp_write_only"], "params": _SYSBENCH_PARAMS,
+            "description": "",
+            "aliases": ["oltp_write_only"],
+            "params": _SYSBENCH_PARAMS,
         },
         "sysbench:oltp_update_index": {
-            "description": "", "aliases": ["oltp_update_index"], "params": _SYSBENCH_PARAMS,
+            "description": "",
+            "aliases": ["oltp_update_index"],
+            "params": _SYSBENCH_PARAMS,
         },
-    }  # fmt: skip
+    }
 )
 NOW = datetime(2025, 1, 1, tzinfo=UTC)
 

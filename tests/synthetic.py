@@ -54,7 +54,6 @@ def _varint(number: int) -> bytes:
     return bytes(out)
 
 
-
 def make_record(
     point: dict[str, Any],
     tps: float,

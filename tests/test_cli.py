@@ -23,7 +23,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
         (["run", "tpcb", "-T", "10x"], "--duration"),
         (["run", "tpcb", "--warmup", "-1s"], "--warmup"),
         (["run", "tpcb", "--set", "scale"], "--set 'scale' is not key=value"),
-        (["run", "tpcb", "--target", "mysql://root@db/x"], "scheme 'mysql'"),
+        (["run", "tpcb", "--target", "mongodb://root@db/x"], "scheme 'mongodb'"),
         (["run", "tpcb", "--target", "postgresql://db:port/x"], "malformed"),
         (["run", "tpcb", "--tls", "sometimes"], "--tls"),
         (["run", "tpcb", "--protocol", "binary"], "--protocol"),

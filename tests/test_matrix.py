@@ -89,7 +89,9 @@ def test_workloads_list_is_an_implicit_axis(tmp_path: Path) -> None:
 
 def test_durations_and_switches_are_canonical(tmp_path: Path) -> None:
     text = BASE + "matrix:\n  target: [a]\n  duration: [90s, 2m]\n  pooling: [off]\n"
-    s = study_from_text(tmp_path, text.replace("{name: b,", "{name: b, pooled_url: 'postgresql://p@h/db',"))
+    s = study_from_text(
+        tmp_path, text.replace("{name: b,", "{name: b, pooled_url: 'postgresql://p@h/db',")
+    )
     assert [p.key for p in s.points] == [
         "target=a,duration=90s,pooling=off",
         "target=a,duration=2m,pooling=off",

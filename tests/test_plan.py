@@ -98,7 +98,7 @@ def test_plain_value_errors_come_before_the_catalog() -> None:
         RunOptions(workload="tpcb", duration="soon"),
         RunOptions(workload="tpcb", threads=0),
         RunOptions(workload="tpcb", set_params=["noequals"]),
-        RunOptions(workload="tpcb", target="mysql://x"),
+        RunOptions(workload="tpcb", target="mongodb://x"),
         RunOptions(workload="tpcb", repeat=0),
     ):
         with pytest.raises(DbscaleError):

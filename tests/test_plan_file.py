@@ -102,7 +102,7 @@ def refused(tmp_path: Path, text: str, line: int, needle: str, **options: object
         ("  params: {scale: 10}", "  params: {scael: 10}", 8, "no parameter 'scael'"),
         ("  params: {scale: 10}", "  params: {scale: ten}", 8, "takes a int"),
         ("  name: tpcb", "  name: tpcc-ish", 7, "unknown workload"),
-        ("    url: postgresql://bench@db1:5432/bench", "    url: mysql://x/y", 4, "scheme"),
+        ("    url: postgresql://bench@db1:5432/bench", "    url: mongodb://x/y", 4, "scheme"),
         ("cooldown: 5s", "cooldown: 5s\ncooldown: 6s", 17, "duplicate key"),
         ("cooldown: 5s", "cooldown: [5s", 17, ""),
     ],
@@ -123,7 +123,8 @@ def test_empty_matrix_and_empty_plan(tmp_path: Path) -> None:
 
 def test_zip_and_exclude_refusals(tmp_path: Path) -> None:
     zipped = GOOD.replace(
-        "  tls: [disable, require]", "  zip:\n    - {connect: [persistent], tls: [disable, require]}"
+        "  tls: [disable, require]",
+        "  zip:\n    - {connect: [persistent], tls: [disable, require]}",
     )
     refused(tmp_path, zipped, 15, "equal length")
     unknown = GOOD + "  exclude:\n    - {protocol: simple}\n".replace("  exclude", "")

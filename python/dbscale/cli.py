@@ -17,6 +17,7 @@ from dbscale import commands
 from dbscale.compare import ComparisonOptions
 from dbscale.config import ConnectMode, QueryProtocol, TlsMode
 from dbscale.errors import EXIT_CANCELLED, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, DbscaleError
+from dbscale.output_format import OutputFormat
 from dbscale.plan import RunOptions
 
 app = typer.Typer(
@@ -141,6 +142,15 @@ def run_cmd(
         Path | None,
         typer.Option("--resume", help="Finish an interrupted study in this results directory."),
     ] = None,
+    output_format: Annotated[
+        OutputFormat,
+        typer.Option(
+            "--output-format",
+            help="Plain per-second lines and per-run block shaped like pgbench's or sysbench's "
+            "(sysbench's on stdout); auto: the workload family's own, and a live panel on a "
+            "terminal.",
+        ),
+    ] = OutputFormat.AUTO,
 ) -> None:
     """Run a workload or a plan and record the results; with no arguments, the demo."""
     options = RunOptions(
@@ -165,7 +175,10 @@ def run_cmd(
         quick=quick,
         resume=resume,
     )
-    commands.run(options, env=os.environ, now=datetime.now(UTC), dry_run=dry_run)
+    commands.run(
+        options, env=os.environ, now=datetime.now(UTC), dry_run=dry_run,
+        output_format=output_format,
+    )  # fmt: skip
 
 
 @app.command("recipes")
@@ -192,10 +205,26 @@ def compare_cmd(
         typer.Option("--noise", help="Noise threshold in % (default: the plan's, else 2)."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
+    html: Annotated[
+        Path | None,
+        typer.Option("--html", help="Also write the comparison as a self-contained HTML page."),
+    ] = None,
 ) -> None:
     """Compare TPS and p95/p99 latency point by point, with intervals, p-values and verdicts."""
     options = ComparisonOptions(select_a=select_a, select_b=select_b, noise_pct=noise)
-    commands.compare(dir_a, dir_b, options, as_json)
+    commands.compare(dir_a, dir_b, options, as_json, html=html, env=os.environ)
+
+
+@app.command("report")
+def report_cmd(
+    directory: Annotated[Path, typer.Argument(help="A results directory `dbscale run` wrote.")],
+    images: Annotated[
+        bool,
+        typer.Option("--images", help="Also write every chart as PNG and SVG (report-images/)."),
+    ] = False,
+) -> None:
+    """Draw DIR/report.html: the results' charts and numbers in one page that works offline."""
+    commands.report(directory, images=images, env=os.environ)
 
 
 @app.command("prepare")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
@@ -17,15 +17,22 @@ from rich.table import Table
 from dbscale import __version__, data
 from dbscale.compare import ComparisonOptions, compare_dirs, print_comparison
 from dbscale.config import TlsMode
+from dbscale.errors import ResultsError
 from dbscale.native import load_core
 from dbscale.plan import DataPlan, RunOptions, build_data_plan, build_study, target_spec
+from dbscale.output_format import OutputFormat
 from dbscale.progress import make_progress
 from dbscale.recipes import recipe_info, recipe_names
+from dbscale.report import default_cache_dir, render_compare_html
+from dbscale.report.command import report as draw_report
+from dbscale.report.command import report_after_run
 from dbscale.results import ResultsDir
 from dbscale.runner import StudyRunner, done_run_keys
 from dbscale.study import Study
-from dbscale.study_report import print_dry_run
+from dbscale.study_report import print_dry_run, print_skipped
 from dbscale.targets import OpenTarget, open_target
+from dbscale.targets.lifecycle import TargetFailedError, TargetPool
+from dbscale.targets.spec import describe_target
 from dbscale.workloads import Catalog, WorkloadInfo
 
 
@@ -41,7 +48,14 @@ def _stderr() -> Console:
     return Console(stderr=True, highlight=False)
 
 
-def run(options: RunOptions, *, env: Mapping[str, str], now: datetime, dry_run: bool) -> None:
+def run(
+    options: RunOptions,
+    *,
+    env: Mapping[str, str],
+    now: datetime,
+    dry_run: bool,
+    output_format: OutputFormat = OutputFormat.AUTO,
+) -> None:
     """`dbscale run`: the study's runs against its targets, results appended as they finish."""
     study = build_study(options, load_catalog=Catalog.load, env=env, now=now)
     resume = options.resume is not None
@@ -53,31 +67,41 @@ def run(options: RunOptions, *, env: Mapping[str, str], now: datetime, dry_run: 
         return
     err = _stderr()
     results = ResultsDir(study.out_dir, resume=resume)
-    for point in study.points:
-        if point.skipped:
-            err.print(f"skipped: {point.key}: {point.skipped}", highlight=False)
-    with _open_targets(study, err) as opened:
-        if study.demo:
-            _ensure_demo_data(study, opened["embedded"], err)
-        StudyRunner(
-            study,
-            opened,
-            results=results,
-            progress=make_progress(err),
-            out=_stdout(),
-            version=__version__,
-        ).run()
+    print_skipped(err, study)
+    try:
+        with _open_targets(study, err, env) as opened:
+            if study.demo:
+                _ensure_demo_data(study, opened["embedded"], err)
+            out = _stdout()
+            StudyRunner(
+                study,
+                opened,
+                results=results,
+                progress=make_progress(err, out=out, output_format=output_format),
+                out=out,
+                version=__version__,
+                output_format=output_format,
+            ).run()
+    finally:  # however the study ended (Ctrl-C too): the report of what finished
+        report_after_run(results.path, env=env, err=err)
 
 
 @contextmanager
-def _open_targets(study: Study, err: Console) -> Iterator[dict[str, OpenTarget]]:
-    with ExitStack() as stack:
-        opened: dict[str, OpenTarget] = {}
-        for target in study.targets:
-            spec = target_spec(target)
-            err.print(f"target {target.name}: {spec.describe()}", highlight=False)
-            opened[target.name] = stack.enter_context(open_target(spec))
-        yield opened
+def _open_targets(study: Study, err: Console, env: Mapping[str, str]) -> Iterator[TargetPool]:
+    """Each target is entered (hooks, a local server in its shape) when a step first needs it;
+    one that fails is skipped, and reported again once the others have run."""
+    for target in study.targets:
+        err.print(f"target {target.name}: {describe_target(target)}", highlight=False)
+    with TargetPool(
+        study.targets, study.out_dir, env=env, note=lambda text: err.print(text, highlight=False)
+    ) as pool:
+        yield pool
+    if pool.failed:
+        raise TargetFailedError(
+            f"{len(pool.failed)} target(s) failed and their points did not run: "
+            f"{', '.join(pool.failed)}",
+            "the errors above (and hooks/*.log in the results directory) say why",
+        )
 
 
 def _ensure_demo_data(study: Study, target: OpenTarget, err: Console) -> None:
@@ -139,14 +163,33 @@ def recipes() -> None:
         out.print()
 
 
-def compare(a: Path, b: Path | None, options: ComparisonOptions, as_json: bool) -> None:
+def compare(
+    a: Path,
+    b: Path | None,
+    options: ComparisonOptions,
+    as_json: bool,
+    html: Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> None:
     """`dbscale compare`: per matching point, the change from A to B and whether it is real."""
     comparison = compare_dirs(a, b, options)
+    if html is not None:
+        page = render_compare_html(comparison, cache_dir=default_cache_dir(env or {}))
+        try:
+            html.write_text(page, encoding="utf-8")
+        except OSError as exc:
+            raise ResultsError(f"cannot write {html}: {exc}", "choose a writable path") from None
+        _stderr().print(f"comparison page: {html}", highlight=False, soft_wrap=True)
     out = _stdout()
     if as_json:
         out.print_json(json.dumps(comparison, default=str))
     else:
         print_comparison(out, comparison)
+
+
+def report(directory: Path, *, images: bool, env: Mapping[str, str]) -> None:
+    """`dbscale report DIR`: the results as one self-contained HTML page (and images)."""
+    draw_report(directory, images=images, env=env, out=_stderr())
 
 
 def workloads(as_json: bool) -> None:

@@ -16,11 +16,17 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from dbscale.cost_tables import (
+    compare_price_performance,
+    print_price_performance_comparison,
+    print_target_differences,
+)
 from dbscale.errors import ConfigError, ResultsError
 from dbscale.matrix import format_value
 from dbscale.results import PLAN_FILE, RUNS_FILE, read_runs
 from dbscale.stats.comparison import ALPHA, Change, adjust_and_decide, compare_samples
 from dbscale.study_summary import is_measured, record_point_key
+from dbscale.targets.facts import diff_target_records
 
 Record = Mapping[str, Any]
 METRICS = (("tps", True), ("p95_ms", False), ("p99_ms", False))
@@ -169,6 +175,9 @@ def compare_dirs(a: Path, b: Path | None, options: ComparisonOptions) -> dict[st
             for i, (key, _, _) in enumerate(pairs)
         ],
         "unmatched": unmatched,
+        # issue 6: TPM per vCPU and $/TPM of both sides; settings that differ between targets
+        "price_performance": compare_price_performance(pairs, a, b),
+        "target_differences": diff_target_records(a, b) if b is not None else [],
     }
 
 
@@ -212,3 +221,5 @@ def print_comparison(console: Console, comparison: Mapping[str, Any]) -> None:
     )
     if comparison["unmatched"]:
         console.print(f"only on one side: {', '.join(comparison['unmatched'])}", highlight=False)
+    print_price_performance_comparison(console, comparison.get("price_performance") or [])
+    print_target_differences(console, comparison.get("target_differences") or [])

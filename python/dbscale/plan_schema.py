@@ -14,6 +14,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 from dbscale.config import ConnectMode, QueryProtocol, TlsMode
 from dbscale.errors import ConfigError
 from dbscale.options import ParamValue, parse_duration
+from dbscale.targets.spec import TargetProfile
 
 
 def _duration(value: Any) -> Any:
@@ -59,9 +60,11 @@ class Transport(StrEnum):
     UNIX = "unix"
 
 
-class TargetEntry(_Strict):
-    """A database to benchmark. `url` is a postgresql:// (or mysql://) URL, libpq key=value, or
-    `embedded`. The other URLs are other ways into the same server."""
+class TargetEntry(_Strict, TargetProfile):
+    """A database to benchmark. `url` is a postgresql:// (or mysql://) URL, libpq key=value,
+    `embedded`, or `local` (a server dbscale starts in the target's shape). The other URLs are
+    other ways into the same server. Instance facts, prices, hooks and local settings come from
+    `TargetProfile` (targets/spec.py, docs/targets.md)."""
 
     name: str = Field(pattern=NAME_PATTERN)
     url: str = Field(min_length=1)

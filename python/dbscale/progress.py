@@ -1,6 +1,8 @@
 """Live progress of a run, fed with the per-second intervals the runner polls. On a terminal a
-rich Live panel (elapsed/remaining, TPS, p50/p95/p99, errors); elsewhere one plain line per
-interval in pgbench's `--progress` shape. Progress goes to stderr; results go to stdout.
+rich Live panel (elapsed/remaining, TPS, QPS, p50/p95/p99, errors); elsewhere, or when an
+output format is asked for, one plain line per interval: pgbench's `--progress` shape on stderr,
+or sysbench's `--report-interval` shape on stdout (each where its tool prints it; see
+output_format.py). Other messages go to stderr.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from rich.progress_bar import ProgressBar
 from rich.text import Text
 
 from dbscale.options import format_eta
+from dbscale.output_format import OutputFormat, shape_for
+from dbscale.sysbench_output import interval_line
 
 Interval = Mapping[str, Any]
 
@@ -25,19 +29,33 @@ class RunProgress(Protocol):
     console: Console
 
     def begin(
-        self, label: str, index: int, total: int, duration_s: float, eta_s: float | None = None
+        self,
+        label: str,
+        index: int,
+        total: int,
+        duration_s: float,
+        eta_s: float | None = None,
+        *,
+        workload: str = "",
+        clients: int = 0,
     ) -> None: ...
     def update(self, intervals: Sequence[Interval]) -> None: ...
     def note(self, message: str) -> None: ...
     def end(self) -> None: ...
 
 
-def make_progress(console: Console | None = None) -> RunProgress:
-    """Live panel on a terminal, plain lines otherwise."""
+def make_progress(
+    console: Console | None = None,
+    *,
+    out: Console | None = None,
+    output_format: OutputFormat = OutputFormat.AUTO,
+) -> RunProgress:
+    """Live panel on a terminal unless a format is asked for, plain lines otherwise."""
     console = console or Console(stderr=True)
-    if console.is_terminal and not console.is_dumb_terminal:
+    terminal = console.is_terminal and not console.is_dumb_terminal
+    if terminal and output_format is OutputFormat.AUTO:
         return LiveProgress(console)
-    return PlainProgress(console)
+    return PlainProgress(console, out=out, output_format=output_format)
 
 
 def _ms(value: Any) -> str:
@@ -59,20 +77,45 @@ def progress_line(interval: Interval) -> str:
 
 
 class PlainProgress:
-    """One line per interval, for logs and pipes."""
+    """One line per interval, for logs and pipes: pgbench's shape on `console` (stderr), or
+    sysbench's on `out` (stdout)."""
 
-    def __init__(self, console: Console) -> None:
+    def __init__(
+        self,
+        console: Console,
+        *,
+        out: Console | None = None,
+        output_format: OutputFormat = OutputFormat.AUTO,
+    ) -> None:
         self.console = console
+        self.out = out or console
+        self.output_format = output_format
+        self._shape = shape_for(output_format, "")
+        self._clients = 0
 
     def begin(
-        self, label: str, index: int, total: int, duration_s: float, eta_s: float | None = None
+        self,
+        label: str,
+        index: int,
+        total: int,
+        duration_s: float,
+        eta_s: float | None = None,
+        *,
+        workload: str = "",
+        clients: int = 0,
     ) -> None:
+        self._shape = shape_for(self.output_format, workload)
+        self._clients = clients
         eta = f", study ETA {format_eta(eta_s)}" if eta_s is not None and total > 1 else ""
         self.console.print(f"run {index}/{total}: {label}, {duration_s:g} s{eta}", highlight=False)
 
     def update(self, intervals: Sequence[Interval]) -> None:
         for interval in intervals:
-            self.console.print(progress_line(interval), highlight=False, soft_wrap=True)
+            if self._shape is OutputFormat.SYSBENCH:
+                line = interval_line(interval, self._clients)
+                self.out.print(line, highlight=False, markup=False, soft_wrap=True)
+            else:
+                self.console.print(progress_line(interval), highlight=False, soft_wrap=True)
 
     def note(self, message: str) -> None:
         self.console.print(message, highlight=False)
@@ -98,7 +141,15 @@ class LiveProgress:
         self._notes: list[str] = []
 
     def begin(
-        self, label: str, index: int, total: int, duration_s: float, eta_s: float | None = None
+        self,
+        label: str,
+        index: int,
+        total: int,
+        duration_s: float,
+        eta_s: float | None = None,
+        *,
+        workload: str = "",
+        clients: int = 0,
     ) -> None:
         self._label, self._index, self._total = label, index, total
         self._eta_s = eta_s
@@ -141,6 +192,7 @@ class LiveProgress:
         )
         stats = Text(
             f"tps {float(self._last.get('tps', 0.0)):.1f}  "
+            f"qps {float(self._last.get('qps') or 0.0):.1f}  "
             f"p50 {_ms(lat.get('p50'))}  p95 {_ms(lat.get('p95'))}  p99 {_ms(lat.get('p99'))} ms  "
             f"txns {self._transactions}  errors {self._errors}"
         )

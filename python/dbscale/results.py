@@ -192,6 +192,7 @@ def summary_row(record: Mapping[str, Any]) -> dict[str, Any]:
         "failed": record.get("failed"),
         "latency_ms": {k: latency.get(k) for k in ("mean", "p50", "p95", "p99", "max")},
         "status": verdict.get("status"),
+        "limited_by": ((record.get("observe") or {}).get("limited_by") or {}).get("verdict"),
     }
 
 

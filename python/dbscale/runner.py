@@ -18,8 +18,12 @@ from rich.console import Console
 
 from dbscale import data
 from dbscale.config import RunConfig
+from dbscale.cost import add_price_performance
+from dbscale.cost_tables import print_price_performance
 from dbscale.errors import Cancelled, NotPreparedError, PlanError, RunError
 from dbscale.native import load_core, parse_json, translate
+from dbscale.observe import StudyObserver, print_limits, print_verdict
+from dbscale.output_format import OutputFormat
 from dbscale.progress import RunProgress
 from dbscale.results import ResultsDir, RunMeta, make_record, utc_now
 from dbscale.study import PrepareStep, RunStep, Study, estimate_s
@@ -27,6 +31,9 @@ from dbscale.study_report import print_points, study_plan_json
 from dbscale.study_summary import HistogramCache, SummarySettings, summarize_points
 from dbscale.summary import print_run, print_summary
 from dbscale.targets import OpenTarget
+from dbscale.targets.facts import load_target_records
+from dbscale.targets.lifecycle import TargetFailedError
+from dbscale.targets.spec import target_info
 
 POLL_INTERVAL_S = 0.2
 
@@ -39,6 +46,7 @@ class RunOutcome:
     cancelled: bool
     started_at: datetime
     ended_at: datetime
+    observe: dict[str, Any] | None = None  # observation's section of the record
 
 
 @dataclass
@@ -56,21 +64,32 @@ class RunSlot:
     eta_s: float | None = None
 
 
-def run_one(config: RunConfig, progress: RunProgress, slot: RunSlot) -> RunOutcome:
-    """Starts one run in the native core and follows it to its end."""
+def run_one(
+    config: RunConfig, progress: RunProgress, slot: RunSlot, observer: StudyObserver | None = None
+) -> RunOutcome:
+    """Starts one run in the native core and follows it to its end (observed, if asked)."""
     core = load_core()
     started = utc_now()
+    watch = observer.watch(config) if observer is not None else None
     try:
         handle = core.start_run(config.to_core_json())
     except Exception as exc:
+        if watch is not None:
+            watch.close()
         raise translate(exc) from None
-    progress.begin(slot.label, slot.index, slot.total, config.duration_s, slot.eta_s)
+    progress.begin(
+        slot.label, slot.index, slot.total, config.duration_s, slot.eta_s,
+        workload=config.workload.name, clients=config.clients,
+    )  # fmt: skip
     cancel_requested = False
     try:
         while True:
             try:
                 finished = bool(handle.wait(POLL_INTERVAL_S))
-                progress.update(parse_json(handle.poll(), "poll"))
+                intervals = parse_json(handle.poll(), "poll")
+                progress.update(intervals)
+                if watch is not None:
+                    watch.update(intervals, progress)
                 if finished:
                     text = handle.result()
                     break
@@ -92,11 +111,14 @@ def run_one(config: RunConfig, progress: RunProgress, slot: RunSlot) -> RunOutco
         raise translate(exc) from None
     finally:
         progress.end()
+        if watch is not None:
+            watch.close()
     native = parse_json(text, "run result")
     if not isinstance(native, dict):
         raise RunError("the native run result is not a JSON object")
     cancelled = cancel_requested or bool(native.get("cancelled"))
-    return RunOutcome(native, cancelled, started, utc_now())
+    observed = watch.finish(native) if watch is not None else None
+    return RunOutcome(native, cancelled, started, utc_now(), observed)
 
 
 def done_run_keys(records: Sequence[Mapping[str, Any]]) -> set[str]:
@@ -138,15 +160,19 @@ class StudyRunner:
         progress: RunProgress,
         out: Console,
         version: str,
+        output_format: OutputFormat = OutputFormat.AUTO,
     ) -> None:
         self.study, self.opened, self.results = study, opened, results
         self.progress, self.out, self.version = progress, out, version
+        self.output_format = output_format
         self.settings = SummarySettings(
             confidence=study.plan.statistics.confidence,
             cv_threshold_pct=study.plan.statistics.cv_threshold_pct,
         )
         self.cache = HistogramCache()
         self.loaded: set[tuple[str, str]] = set()  # (target, data set) loaded by this process
+        self.failed_targets: dict[str, str] = {}  # target name -> why it was skipped
+        self.observer = StudyObserver(results.path)  # host facts once, host.json
 
     def run(self) -> PlanOutcome:
         outcome = PlanOutcome()
@@ -159,6 +185,8 @@ class StudyRunner:
         cooldown_s = self.study.plan.cooldown
         try:
             for step in pending:
+                if not self._target_entered(step):  # its hooks or server failed: skip it
+                    continue
                 if isinstance(step, PrepareStep):
                     self._prepare(step)
                     continue
@@ -173,8 +201,23 @@ class StudyRunner:
             if self.results.records:
                 self.write_summary()
                 print_summary(self.out, outcome.records, self.results.path)
-                print_points(self.out, self._points())
+                print_limits(self.out, outcome.records)
+                points = self._points()
+                print_points(self.out, points)
+                print_price_performance(self.out, points)
         return outcome
+
+    def _target_entered(self, step: PrepareStep | RunStep) -> bool:
+        """Enters the step's target (hooks, local server) if need be; False if it failed."""
+        name = step.point.target.name
+        try:
+            self.opened[name]
+        except TargetFailedError as exc:
+            if name not in self.failed_targets:
+                self.failed_targets[name] = exc.message
+                self.progress.note(f"error: {exc.message}; skipping its points")
+            return False
+        return True
 
     def _prepare(self, step: PrepareStep) -> None:
         point = step.point
@@ -187,7 +230,7 @@ class StudyRunner:
         point = step.point
         config = point.run_config(self.opened[point.target.name])
         try:
-            done = run_one(config, self.progress, slot)
+            done = run_one(config, self.progress, slot, self.observer)
         except NotPreparedError as exc:
             mark = (point.target.name, point.data_label)
             if self.study.plan.prepare.load != "auto" or mark in self.loaded:
@@ -195,7 +238,7 @@ class StudyRunner:
             self.progress.note(f"{point.target.name}: {exc.message}; loading {point.data_label}")
             data.print_data_summary(self.progress.console, "load", data.prepare(config))
             self.loaded.add(mark)
-            done = run_one(config, self.progress, slot)
+            done = run_one(config, self.progress, slot, self.observer)
         record = make_record(
             done.native,
             RunMeta(
@@ -208,9 +251,12 @@ class StudyRunner:
                 study=self._study_fields(step),
             ),
         )
+        if done.observe is not None:
+            record["observe"] = done.observe
         self.results.append(record)
         self.write_summary()
-        print_run(self.out, record, step.label)
+        print_run(self.out, record, step.label, self.output_format)
+        print_verdict(self.out, record)
         if done.cancelled:
             raise Cancelled(f"cancelled by Ctrl-C during run {slot.index} ({step.label})")
         verdict = record.get("verdict") or {}
@@ -228,14 +274,20 @@ class StudyRunner:
             "repetition": step.repetition,
             "warmup_kind": {"measured": None, "warmup": "point", "data-warmup": "data"}[step.kind],
             "target_name": point.target.name,
+            "target_info": target_info(point.target),
             "study": self.study.plan.name,
         }
 
     def _points(self) -> list[dict[str, Any]]:
-        return summarize_points(self.results.records, self.settings, self.cache)
+        points = summarize_points(self.results.records, self.settings, self.cache)
+        return add_price_performance(points, load_target_records(self.results.path))
 
     def write_summary(self) -> None:
         self.results.write_summary(
-            extra={"study": {"name": self.study.plan.name, "source": self.study.source}},
+            extra={
+                "study": {"name": self.study.plan.name, "source": self.study.source},
+                "targets_failed": self.failed_targets,
+                **self.observer.summary_extra(),
+            },
             points=self._points(),
         )

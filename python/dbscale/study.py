@@ -18,6 +18,7 @@ from dbscale.matrix import format_value
 from dbscale.options import ParamValue
 from dbscale.plan_schema import LoadSettings, PlanSchema, TargetEntry, Transport
 from dbscale.targets import OpenTarget
+from dbscale.targets.spec import shared_groups
 from dbscale.targets.url import socket_url_for
 
 # Connecting, the pre-run vacuum and writing the record, per run, for the wall-time estimate.
@@ -176,10 +177,12 @@ def estimate_s(steps: Sequence[Step], cooldown_s: float) -> float:
 def order_steps(plan: PlanSchema, points: list[Point]) -> list[Step]:
     """Data set by data set; within one, interleaved rounds (or each point's runs in a row)."""
     steps: list[Step] = []
-    blocks: dict[str, list[Point]] = {}
+    blocks: dict[tuple[str, str], list[Point]] = {}
+    shared = shared_groups(p.target for p in points)  # sizes of one server: one block each
     for point in points:
         if point.skipped is None:
-            blocks.setdefault(point.data_label, []).append(point)
+            own = point.target.name if point.target.exclusive_group in shared else ""
+            blocks.setdefault((point.data_label, own), []).append(point)
     for block in blocks.values():
         steps.extend(_BlockOrder(plan, block).steps())
     return _with_serves(steps)

@@ -59,9 +59,7 @@ def print_dry_run(console: Console, study: Study, pending: Sequence[Step]) -> No
             format_duration(point.load.duration), str(runs_per_point.get(point.key, 0)),
         )  # fmt: skip
     console.print(table)
-    for point in study.points:
-        if point.skipped:
-            console.print(f"skipped: {point.key}: {point.skipped}", highlight=False)
+    print_skipped(console, study)
     counts = run_counts(list(pending))
     total = run_counts(study.steps)
     resumed = "" if counts == total else f" still to run (of {total['measured']} measured)"
@@ -83,6 +81,17 @@ def print_dry_run(console: Console, study: Study, pending: Sequence[Step]) -> No
         highlight=False,
     )
     console.print(f"results: {study.out_dir}", highlight=False, soft_wrap=True)
+
+
+def print_skipped(console: Console, study: Study) -> None:
+    """Points the plan names but cannot run, one line per reason."""
+    reasons: dict[str, list[str]] = {}
+    for point in study.points:
+        if point.skipped:
+            reasons.setdefault(point.skipped, []).append(point.key)
+    for reason, keys in reasons.items():
+        shown = ", ".join(keys[:3]) + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
+        console.print(f"skipped {len(keys)} point(s): {reason} ({shown})", highlight=False)
 
 
 def _num(value: Any, digits: int = 1) -> str:

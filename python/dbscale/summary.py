@@ -1,5 +1,5 @@
-"""What a finished run prints on stdout: a block in pgbench's familiar shape after each run, and a
-table of all runs at the end with the results path.
+"""What a finished run prints on stdout: a block in pgbench's or sysbench's familiar shape after
+each run (output_format.py), and a table of all runs at the end with the results path.
 """
 
 from __future__ import annotations
@@ -11,6 +11,9 @@ from typing import Any
 from rich import box
 from rich.console import Console
 from rich.table import Table
+
+from dbscale.output_format import OutputFormat, shape_for
+from dbscale.sysbench_output import final_lines
 
 Record = Mapping[str, Any]
 
@@ -45,6 +48,13 @@ def pgbench_lines(record: Record) -> list[str]:
             f"number of transactions retried: {record['retried']} "
             f"(total retries: {record.get('retries', 0)})"
         )
+    queries = record.get("queries") or {}
+    if queries.get("total"):
+        lines.append(
+            f"number of queries: {queries['total']} (read {queries.get('read', 0)}, write "
+            f"{queries.get('write', 0)}, other {queries.get('other', 0)}), "
+            f"qps = {float(record.get('qps') or 0.0):.3f}"
+        )
     lines.append(f"latency average = {_f(latency.get('mean'))} ms")
     if latency.get("stddev") is not None:
         lines.append(f"latency stddev = {_f(latency.get('stddev'))} ms")
@@ -60,8 +70,13 @@ def pgbench_lines(record: Record) -> list[str]:
     return lines
 
 
-def print_run(console: Console, record: Record, label: str) -> None:
-    """The block after one run; a warm-up gets one line."""
+def print_run(
+    console: Console,
+    record: Record,
+    label: str,
+    output_format: OutputFormat = OutputFormat.AUTO,
+) -> None:
+    """The block after one run, in the shape asked for; a warm-up gets one line."""
     if record.get("warmup"):
         console.print(
             f"warm-up: tps = {float(record.get('tps') or 0.0):.1f} over "
@@ -70,8 +85,9 @@ def print_run(console: Console, record: Record, label: str) -> None:
         )
         return
     console.print(f"[bold]{label}[/bold]")
-    for line in pgbench_lines(record):
-        console.print(line, highlight=False, soft_wrap=True)
+    sysbench = shape_for(output_format, str(record.get("workload", ""))) is OutputFormat.SYSBENCH
+    for line in final_lines(record) if sysbench else pgbench_lines(record):
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
     verdict = record.get("verdict") or {}
     if verdict.get("status") not in (None, "ok"):
         console.print(
@@ -89,10 +105,12 @@ def summary_table(records: Sequence[Record]) -> Table:
         pad_edge=False,
         collapse_padding=True,
     )
-    for name in ("run", "clients", "threads", "tps", "mean", "p50", "p95", "p99", "failed",
-                 "status"):  # fmt: skip
+    # A study's runs name their point (clients=8,tls=require); a plain run has none to name.
+    with_points = any(r.get("point") for r in records)
+    for name in ("run", *(("point",) if with_points else ()), "clients", "threads", "tps", "qps",
+                 "mean", "p50", "p95", "p99", "failed", "status"):  # fmt: skip
         table.add_column(
-            name, justify="left" if name in ("run", "status") else "right", no_wrap=True
+            name, justify="left" if name in ("run", "point", "status") else "right", no_wrap=True
         )
     measured = 0
     for record in records:
@@ -101,11 +119,14 @@ def summary_table(records: Sequence[Record]) -> Table:
         latency = record.get("latency_ms") or {}
         verdict = record.get("verdict") or {}
         status = "cancelled" if record.get("cancelled") else str(verdict.get("status", "?"))
+        point = (str(record.get("point_key") or "-"),) if with_points else ()
         table.add_row(
             "warm-up" if record.get("warmup") else str(measured),
+            *point,
             str(record.get("clients")),
             str(record.get("threads")),
             _f(record.get("tps"), 1),
+            _f(record.get("qps"), 1),
             _f(latency.get("mean"), 2),
             _f(latency.get("p50"), 2),
             _f(latency.get("p95"), 2),

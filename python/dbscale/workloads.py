@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dbscale.errors import ConfigError, InternalError
+from dbscale.output_format import SYSBENCH_PREFIX
+from dbscale.sysbench_options import flag_for
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,9 @@ class Catalog:
                 known = ", ".join(workload.params) or "none"
                 close = difflib.get_close_matches(key, list(workload.params), n=1)
                 maybe = f"did you mean {close[0]!r}? " if close else ""
+                flag = flag_for(key) if workload.name.startswith(SYSBENCH_PREFIX) else None
+                if flag is not None:
+                    maybe = f"sysbench's --{key.replace('_', '-')} is not a parameter: use {flag}; "
                 raise ConfigError(
                     f"workload {workload.name} has no parameter {key!r}; its parameters: {known}",
                     f"{maybe}`dbscale workloads` lists each workload's parameters",

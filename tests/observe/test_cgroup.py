@@ -43,7 +43,9 @@ def test_quota_and_throttling_counters() -> None:
     assert v1.throttled_s == pytest.approx(1.431385135)
 
 
-def _fake_cgroup(tmp_path: Path, version: int, quota: str, parent_quota: str | None = None) -> ProcFs:
+def _fake_cgroup(
+    tmp_path: Path, version: int, quota: str, parent_quota: str | None = None
+) -> ProcFs:
     mount = tmp_path / "cgroup"
     leaf = mount / "bench" / "client"
     leaf.mkdir(parents=True)

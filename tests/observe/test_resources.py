@@ -69,7 +69,9 @@ def test_host_states_as_shares_of_all_cpus() -> None:
 def test_server_tree_and_exited_backends() -> None:
     prev_server = ServerTimes(100, 40, 0, 1000, 5, True, {10: (SEC, 0), 11: (SEC, SEC)})
     # 11 exited (its CPU went to the parent's cutime, its schedstat is gone); 12 is new.
-    cur_server = ServerTimes(250, 90, 4096, 3000, 5, True, {10: (2 * SEC, SEC // 2), 12: (SEC // 4, 0)})
+    cur_server = ServerTimes(
+        250, 90, 4096, 3000, 5, True, {10: (2 * SEC, SEC // 2), 12: (SEC // 4, 0)}
+    )
     row = resource_row(_snapshot(0.0, server=prev_server), _snapshot(1.0, server=cur_server), 100)
     assert row["server_cpu_user_cores"] == pytest.approx(1.5)
     assert row["server_cpu_system_cores"] == pytest.approx(0.5)
@@ -102,6 +104,7 @@ def test_network_throttling_and_frequency() -> None:
     assert row["net.lo.tx_packets_per_s"] == 40
     assert "net.eth1.rx_bytes_per_s" not in row  # appeared since: no baseline
     assert row["client_throttled_pct"] == pytest.approx(40.0)
+    assert row["client_throttled_periods_pct"] == pytest.approx(80.0)
     assert (row["cpu_mhz_min"], row["cpu_mhz_mean"], row["cpu_mhz_max"]) == (2000, 2500, 3000)
 
 

@@ -21,6 +21,9 @@ def test_column_table_rounds_and_drops_quiet_interfaces() -> None:
 
 
 def test_window_means_weight_by_interval() -> None:
-    rows = [{"interval_s": 1.0, "client_cpu_cores": 1.0}, {"interval_s": 3.0, "client_cpu_cores": 0.0}]
+    rows = [
+        {"interval_s": 1.0, "client_cpu_cores": 1.0},
+        {"interval_s": 3.0, "client_cpu_cores": 0.0},
+    ]
     assert window_means(rows) == {"client_cpu_cores": 0.25}
     assert window_means([]) == {}

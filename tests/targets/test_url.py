@@ -81,7 +81,7 @@ def test_no_pgpassword_leaves_url_alone() -> None:
 
 @pytest.mark.parametrize(
     "raw",
-    ["mysql://root@db/app", "postgresql://db:port/app", "just-a-host", "http://example.com"],
+    ["mongodb://root@db/app", "postgresql://db:port/app", "just-a-host", "http://example.com"],
 )
 def test_malformed_targets(raw: str) -> None:
     with pytest.raises(InvalidTargetError) as info:

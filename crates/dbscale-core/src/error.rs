@@ -42,22 +42,104 @@ impl Error {
         }
     }
 
-    /// What the user can do about it.
+    /// What the user can do about it, in the words of the target's kind of server.
     pub fn hint(&self) -> String {
         match self {
             Error::Config(_) => "check the option's spelling and value; `dbscale workloads` lists workloads and their parameters".into(),
-            Error::Connect { source, .. } => match source.connect {
-                Some(ConnectFailure::Unreachable) => "is the server running and listening there? check host, port or socket directory".into(),
-                Some(ConnectFailure::Authentication) => "check the user and password in the URL (or PGPASSWORD) and the server's pg_hba.conf".into(),
-                Some(ConnectFailure::DatabaseMissing) => "create the database first (e.g. `createdb NAME`) or name an existing one in the URL".into(),
-                Some(ConnectFailure::Tls) => "check --tls (disable/prefer/require/verify-ca/verify-full) and sslrootcert against what the server offers".into(),
-                Some(ConnectFailure::Unavailable) => "the server is starting, stopping or out of connection slots; wait or lower --clients".into(),
-                Some(ConnectFailure::InvalidTarget) => "use postgresql://user[:password]@host[:port]/dbname or libpq key=value form".into(),
-                Some(ConnectFailure::Protocol) | None => "is that a PostgreSQL server? check host and port".into(),
-            },
+            Error::Connect { target, source } if is_mysql_target(target) => mysql_connect_hint(source.connect).into(),
+            Error::Connect { source, .. } => postgres_connect_hint(source.connect).into(),
+            Error::NotPrepared(message) if message.contains("sbtest") => "run `dbscale prepare WORKLOAD --target URL` with the run's --set tables=N and table_size=M (or sysbench's own `prepare` with the same --tables and --table-size)".into(),
             Error::NotPrepared(_) => "run `dbscale prepare WORKLOAD --target URL` first (with the same --set parameters)".into(),
             Error::Sql { .. } => "the server refused a statement; its message above says why".into(),
             Error::Internal(_) => "this is a dbscale bug; please report it with the command line".into(),
         }
+    }
+}
+
+/// Whether a (redacted) target names a MySQL or MariaDB server: hints then speak of grants,
+/// `CREATE DATABASE` and socket files instead of pg_hba.conf and createdb.
+fn is_mysql_target(target: &str) -> bool {
+    let lower = target.trim_start().to_ascii_lowercase();
+    lower.starts_with("mysql://") || lower.starts_with("mariadb://")
+}
+
+fn postgres_connect_hint(failure: Option<ConnectFailure>) -> &'static str {
+    match failure {
+        Some(ConnectFailure::Unreachable) => "is the server running and listening there? check host, port or socket directory",
+        Some(ConnectFailure::Authentication) => "check the user and password in the URL (or PGPASSWORD) and the server's pg_hba.conf",
+        Some(ConnectFailure::DatabaseMissing) => "create the database first (e.g. `createdb NAME`) or name an existing one in the URL",
+        Some(ConnectFailure::Tls) => "check --tls (disable/prefer/require/verify-ca/verify-full) and sslrootcert against what the server offers",
+        Some(ConnectFailure::Unavailable) => "the server is starting, stopping or out of connection slots; wait or lower --clients",
+        Some(ConnectFailure::InvalidTarget) => "use postgresql://user[:password]@host[:port]/dbname or libpq key=value form",
+        Some(ConnectFailure::Protocol) | None => "is that a PostgreSQL server? check host and port",
+    }
+}
+
+fn mysql_connect_hint(failure: Option<ConnectFailure>) -> &'static str {
+    match failure {
+        Some(ConnectFailure::Unreachable) => "is the server running and listening there? check host and port (default 3306), or give its socket file with ?socket=/run/mysqld/mysqld.sock",
+        Some(ConnectFailure::Authentication) => "check the user and password in the URL (or MYSQL_PWD) and that the account exists for this client host (CREATE USER 'u'@'127.0.0.1' ...; GRANT ...); root often logs in only by unix_socket, over the socket",
+        Some(ConnectFailure::DatabaseMissing) => "create the database first (e.g. `mariadb -e 'CREATE DATABASE sbtest'`) or name an existing one in the URL",
+        Some(ConnectFailure::Tls) => "check --tls (or ?sslmode=: disable/prefer/require/verify-ca/verify-full) and ?sslrootcert=CA.pem against the server's ssl-ca/ssl-cert; sysbench 1.0.20 connects without TLS (--tls disable compares alike)",
+        Some(ConnectFailure::Unavailable) => "the server is starting, stopping or out of connections (max_connections); wait or lower --clients",
+        Some(ConnectFailure::InvalidTarget) => "use mysql://user[:password]@host[:port]/dbname[?socket=PATH&sslmode=MODE&sslrootcert=CA.pem]",
+        Some(ConnectFailure::Protocol) | None => "is that a MySQL or MariaDB server? check host and port",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::driver::DbError;
+
+    fn connect(target: &str, failure: ConnectFailure) -> Error {
+        Error::Connect {
+            target: target.into(),
+            source: DbError::connect(failure, "m"),
+        }
+    }
+
+    #[test]
+    fn connect_hints_speak_the_targets_dialect() {
+        let pg = "postgresql://u@h:5432/db";
+        let my = "mysql://root@127.0.0.1:3306/sbtest";
+        let auth = connect(pg, ConnectFailure::Authentication).hint();
+        assert!(auth.contains("pg_hba.conf"), "{auth}");
+        let auth = connect(my, ConnectFailure::Authentication).hint();
+        assert!(
+            auth.contains("MYSQL_PWD") && !auth.contains("pg_hba"),
+            "{auth}"
+        );
+        let db = connect(my, ConnectFailure::DatabaseMissing).hint();
+        assert!(
+            db.contains("CREATE DATABASE") && !db.contains("createdb"),
+            "{db}"
+        );
+        assert!(connect(pg, ConnectFailure::DatabaseMissing)
+            .hint()
+            .contains("createdb"));
+        let unreachable = connect("mariadb://h/db", ConnectFailure::Unreachable).hint();
+        assert!(unreachable.contains("3306"), "{unreachable}");
+        assert!(connect(my, ConnectFailure::Tls)
+            .hint()
+            .contains("sslrootcert"));
+        assert!(connect(my, ConnectFailure::InvalidTarget)
+            .hint()
+            .starts_with("use mysql://"));
+        assert!(connect("host=db dbname=x", ConnectFailure::Protocol)
+            .hint()
+            .contains("PostgreSQL"));
+        assert_eq!(
+            connect(my, ConnectFailure::Tls).kind(),
+            connect(pg, ConnectFailure::Tls).kind()
+        );
+    }
+
+    #[test]
+    fn missing_sysbench_tables_hint_at_their_size() {
+        let e = Error::NotPrepared("table sbtest3 is missing (no such table)".into());
+        assert!(e.hint().contains("table_size"), "{}", e.hint());
+        let tpcb = Error::NotPrepared("TPC-B tables are missing".into()).hint();
+        assert!(!tpcb.contains("table_size"));
     }
 }

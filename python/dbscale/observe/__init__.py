@@ -4,7 +4,7 @@ throughput. `StudyObserver` is the runner's entry point; docs/observe.md describ
 
 from __future__ import annotations
 
-from dbscale.observe.display import print_client_bound_runs, print_verdict
+from dbscale.observe.display import print_limits, print_verdict
 from dbscale.observe.observer import ObserveOptions, RunObserver
 from dbscale.observe.study import RunWatch, StudyObserver
 
@@ -13,6 +13,6 @@ __all__ = [
     "RunObserver",
     "RunWatch",
     "StudyObserver",
-    "print_client_bound_runs",
+    "print_limits",
     "print_verdict",
 ]

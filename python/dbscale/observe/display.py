@@ -43,15 +43,25 @@ def print_verdict(console: Console, record: Record) -> None:
     console.print()
 
 
-def print_client_bound_runs(console: Console, records: Sequence[Record]) -> None:
-    """Under the summary table: which measured runs had the client as a bottleneck."""
+def print_limits(console: Console, records: Sequence[Record]) -> None:
+    """Under the summary table: each measured run's verdict (numbered like the table), and a
+    warning naming the runs where the client was a bottleneck."""
     measured = [r for r in records if not r.get("warmup")]
-    bound = [i for i, r in enumerate(measured, start=1) if limited_by(r).get("client_bound")]
-    if not bound:
+    verdicts = [(i, limited_by(r)) for i, r in enumerate(measured, start=1)]
+    verdicts = [(i, v) for i, v in verdicts if v]
+    if not verdicts:
         return
-    runs = ", ".join(str(i) for i in bound)
-    verdict = limited_by(measured[bound[0] - 1])
-    _warn(console, f"run {runs}: {verdict.get('warning')}", str(verdict.get("hint")))
+    console.print(
+        "limited by: " + " · ".join(f"{i} {v.get('verdict')}" for i, v in verdicts),
+        highlight=False,
+        soft_wrap=True,
+        markup=False,
+    )
+    bound = [(i, v) for i, v in verdicts if v.get("client_bound")]
+    if bound:
+        runs = ", ".join(str(i) for i, _ in bound)
+        first = bound[0][1]
+        _warn(console, f"run {runs}: {first.get('warning')}", str(first.get("hint")))
 
 
 def _warn(console: Console, message: str, hint: str) -> None:

@@ -21,7 +21,7 @@ from dbscale.config import RunConfig
 from dbscale.observe.cgroup import CgroupCpu, cpu_cgroup
 from dbscale.observe.host import short_facts
 from dbscale.observe.procfs import ProcFs
-from dbscale.observe.resources import ResourceSampler, ResourceSnapshot, Row, resource_row
+from dbscale.observe.resources import CLK_TCK, ResourceSampler, ResourceSnapshot, Row, resource_row
 from dbscale.observe.server_process import (
     allowed_cpus,
     dialect_of,
@@ -62,6 +62,7 @@ class _Collected:
     stats: list[tuple[float, Snapshot, int]] = field(default_factory=list)  # + queries so far
     ps_waits: list[dict[str, tuple[int, float]]] = field(default_factory=list)
     snapshot_s: list[float] = field(default_factory=list)
+    session_ticks: list[tuple[float, int]] = field(default_factory=list)  # our own backend's CPU
     notes: list[str] = field(default_factory=list)
 
 
@@ -179,6 +180,7 @@ class RunObserver:
             row["interval_s"] = cur.mono_s - prev.mono_s
             self._data.rows.append((cur.mono_s, row))
             self._sample_stats(cur.mono_s)
+            self._sample_session_cpu(cur.mono_s)
             self._check_client()
         return cur
 
@@ -201,6 +203,16 @@ class RunObserver:
                     self._data.ps_waits.append(ps)
         except Exception as exc:
             self._lose_session("server statistics", exc)
+
+    def _sample_session_cpu(self, now: float) -> None:
+        """The observer's own PostgreSQL backend, when the server is local: its CPU is what our
+        queries cost the server."""
+        pid = self.identity.session_pid if self.identity is not None else None
+        if pid is None or self.server_pid is None:
+            return
+        stat = self.proc.pid_stat(pid)
+        if stat is not None:
+            self._data.session_ticks.append((now, stat.utime + stat.stime))
 
     def _lose_session(self, what: str, exc: Exception) -> None:
         self._data.notes.append(f"{what} stopped: {_one_line(exc)}")
@@ -307,8 +319,14 @@ class RunObserver:
         queries = sum(1 for t, _ in self._data.waits if start <= t <= end) + sum(
             1 for t, _, _ in self._data.stats if start <= t <= end
         )
+        ticks = [(t, n) for t, n in self._data.session_ticks if start <= t <= end + 1.0]
+        server_cores = None
+        if len(ticks) >= 2 and ticks[-1][0] > ticks[0][0]:
+            elapsed = ticks[-1][0] - ticks[0][0]
+            server_cores = round((ticks[-1][1] - ticks[0][1]) / CLK_TCK / elapsed, 4)
         return {
             "observer_cpu_cores": round(means.get("observer_cpu_cores", 0.0), 4),
+            "server_session_cpu_cores": server_cores,
             "snapshot_ms_mean": round(1000 * sum(snaps) / len(snaps), 2) if snaps else None,
             "queries_per_s": round(queries / window, 1),
         }

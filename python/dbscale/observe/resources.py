@@ -182,6 +182,10 @@ def _client_rates(prev: ResourceSnapshot, cur: ResourceSnapshot, dt: float, clk_
     if prev.throttle is not None and cur.throttle is not None:
         throttled = cur.throttle.throttled_s - prev.throttle.throttled_s
         row["client_throttled_pct"] = 100.0 * min(_rate(throttled, dt), 1.0)
+        periods = cur.throttle.periods - prev.throttle.periods
+        if periods > 0:
+            hit = cur.throttle.throttled_periods - prev.throttle.throttled_periods
+            row["client_throttled_periods_pct"] = 100.0 * max(hit, 0) / periods
     return row
 
 

@@ -14,6 +14,7 @@ from dbscale import __version__
 from dbscale.config import RunConfig
 from dbscale.observe.host import client_host_facts, short_facts, write_host_file
 from dbscale.observe.observer import ObserveOptions, RunObserver
+from dbscale.targets.url import redact_url
 
 
 class Notes(Protocol):
@@ -37,8 +38,13 @@ class RunWatch:
             notes.note(message)
 
     def finish(self, native: Mapping[str, Any]) -> dict[str, Any]:
-        section = self._observer.finish(native)
-        self._study.learn_server(section.get("server") or {})
+        """The record's `observe` section; a failure here is noted, never fatal to the run."""
+        try:
+            section = self._observer.finish(native)
+            self._study.learn_server(self._observer.config.target.url, section.get("server") or {})
+        except Exception as exc:  # the run's measurement matters more than its context
+            self._observer.close()
+            return {"version": 1, "notes": [f"observation failed: {type(exc).__name__}: {exc}"]}
         return section
 
     def close(self) -> None:
@@ -53,16 +59,17 @@ class StudyObserver:
         self.options = options or ObserveOptions()
         self.host: dict[str, Any] = client_host_facts()
         self.host["dbscale_version"] = __version__
-        self._server: dict[str, Any] = {}
+        self._servers: dict[str, dict[str, Any]] = {}  # by target URL (no password)
 
     def watch(self, config: RunConfig) -> RunWatch:
         return RunWatch(self, config)
 
-    def learn_server(self, server: Mapping[str, Any]) -> None:
-        """The first run tells what the server is; host.json is (re)written with it."""
-        if self._server:
+    def learn_server(self, url: str, server: Mapping[str, Any]) -> None:
+        """A target's first run tells what its server is; host.json is (re)written with it."""
+        key = redact_url(url)
+        if key in self._servers:
             return
-        self._server = {
+        self._servers[key] = {
             "dialect": server.get("dialect"),
             "local": server.get("local"),
             "vcpus": server.get("vcpus"),
@@ -72,7 +79,7 @@ class StudyObserver:
         self.write()
 
     def host_file_content(self) -> dict[str, Any]:
-        return {"client": self.host, "server": self._server}
+        return {"client": self.host, "servers": self._servers}
 
     def write(self) -> Path:
         return write_host_file(self.results_dir, self.host_file_content())

@@ -20,7 +20,8 @@ from dbscale.observe.waits import WaitHistogram
 RATE_MET = 0.9  # tps at least this share of the target rate
 RATE_UNSTARTED_MAX = 0.01  # at most this share of transactions never started
 RATE_LAG_P99_MAX_MS = 10.0  # or up to the latency p99: lag not dominating
-CLIENT_THROTTLED_PCT = 10.0
+CLIENT_THROTTLED_PCT = 10.0  # of the time
+CLIENT_THROTTLED_PERIODS_PCT = 20.0  # of the quota's periods
 CLIENT_SATURATED = 0.9  # engine CPU / the CPU the client may use
 CLIENT_STARVED_BUSY_PCT = 90.0  # a worker thread runnable (on CPU or queued) this much
 CLIENT_STARVED_QUEUED = 0.3  # ... and queued for a CPU this share of that time
@@ -32,6 +33,8 @@ LOCK_NOTABLE = 0.3
 IO_DOMINANT = 0.4
 SERVER_SATURATED = 0.9  # server CPU / the CPUs it may use
 NETWORK_SATURATED = 0.8  # of link speed
+CONCURRENCY_HOST_BUSY_PCT = 80.0  # below this the host has room to spare
+CONCURRENCY_MATCH = 0.8  # tps within this factor of clients / mean latency
 MIN_ROWS = 2
 MIN_WAIT_SAMPLES = 10
 
@@ -131,17 +134,24 @@ def rule_target_rate(ev: Evidence) -> Finding | None:
 
 
 def rule_client_cpu(ev: Evidence) -> Finding | None:
+    """The client at its CPU limit: its cgroup throttled it, or its worker threads used
+    (nearly) all the CPU they can. A quota covers the whole process, so the whole process's CPU
+    is compared with it; worker threads are compared with their count and the CPUs allowed."""
     throttled = ev.mean("client_throttled_pct")
-    cpu = ev.mean("client_cpu_cores")
+    periods = ev.mean("client_throttled_periods_pct")
+    cpu, process = ev.mean("client_cpu_cores"), ev.process_cores
     capacity = ev.client_capacity_cores
-    numbers = {"client_cpu_cores": round(cpu, 3), "client_capacity_cores": round(capacity, 3),
-               "client_throttled_pct": round(throttled, 1)}  # fmt: skip
-    if throttled >= CLIENT_THROTTLED_PCT:
+    numbers = {"client_cpu_cores": round(cpu, 3), "client_process_cpu_cores": round(process, 3),
+               "client_capacity_cores": round(capacity, 3),
+               "client_throttled_pct": round(throttled, 1),
+               "client_throttled_periods_pct": round(periods, 1)}  # fmt: skip
+    if throttled >= CLIENT_THROTTLED_PCT or periods >= CLIENT_THROTTLED_PERIODS_PCT:
         return Finding(
             "client-cpu",
             "the load generator (client CPU quota)",
-            f"client cgroup throttled {throttled:.0f}% of the time; dbscale's workers used "
-            f"{cpu:.2f} cores of a {capacity:.2f}-core quota",
+            f"the client's cgroup throttled it in {periods:.0f}% of its CPU periods "
+            f"({throttled:.0f}% of the time); dbscale used {process:.2f} cores of a "
+            f"{capacity:.2f}-core limit",
             numbers,
         )
     if capacity > 0 and cpu >= CLIENT_SATURATED * capacity:
@@ -336,9 +346,35 @@ def rule_weak_locks(ev: Evidence) -> Finding | None:
     return rule_locks(ev, LOCK_NOTABLE)
 
 
+def rule_concurrency(ev: Evidence) -> Finding | None:
+    """Closed loop, nothing busy: each client waits for its last answer, so throughput is
+    clients / latency. Checked by that arithmetic, not assumed."""
+    if ev.native.get("rate_tps") or ev.host_busy_pct >= CONCURRENCY_HOST_BUSY_PCT:
+        return None
+    clients = int(ev.native.get("clients") or 0)
+    latency = float((ev.native.get("latency_ms") or {}).get("mean") or 0.0)
+    tps = float(ev.native.get("tps") or 0.0)
+    if clients <= 0 or latency <= 0 or tps <= 0:
+        return None
+    bound = clients * 1000.0 / latency
+    if not CONCURRENCY_MATCH <= tps / bound <= 1.0 / CONCURRENCY_MATCH:
+        return None
+    return Finding(
+        "concurrency",
+        f"concurrency ({clients} client{'s' if clients != 1 else ''}, closed loop)",
+        f"nothing saturated (host CPU {ev.host_busy_pct:.0f}% busy, dbscale's workers "
+        f"{ev.mean('client_cpu_cores'):.2f} cores"
+        + (f", server {ev.server_cores:.2f} cores" if ev.server_local else "")
+        + f"); {tps:.0f} tps ≈ {clients} clients / {latency:.2f} ms latency = {bound:.0f}; "
+        "add clients to find the limit",
+        {"tps": round(tps, 1), "clients_over_latency_tps": round(bound, 1)},
+    )
+
+
 RULES = (
     rule_target_rate, rule_client_cpu, rule_connection_rate, rule_locks, rule_io,
     rule_host_cpu, rule_client_starved, rule_server_cpu, rule_network, rule_weak_locks,
+    rule_concurrency,
 )  # fmt: skip
 
 
@@ -404,9 +440,10 @@ def client_saturation(rows: Sequence[Mapping[str, float]], capacity_cores: float
         return None
     n = len(rows)
     throttled = sum(r.get("client_throttled_pct", 0.0) for r in rows) / n
+    periods = sum(r.get("client_throttled_periods_pct", 0.0) for r in rows) / n
     cpu = sum(r.get("client_cpu_cores", 0.0) for r in rows) / n
-    if throttled >= CLIENT_THROTTLED_PCT:
-        return f"client CPU quota: throttled {throttled:.0f}% of the time"
+    if throttled >= CLIENT_THROTTLED_PCT or periods >= CLIENT_THROTTLED_PERIODS_PCT:
+        return f"client CPU quota: throttled in {periods:.0f}% of its CPU periods"
     if capacity_cores > 0 and cpu >= CLIENT_SATURATED * capacity_cores:
         return f"client workers used {cpu:.2f} of {capacity_cores:g} cores"
     return None

@@ -76,12 +76,8 @@ def _distinct(values: Sequence[Value]) -> list[Value]:
 
 def _same(a: Value, b: Value) -> bool:
     # True == 1 in Python; an axis value of True is not the number 1.
-    return (
-        type(a) is type(b)
-        and a == b
-        or (
-            _is_number(a) and _is_number(b) and float(a) == float(b)  # type: ignore[arg-type]
-        )
+    return (type(a) is type(b) and a == b) or (
+        _is_number(a) and _is_number(b) and float(a) == float(b)  # type: ignore[arg-type]
     )
 
 

@@ -62,7 +62,7 @@ def plan_charts(study: Study) -> list[Chart]:
                 "latency-spectrum", "spectrum", "Latency distribution",
                 "Latency at each percentile of every transaction of a point (its runs' histograms "
                 "merged); the x axis stretches the tail: 99%, 99.9%, 99.99%.",
-                specs.spectrum(spectrum_rows),
+                specs.spectrum(spectrum_rows, points=[p.label for p in study.points]),
             )
         )  # fmt: skip
     return charts
@@ -113,7 +113,9 @@ def _per_configuration(study: Study) -> list[Chart]:
     if len(table) < 2:
         return []
     unit = study.unit
-    charts = [
+    # With one swept axis and no load axis the bars would repeat "throughput vs" that axis.
+    repeats_axis = len(study.swept) == 1 and study.swept[0].key not in rows.LOAD_AXES
+    charts = [] if repeats_axis else [
         Chart(
             "throughput-per-configuration", "configurations", "Peak throughput per configuration",
             f"Each configuration's best median {unit} over the load levels tried (the label says "
@@ -137,14 +139,17 @@ def _per_configuration(study: Study) -> list[Chart]:
             )
         )  # fmt: skip
     if all("cost" in row for row in table):
+        currency = table[0].get("currency") or "USD"
+        sources = "; ".join(sorted({str(row["price_source"]) for row in table}))
         charts.append(
             Chart(
                 "price-performance", "price-performance", "Price-performance",
-                f"Monthly price (730 h) per 1,000 {unit} at each configuration's peak; lower is "
-                "better. Whiskers carry the throughput CI into the price.",
+                f"Monthly on-demand cost (730 h, compute and storage) per TPM at each "
+                f"configuration's peak, as dbscale.cost computes it; lower is better. Whiskers "
+                f"carry the throughput CI into the cost. Prices: {sources}.",
                 specs.bars_per_configuration(
                     table, title="Price-performance", value="cost", low="cost_lo",
-                    high="cost_hi", x_title=f"USD per month per 1,000 {unit}",
+                    high="cost_hi", x_title=f"{currency} per month per TPM",
                 ),
             )
         )  # fmt: skip
@@ -206,5 +211,9 @@ def _timeline(study: Study) -> Chart | None:
         "Throughput and p95 latency of every run, second by second, one line per run coloured "
         "by its point, so warm-up, stalls and drift are visible. Click a point in the legend to "
         "pick its runs out.",
-        specs.timeline(timeline_rows, step_s=rows.timeline_step(study.runs)),
+        specs.timeline(
+            timeline_rows,
+            points=[p.label for p in study.points],
+            step_s=rows.timeline_step(study.runs),
+        ),
     )  # fmt: skip

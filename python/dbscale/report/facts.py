@@ -1,6 +1,6 @@
 """What one run record says about how it was run, read tolerantly: the facts a study can sweep
 (clients, target, protocol, workload parameters, ...), its throughput in the study's unit, and the
-optional facts other parts of dbscale add (vCPU counts, prices, host facts, plan axes).
+optional facts other parts of dbscale add (vCPU counts, host facts, plan axes).
 
 Records are runs.jsonl lines (docs/results.md). Fields added by later work are looked up under the
 names that work uses and ignored when absent, so older result directories still render.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from dbscale.targets.url import redact_url
 
@@ -86,23 +86,11 @@ def vcpus(record: Record) -> int | None:
     return None
 
 
-def price_usd_per_hour(record: Record) -> float | None:
-    """The target's price when a plan or the cost work recorded one (USD per hour)."""
-    for source in (record.get("price"), record.get("cost"), (record.get("target_info") or {})):
-        if isinstance(source, Mapping):
-            hourly = source.get("usd_per_hour")
-            monthly = source.get("usd_per_month")
-            if _positive(hourly):
-                return float(hourly)
-            if _positive(monthly):
-                return float(monthly) / 730.0
-    return None
-
-
 def run_facts(record: Record) -> dict[str, Value]:
     """Every fact of the run that a study could sweep, keyed as axes are keyed."""
     config = _config(record)
-    target = config.get("target") if isinstance(config.get("target"), Mapping) else {}
+    target_config = config.get("target")
+    target: Mapping[str, Any] = target_config if isinstance(target_config, Mapping) else {}
     facts: dict[str, Value] = {
         "clients": _plain(record.get("clients", config.get("clients"))),
         "rate_tps": _plain(config.get("rate_tps", record.get("rate_tps"))),
@@ -179,5 +167,5 @@ def host_facts(record: Record) -> dict[str, str]:
     return {}
 
 
-def _positive(value: Any) -> bool:
+def _positive(value: object) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool) and value > 0

@@ -28,7 +28,8 @@ dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; }
 .warnings { background: var(--warn); border: 1px solid var(--warn-line); border-radius: 6px;
             padding: 8px 16px; margin: 16px 0; }
 .warnings ul { margin: 4px 0; padding-left: 20px; }
-nav { margin: 16px 0; display: flex; flex-wrap: wrap; gap: 4px 16px; } nav a { white-space: nowrap; }
+nav { margin: 16px 0; display: flex; flex-wrap: wrap; gap: 4px 16px; }
+nav a { white-space: nowrap; }
 .charts { display: flex; flex-wrap: wrap; gap: 20px; }
 figure.chart { margin: 0; padding: 12px; border: 1px solid var(--line); border-radius: 6px;
                max-width: 100%; overflow-x: auto; }
@@ -40,7 +41,8 @@ figure.chart figcaption { color: var(--muted); width: 0; min-width: 100%; margin
 table { border-collapse: collapse; font-size: 12.5px; margin: 8px 0; }
 th, td { border-bottom: 1px solid var(--line); padding: 3px 10px; text-align: left;
          vertical-align: top; }
-th { background: #f6f8fa; } td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+th { background: #f6f8fa; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 footer { color: var(--muted); margin-top: 32px; font-size: 12px; }
 """
 
@@ -176,7 +178,8 @@ def render_report_html(
 <h2 id="points">Points</h2>
 <p>One row per configuration; throughput statistics over its runs, latency from the merged
 histogram of its runs. <a id="summary-csv" download="summary.csv"
-href="{data_uri(summary_csv(study))}">Download summary.csv</a> (embedded in this page: {csv_note}).</p>
+href="{data_uri(summary_csv(study))}">Download summary.csv</a>
+(embedded in this page: {csv_note}).</p>
 <div class="table-wrap">{html_table(p_headers, p_rows)}</div>
 <h2 id="runs">Runs</h2>
 <div class="table-wrap">{html_table(r_headers, r_rows)}</div>

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from dbscale.errors import DbscaleError
 from dbscale.stats.confidence import mean_t_ci, median_order_statistic_ci, spread
@@ -55,6 +55,8 @@ class PointStats:
     latency_cv: dict[str, float] = field(default_factory=dict)  # run-to-run CV of p50/p95/p99
     histogram: HdrHistogram | None = field(default=None, repr=False)
     warnings: list[str] = field(default_factory=list)  # the statistics' flags
+    summary: dict[str, Any] = field(default_factory=dict, repr=False)  # summary.json's point
+    price: dict[str, Any] = field(default_factory=dict)  # dbscale.cost's `tpm` and `cost`
 
 
 def compute(
@@ -94,6 +96,7 @@ def compute(
             if _num(value := (summary.get("latency_ms") or {}).get(name))
         },
         warnings=[str(f) for f in summary.get("flags") or []],
+        summary=summary,
     )
     stats.histogram = _merged(records, cache)
     if not stats.latency_ms and len(records) == 1:  # no histogram: the run's own figures
@@ -155,5 +158,5 @@ def spectrum_ms(histogram: HdrHistogram) -> list[tuple[float, float]]:
     return [(q, histogram.value_at_quantile(q) / 1000.0) for q in SPECTRUM_QUANTILES]
 
 
-def _num(value: object) -> bool:
+def _num(value: object) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

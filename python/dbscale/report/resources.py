@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from dbscale.report.axes import Axis
 from dbscale.report.rows import Row, r4, x_value
@@ -57,10 +57,10 @@ def utilization(means: Mapping[str, float], server_vcpus: int | None) -> dict[st
             out["server CPU (cores)"] = cores
     if "host_idle_pct" in means:
         out["host CPU busy (%)"] = 100.0 - means["host_idle_pct"] - means.get("host_iowait_pct", 0)
-    network = [v for k, v in means.items()
-               if k.startswith("net.") and k.endswith(("rx_bytes_per_s", "tx_bytes_per_s"))]  # fmt: skip
+    moved = ("rx_bytes_per_s", "tx_bytes_per_s")
+    network = [v for k, v in means.items() if k.startswith("net.") and k.endswith(moved)]
     if network:
-        out["network (Mbit/s)"] = 8.0 * sum(network) / 1e6
+        out["network in+out (Mbit/s)"] = 8.0 * sum(network) / 1e6
     disk = [means[k] for k in ("server_read_bytes_per_s", "server_write_bytes_per_s") if k in means]
     if disk:
         out["server disk (MB/s)"] = sum(disk) / 1e6
@@ -149,7 +149,7 @@ def limited_by(record: Mapping[str, Any]) -> str:
 
 
 def point_limited_by(runs: Sequence[Run]) -> str:
-    """The verdicts of a point's runs, most frequent first (`server-cpu ×3, client-cpu ×1`)."""
+    """The verdicts of a point's runs, most frequent first (`server-cpu x3, client-cpu x1`)."""
     counts: dict[str, int] = {}
     for run in runs:
         verdict = limited_by(run.record)
@@ -158,8 +158,8 @@ def point_limited_by(runs: Sequence[Run]) -> str:
     ranked = sorted(counts.items(), key=lambda kv: -kv[1])
     if len(ranked) == 1 and ranked[0][1] == len(runs):
         return ranked[0][0]
-    return ", ".join(f"{v} ×{n}" for v, n in ranked)
+    return ", ".join(f"{v} x{n}" for v, n in ranked)
 
 
-def _number(value: Any) -> bool:
+def _number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)

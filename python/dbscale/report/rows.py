@@ -11,7 +11,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from dbscale.report.axes import Axis
-from dbscale.report.facts import price_usd_per_hour
 from dbscale.report.point_stats import spectrum_ms
 from dbscale.report.study import Point, Run, Study
 
@@ -22,7 +21,6 @@ LOAD_AXES = frozenset(
     {"clients", "rate_tps", "threads", "axis.clients", "axis.rate", "axis.threads"}
 )
 LATENCY_PERCENTILES = ("p50", "p95", "p99")
-HOURS_PER_MONTH = 730.0
 
 
 def r4(value: Any) -> float | None:
@@ -31,8 +29,7 @@ def r4(value: Any) -> float | None:
         return None
     if value == 0:
         return 0.0
-    digits = 3 - math.floor(math.log10(abs(value)))
-    return float(round(value, max(digits, 0))) if digits > 0 else float(round(value))
+    return float(round(value, 3 - math.floor(math.log10(abs(value)))))
 
 
 def x_value(point: Point, axis: Axis | None) -> Any:
@@ -53,7 +50,8 @@ def point_rows(study: Study, axis: Axis | None) -> list[Row]:
             "point": point.label,
             "n": stats.n_runs,
             "tput": r4(stats.median),
-            "tput_lo": r4(stats.ci.low) if stats.ci else None,
+            # Throughput cannot go below zero; a t-interval of few runs can (the table keeps it).
+            "tput_lo": r4(max(stats.ci.low, 0.0)) if stats.ci else None,
             "tput_hi": r4(stats.ci.high) if stats.ci else None,
             "mean": r4(stats.mean),
             "stddev": r4(stats.stddev),
@@ -138,15 +136,18 @@ def config_rows(study: Study) -> list[Row]:
                 per_vcpu_lo=r4(lo / vcpus) if lo is not None else None,
                 per_vcpu_hi=r4(hi / vcpus) if hi is not None else None,
             )
-        price = price_usd_per_hour(point.runs[0].record)
-        if price is not None and stats.median > 0:
-            monthly = price * HOURS_PER_MONTH
-            # Price over throughput: the CI's high throughput gives the low cost and vice versa.
+        cost = point.stats.price.get("cost") or {}
+        if cost.get("per_tpm_on_demand") is not None:
+            # dbscale.cost's figures: monthly cost / TPM, the interval mapped through cost / x.
+            ci = cost.get("per_tpm_on_demand_ci") or {}
             row.update(
-                usd_per_month=r4(monthly),
-                cost=r4(1000 * monthly / stats.median),
-                cost_lo=r4(1000 * monthly / hi) if hi else None,
-                cost_hi=r4(1000 * monthly / lo) if lo and lo > 0 else None,
+                currency=cost.get("currency"),
+                usd_per_month=r4(cost.get("total_on_demand_per_month")),
+                cost=r4(cost["per_tpm_on_demand"]),
+                cost_lo=r4(ci.get("low")),
+                cost_hi=r4(ci.get("high")),
+                cost_reserved=r4(cost.get("per_tpm_reserved")),
+                price_source=f"{cost.get('price_source')} ({cost.get('price_date')})",
             )
         rows.append(row)
     return rows

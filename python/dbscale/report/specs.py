@@ -25,6 +25,9 @@ CONFIG: Spec = {
     "title": {"fontSize": 14, "anchor": "start", "offset": 12},
     "range": {"category": {"scheme": "tableau10"}},
 }
+TABLEAU10 = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
+             "#ff9da7", "#9c755f", "#bab0ac")  # fmt: skip
+OTHER_RUNS = "#8c959f"  # warm-ups, cancelled and failed runs: grey
 
 
 def _base(title: str, rows: Sequence[Row]) -> Spec:
@@ -84,6 +87,7 @@ def throughput_vs_axis(
         ("tput_hi", "95% CI high"), ("n", "runs"), ("cv_pct", "CV %"),
     )  # fmt: skip
     spec = _base(f"Throughput vs {x_title}", rows)
+    line: Spec
     if numeric:
         line = {"mark": {"type": "line", "point": {"size": 50}}}
     else:
@@ -193,7 +197,7 @@ def bars_per_configuration(
                     "x": {"datum": 0, "type": "quantitative"},
                     "text": {"field": "at"},
                 },
-            },  # fmt: skip
+            },
         ],
     )
     return spec
@@ -231,16 +235,27 @@ def variation(
     return spec
 
 
-def timeline(rows: Sequence[Row], *, percentile: str = "p95", step_s: int = 1) -> Spec:
+def point_colors(points: Sequence[str], rows: Sequence[Row]) -> Spec:
+    """The same colour for a point in every chart coloured by point (the spectrum's order), grey
+    for the runs that belong to no point (warm-ups, cancelled, failed)."""
+    others = [p for p in dict.fromkeys(r["point"] for r in rows) if p not in points]
+    colors = [TABLEAU10[i % len(TABLEAU10)] for i in range(len(points))]
+    return {"domain": [*points, *others], "range": colors + [OTHER_RUNS] * len(others)}
+
+
+def timeline(
+    rows: Sequence[Row], *, points: Sequence[str], percentile: str = "p95", step_s: int = 1
+) -> Spec:
     """Throughput and latency per second of every run, one line per run coloured by its point, so
     warm-up, stalls and drift show; clicking a legend entry picks that point's runs out."""
     every = "per second" if step_s <= 1 else f"per {step_s} s (mean TPS, worst latency)"
-    color = {"field": "point", "type": "nominal", "title": "point", "sort": None,
-             "legend": {"symbolLimit": 60}}  # fmt: skip
+    color = {"field": "point", "type": "nominal", "title": "point",
+             "scale": point_colors(points, rows), "legend": {"symbolLimit": 60}}  # fmt: skip
     opacity = {"condition": {"param": "pick", "empty": True, "value": 1.0}, "value": 0.12}
     tooltip = _tooltip(("run", "run"), ("t_s", "t (s)"), ("tps", "TPS"), ("p50", "p50 ms"),
                        ("p95", "p95 ms"), ("p99", "p99 ms"), ("errors", "errors"))  # fmt: skip
-    x = {"field": "t_s", "type": "quantitative", "title": "time into the run (s)"}
+    x = {"field": "t_s", "type": "quantitative", "title": "time into the run (s)",
+         "scale": {"zero": True}}  # fmt: skip
     per_run: dict[str, int] = {}
     for row in rows:
         per_run[row["run"]] = per_run.get(row["run"], 0) + 1
@@ -278,7 +293,7 @@ def timeline(rows: Sequence[Row], *, percentile: str = "p95", step_s: int = 1) -
     return spec
 
 
-def spectrum(rows: Sequence[Row]) -> Spec:
+def spectrum(rows: Sequence[Row], *, points: Sequence[str]) -> Spec:
     """Latency by percentile from each point's merged histogram (HdrHistogram's plot)."""
     label = "datum.value == 0 ? '0%' : format(100 - 100 * pow(10, -datum.value), '.5~f') + '%'"
     spec = _base("Latency distribution (merged histogram per point)", rows)
@@ -292,7 +307,8 @@ def spectrum(rows: Sequence[Row]) -> Spec:
                   "axis": {"values": [0, 1, 2, 3, 4, 5], "labelExpr": label}},
             "y": {"field": "latency_ms", "type": "quantitative", "title": "latency (ms)",
                   "scale": {"type": "log"}},
-            "color": {"field": "point", "type": "nominal", "title": "point", "sort": None},
+            "color": {"field": "point", "type": "nominal", "title": "point",
+                      "scale": point_colors(points, rows)},
             "tooltip": _tooltip(("point", "point"), ("percentile", "percentile"),
                                 ("latency_ms", "latency (ms)")),
         },

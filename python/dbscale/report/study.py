@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dbscale.cost import price_performance
 from dbscale.errors import ResultsError
 from dbscale.report import point_stats
 from dbscale.report.axes import Axis, detect_axes, format_value, point_key
@@ -27,6 +28,7 @@ from dbscale.report.facts import (
 from dbscale.report.point_stats import PointStats
 from dbscale.results import PLAN_FILE, RUNS_FILE, SUMMARY_CSV_FILE, read_runs
 from dbscale.study_summary import HistogramCache, SummarySettings
+from dbscale.targets.facts import load_target_records
 
 
 @dataclass
@@ -130,7 +132,8 @@ def load_study(path: Path) -> Study:
     csv_file = path / SUMMARY_CSV_FILE
     summary_csv = csv_file.read_text(encoding="utf-8") if csv_file.is_file() else None
     plan = _read_json(path / PLAN_FILE)
-    return build_study(records, path, summary_csv=summary_csv, plan=plan)
+    targets = load_target_records(path)
+    return build_study(records, path, summary_csv=summary_csv, plan=plan, targets=targets)
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -160,7 +163,10 @@ def build_study(
     *,
     summary_csv: str | None = None,
     plan: Mapping[str, Any] | None = None,
+    targets: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Study:
+    """The study of `records`; `plan` is plan.json, `targets` the targets/<name>.json records
+    (instance facts and prices, for price-performance)."""
     plan = plan or {}
     measured = [r for r in records if not r.get("warmup")]
     unit = throughput_unit(list(measured))
@@ -170,6 +176,10 @@ def build_study(
     counted = [run for run in runs if run.counted]
     axes = detect_axes([run.facts for run in counted])
     points = _points(counted, axes, unit, summary_settings(plan))
+    for point in points:
+        target = (targets or {}).get(str(point.runs[0].record.get("target_name")))
+        if target is not None:
+            point.stats.price = price_performance(point.stats.summary, target)
     _label_runs(runs, axes)
     header = _header(path, runs, str((plan.get("plan") or {}).get("name") or ""))
     study = Study(path, runs, axes, points, unit, header, summary_csv=summary_csv)
@@ -270,9 +280,8 @@ def _warnings(study: Study) -> list[str]:
     client_bound = [
         run.label
         for run in study.runs
-        if run.counted and ((run.record.get("observe") or {}).get("limited_by") or {}).get(
-            "client_bound"
-        )
+        if run.counted
+        and ((run.record.get("observe") or {}).get("limited_by") or {}).get("client_bound")
     ]
     if client_bound:
         warnings.append(

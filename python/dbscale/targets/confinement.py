@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -177,10 +177,8 @@ class MemoryCgroup:
 
     def remove(self) -> None:
         """Removes the cgroup once its processes are gone (best effort)."""
-        try:
+        with suppress(OSError):
             self.path.rmdir()
-        except OSError:
-            pass
 
 
 @dataclass
@@ -192,21 +190,23 @@ class MemoryPlacement:
     tried: list[str] = field(default_factory=list)
 
 
-def make_memory_cgroup(name: str, limit_bytes: int, mountinfo: Path | None = None) -> MemoryPlacement:
+def make_memory_cgroup(
+    name: str, limit_bytes: int, mountinfo: Path | None = None
+) -> MemoryPlacement:
     """A cgroup limited to `limit_bytes`: v2 if its memory controller can be delegated to a new
     child of the cgroup2 mount, else v1's memory hierarchy, else none (with the reasons)."""
     v2_mount, v1_mount = _cgroup_mounts(mountinfo or Path("/proc/self/mountinfo"))
     tried: list[str] = []
-    if v2_mount is not None:
+    for mount, make, how in (
+        (v2_mount, _make_v2, "cgroup v2 memory.max"),
+        (v1_mount, _make_v1, "cgroup v1 memory.limit_in_bytes"),
+    ):
+        if mount is None:
+            continue
         try:
-            return MemoryPlacement(_make_v2(v2_mount, name, limit_bytes), "cgroup v2 memory.max", tried)
+            return MemoryPlacement(make(mount, name, limit_bytes), how, tried)
         except OSError as exc:
-            tried.append(f"cgroup v2 at {v2_mount}: {exc.strerror or exc}")
-    if v1_mount is not None:
-        try:
-            return MemoryPlacement(_make_v1(v1_mount, name, limit_bytes), "cgroup v1 memory.limit_in_bytes", tried)
-        except OSError as exc:
-            tried.append(f"cgroup v1 at {v1_mount}: {exc.strerror or exc}")
+            tried.append(f"{how.rsplit(' ', 1)[0]} at {mount}: {exc.strerror or exc}")
     if v2_mount is None and v1_mount is None:
         tried.append("no cgroup filesystem mounted")
     return MemoryPlacement(None, "no writable cgroup memory controller", tried)
@@ -251,10 +251,8 @@ def _make_v1(mount: Path, name: str, limit_bytes: int) -> MemoryCgroup:
     path = mount / f"{CGROUP_PREFIX}{name}"
     path.mkdir(exist_ok=True)
     (path / "memory.limit_in_bytes").write_text(f"{limit_bytes}\n")
-    try:  # pages the server touched before it joined follow it in (v1 only)
+    with suppress(OSError):  # pages the server touched before it joined follow it in
         (path / "memory.move_charge_at_immigrate").write_text("3\n")
-    except OSError:
-        pass
     return MemoryCgroup(path, 1, limit_bytes)
 
 

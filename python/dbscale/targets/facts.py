@@ -38,6 +38,12 @@ KEY_SETTINGS = {
     ),
 }  # fmt: skip
 _SHOW = {"postgres": "SHOW ALL", "mysql": "SHOW GLOBAL VARIABLES"}
+# Per-instance addresses and paths: they differ between any two starts, so diffs skip them.
+NOT_COMPARED = frozenset({
+    "port", "unix_socket_directories", "data_directory", "config_file", "hba_file", "ident_file",
+    "external_pid_file", "ssl_cert_file", "ssl_key_file", "ssl_ca_file", "socket", "datadir",
+    "pid_file", "hostname", "server_uuid", "log_error", "general_log_file", "slow_query_log_file",
+})  # fmt: skip
 
 
 class TargetNotReadyError(TargetError):
@@ -134,3 +140,26 @@ def load_target_records(results_dir: Path) -> dict[str, dict[str, Any]]:
         if isinstance(data, dict):
             records[str(data.get("name") or path.stem)] = data
     return records
+
+
+def diff_target_records(a: Path, b: Path, limit: int = 40) -> list[dict[str, Any]]:
+    """The server version, instance facts and settings that differ between the targets of the
+    same name in two results directories (key settings first, at most `limit` rows)."""
+    records_a, records_b = load_target_records(a), load_target_records(b)
+    diffs: list[dict[str, Any]] = []
+    for name in [n for n in records_a if n in records_b]:
+        ra, rb = records_a[name], records_b[name]
+        server_a, server_b = ra.get("server") or {}, rb.get("server") or {}
+        pairs: list[tuple[str, Any, Any]] = [
+            ("server version", server_a.get("version"), server_b.get("version"))
+        ]
+        info_a, info_b = ra.get("info") or {}, rb.get("info") or {}
+        pairs += [(f"target {k}", info_a.get(k), info_b.get(k)) for k in sorted({*info_a, *info_b})]
+        settings_a, settings_b = server_a.get("settings") or {}, server_b.get("settings") or {}
+        keys = list(server_a.get("key_settings") or {})
+        keys += sorted(k for k in {*settings_a, *settings_b} if k not in keys)
+        pairs += [(k, settings_a.get(k), settings_b.get(k)) for k in keys if k not in NOT_COMPARED]
+        diffs += [
+            {"target": name, "setting": k, "a": va, "b": vb} for k, va, vb in pairs if va != vb
+        ]
+    return diffs[:limit]

@@ -12,12 +12,14 @@ import signal
 import subprocess
 import time
 from collections.abc import Mapping
+from contextlib import suppress
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from dbscale.errors import TargetError
-from dbscale.targets.spec import HookCommand, fill, variable_env
+from dbscale.targets.spec import HookCommand
+from dbscale.targets.variables import fill, variable_env
 
 KILL_GRACE_S = 5.0  # between SIGTERM to the hook's process group and SIGKILL
 
@@ -119,10 +121,8 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
             continue
         if not _group_alive(proc.pid):
             break
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)  # stragglers whose leader already exited
-    except ProcessLookupError:
-        pass
+    with suppress(ProcessLookupError):  # stragglers whose leader already exited
+        os.killpg(proc.pid, signal.SIGKILL)
 
 
 def _group_alive(pgid: int) -> bool:

@@ -82,8 +82,8 @@ class LocalInstance:
         self.cgroup_name = re.sub(r"[^A-Za-z0-9_.+-]", "-", cgroup_name)
         self.sized_settings: dict[str, SettingValue] = {}
         if shape.memory_gib is not None:
-            max_connections = int(shape.settings.get("max_connections", DEFAULT_SETTINGS["max_connections"]))
-            self.sized_settings = memory_settings(shape.memory_gib, max_connections)
+            connections = shape.settings.get("max_connections", DEFAULT_SETTINGS["max_connections"])
+            self.sized_settings = memory_settings(shape.memory_gib, int(connections))
         self.server = LocalPostgres(base_dir, settings={**self.sized_settings, **shape.settings})
         self._memory: MemoryPlacement | None = None
         self._started = False

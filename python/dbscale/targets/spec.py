@@ -10,20 +10,19 @@ steps through the sizes by itself, leaving one shape (teardown) before entering 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import date
-from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from dbscale.errors import ConfigError, PlanError
 from dbscale.options import parse_duration
-from dbscale.targets.url import EMBEDDED, redact_url, resolve_target
+from dbscale.targets.url import EMBEDDED, redact_url
+from dbscale.targets.variables import fill, target_variables, text_value
 
 LOCAL = "local"
 HOURS_PER_MONTH = 730.0  # the clouds' monthly pricing convention (8760 h / 12)
-_VARIABLE = re.compile(r"(?<!\$)\{([a-z][a-z0-9_]*)\}")  # `{vcpus}`, not the shell's `${HOME}`
 
 
 def _seconds(value: Any) -> Any:
@@ -75,7 +74,7 @@ class Prices(_Strict):
         if whole and rates:
             raise ValueError("give compute_per_hour or vcpu_per_hour/gib_per_hour rates, not both")
         if not whole and not rates and self.storage_per_gb_month is None:
-            raise ValueError("give at least compute_per_hour, vcpu_per_hour or storage_per_gb_month")
+            raise ValueError("give compute_per_hour, vcpu_per_hour or storage_per_gb_month")
         return self
 
 
@@ -91,7 +90,6 @@ def _command(value: Any) -> Any:
 
 
 Hook = Annotated[HookCommand, BeforeValidator(_command)]
-HOOK_NAMES = ("setup", "ready", "teardown")
 
 
 class Hooks(_Strict):
@@ -153,7 +151,9 @@ class TargetProfile(BaseModel):
             raise ValueError("memory_gib_per_vcpu needs vcpus")
         lengths = {len(v) for v in self._size_lists().values()}
         if len(lengths) > 1:
-            raise ValueError(f"the size lists (vcpus, memory_gib, instance_type) differ in length: {sorted(lengths)}")
+            raise ValueError(
+                f"vcpus, memory_gib and instance_type lists differ in length: {sorted(lengths)}"
+            )
         if any(n == 0 for n in lengths):
             raise ValueError("a size list is empty")
         url = str(getattr(self, "url", ""))
@@ -191,12 +191,25 @@ class TargetProfile(BaseModel):
 
     @property
     def exclusive_group(self) -> str | None:
-        """Targets that are one server in turn: a study leaves one before entering the next."""
+        """Targets that are one server in turn: a study leaves one before entering the next.
+        Its `group`, else the directory of a local server that others may share."""
         if self.group is not None:
             return self.group
-        if self.is_local:
-            return f"local:{self.local.dir if self.local and self.local.dir else getattr(self, 'name', '')}"
-        return None
+        url = str(getattr(self, "url", "")).strip().lower()
+        if self.local is not None and self.local.dir is not None:
+            return f"local:{self.local.dir}"
+        return f"local:{EMBEDDED}" if url == EMBEDDED else None
+
+
+def shared_groups(targets: Iterable[TargetProfile]) -> set[str]:
+    """The exclusive groups more than one of `targets` belongs to: a study runs each of those
+    targets in a block of its own, so it enters each once."""
+    names: dict[str, set[str]] = {}
+    for target in targets:
+        group = target.exclusive_group
+        if group is not None:
+            names.setdefault(group, set()).add(str(getattr(target, "name", "")))
+    return {group for group, members in names.items() if len(members) > 1}
 
 
 def is_private_url(url: str) -> bool:
@@ -240,117 +253,8 @@ def expand_sizes(targets: Sequence[T]) -> list[T]:
 def _with_instance_type(target: T) -> T:
     if not isinstance(target.instance_type, str) or "{" not in target.instance_type:
         return target
-    return target.model_copy(
-        update={"instance_type": fill(target.instance_type, target_variables(target), "instance_type")}
-    )
-
-
-# -- variables ---------------------------------------------------------------------------------
-
-
-def target_variables(target: TargetProfile) -> dict[str, str]:
-    """The `{name}` variables of hooks and instance types: every field the target sets."""
-    memory = target.memory
-    values: dict[str, Any] = {
-        "name": getattr(target, "name", None),
-        "group": target.group,
-        "url": redact_url(str(getattr(target, "url", ""))),
-        "provider": target.provider,
-        "service": target.service,
-        "region": target.region,
-        "zone": target.zone,
-        "instance_type": target.instance_type if isinstance(target.instance_type, str) else None,
-        "vcpus": target.vcpu_count,
-        "memory_gib": memory,
-        "memory_mb": round(memory * 1024) if memory is not None else None,
-        "storage_type": target.storage_type,
-        "storage_gb": target.storage_gb,
-        "ha": "true" if target.ha else "false",
-        "engine_version": target.engine_version,
-    }
-    return {k: _text(v) for k, v in values.items() if v is not None}
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
-def variable_env(variables: Mapping[str, str]) -> dict[str, str]:
-    """The same variables as environment variables: `DBSCALE_TARGET_VCPUS=2`, ..."""
-    return {f"DBSCALE_TARGET_{k.upper()}": v for k, v in variables.items()}
-
-
-def fill(template: str, variables: Mapping[str, str], what: str) -> str:
-    """`template` with each `{field}` replaced; an unknown or unset field is a `PlanError`."""
-
-    def one(match: re.Match[str]) -> str:
-        key = match.group(1)
-        if key not in variables:
-            known = ", ".join(sorted(variables))
-            raise PlanError(
-                f"{what} uses {{{key}}}, which this target does not set",
-                f"set `{key}` on the target, or use one of: {known}",
-            )
-        return variables[key]
-
-    return _VARIABLE.sub(one, template)
-
-
-def check_hooks(target: TargetProfile, extra: Sequence[str] = ("results_dir",)) -> None:
-    """Fills every hook once with placeholder values, so a bad `{field}` stops the plan before
-    anything runs."""
-    if target.hooks is None:
-        return
-    variables = {**target_variables(target), **{k: k for k in extra}}
-    name = getattr(target, "name", "?")
-    for hook_name in HOOK_NAMES:
-        hook = target.hooks.get(hook_name)
-        if hook is not None:
-            fill(hook.run, variables, f"target {name}: hook {hook_name}")
-
-
-# -- passwords ---------------------------------------------------------------------------------
-
-
-def with_password(target: T, env: Mapping[str, str]) -> T:
-    """The target with its password from `password_env` or `password_file` in its URL (the plan
-    text never needs to hold it); a missing variable or unreadable file is a `PlanError`."""
-    name = getattr(target, "name", "?")
-    password: str | None = None
-    if target.password_env:
-        password = env.get(target.password_env)
-        if not password:
-            raise PlanError(
-                f"target {name}: the environment variable {target.password_env} "
-                "(password_env) is not set",
-                f"export {target.password_env}=... before running dbscale",
-            )
-    elif target.password_file:
-        path = Path(target.password_file).expanduser()
-        try:
-            password = path.read_text(encoding="utf-8").strip()
-        except OSError as exc:
-            raise PlanError(
-                f"target {name}: cannot read password_file {path}: {exc.strerror or exc}",
-                "give a readable file holding only the password",
-            ) from None
-    if password is None:
-        return target
-    url = str(getattr(target, "url", ""))
-    if is_private_url(url):
-        return target
-    spec = resolve_target(url, {"PGPASSWORD": password})
-    return target.model_copy(update={"url": spec.url or url})
-
-
-def prepare_targets(targets: Sequence[T], env: Mapping[str, str]) -> list[T]:
-    """Sizes expanded, passwords resolved, hook variables checked: what a study runs on."""
-    expanded = expand_sizes(targets)
-    for target in expanded:
-        check_hooks(target)
-    return [with_password(t, env) for t in expanded]
+    filled = fill(target.instance_type, target_variables(target), "instance_type")
+    return target.model_copy(update={"instance_type": filled})
 
 
 def target_info(target: TargetProfile) -> dict[str, Any]:
@@ -372,3 +276,20 @@ def target_info(target: TargetProfile) -> dict[str, Any]:
         "engine_version": target.engine_version,
     }
     return {k: v for k, v in facts.items() if v is not None}
+
+
+def describe_target(target: TargetProfile) -> str:
+    """One line for the console: where it is and, when known, its shape."""
+    url = str(getattr(target, "url", ""))
+    where = redact_url(url)
+    if url.strip().lower() == LOCAL:
+        where = "local PostgreSQL (started by dbscale)"
+    elif url.strip().lower() == EMBEDDED:
+        where = "embedded PostgreSQL"
+    shape = [target.instance_type if isinstance(target.instance_type, str) else None]
+    if target.vcpu_count is not None:
+        shape.append(f"{target.vcpu_count} vCPU{'s' if target.vcpu_count > 1 else ''}")
+    if target.memory is not None:
+        shape.append(f"{text_value(round(target.memory, 2))} GiB")
+    details = ", ".join(s for s in shape if s)
+    return f"{where}, {details}" if details else where

@@ -1,5 +1,6 @@
-"""Target URLs: what `--target` may say, how PGPASSWORD joins it, and how every URL is redacted
-before it is shown or stored (a password never reaches logs, results or reports).
+"""Target URLs: what `--target` may say, how PGPASSWORD (MYSQL_PWD for mysql:// URLs) joins it,
+and how every URL is redacted before it is shown or stored (a password never reaches logs, results
+or reports).
 """
 
 from __future__ import annotations
@@ -12,7 +13,12 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 from dbscale.errors import InvalidTargetError
 
 EMBEDDED = "embedded"
-URL_SCHEMES = ("postgresql", "postgres")
+MYSQL_SCHEMES = ("mysql", "mariadb")
+URL_SCHEMES = ("postgresql", "postgres", *MYSQL_SCHEMES)
+URL_FORMS = (
+    "use postgresql://user[:password]@host[:port]/dbname, mysql://user[:password]@host[:port]/"
+    "dbname (MariaDB too), or libpq key=value form"
+)
 # Query or key=value options whose values are secrets.
 SECRET_KEYS = frozenset({"password", "sslpassword"})
 _KEYVALUE = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*('(?:[^'\\]|\\.)*'|\S*)")
@@ -33,17 +39,20 @@ class TargetSpec:
 
 
 def resolve_target(raw: str | None, env: Mapping[str, str]) -> TargetSpec:
-    """`None` or `embedded` mean the embedded server; anything else must be a PostgreSQL URL or a
-    libpq key=value string. PGPASSWORD (from `env`) fills in a missing password."""
+    """`None` or `embedded` mean the embedded server; anything else must be a PostgreSQL or MySQL
+    URL or a libpq key=value string. PGPASSWORD (from `env`) fills in a missing password; for
+    mysql:// URLs MYSQL_PWD does, else PGPASSWORD."""
     if raw is None or raw.strip().lower() == EMBEDDED:
         return TargetSpec(url=None)
     text = raw.strip()
     password = env.get("PGPASSWORD") or None
     if "://" in text:
+        if text.lower().startswith(tuple(f"{s}://" for s in MYSQL_SCHEMES)):
+            password = env.get("MYSQL_PWD") or password
         return TargetSpec(url=_with_password_url(text, password))
     if _is_keyvalue(text):
         return TargetSpec(url=_with_password_keyvalue(text, password))
-    raise InvalidTargetError(f"--target {redact_url(text)!r} is not a PostgreSQL URL")
+    raise InvalidTargetError(f"--target {redact_url(text)!r} is not a database URL", URL_FORMS)
 
 
 def _with_password_url(url: str, password: str | None) -> str:
@@ -51,15 +60,20 @@ def _with_password_url(url: str, password: str | None) -> str:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError on a bad port
     except ValueError as exc:
-        raise InvalidTargetError(f"--target {redact_url(url)!r} is malformed: {exc}") from None
+        raise InvalidTargetError(
+            f"--target {redact_url(url)!r} is malformed: {exc}", URL_FORMS
+        ) from None
     if parts.scheme.lower() not in URL_SCHEMES:
         raise InvalidTargetError(
-            f"--target scheme {parts.scheme!r} is not supported; use postgresql://",
+            f"--target scheme {parts.scheme!r} is not supported; use postgresql:// or mysql://",
+            URL_FORMS,
         )
     query_keys = {k for k, _ in parse_qsl(parts.query, keep_blank_values=True)}
     if password is None or parts.password is not None or "password" in query_keys:
         return url
     user = parts.username
+    if user is None and parts.scheme.lower() in MYSQL_SCHEMES:
+        user = "root"  # the MySQL driver's default user, named so the password has a place
     if user is None:
         # libpq takes the password from the query string when no user is named.
         sep = "&" if parts.query else ""

@@ -4,8 +4,10 @@
     python -m dbscale.testing.servers stop --env-file .cache/test-servers.env
 
 The env file holds `export NAME='value'` lines (DBSCALE_TEST_PG_URL, _SOCKET_DIR, _CA,
-_SCRAM_URL, ...) for `make test` to source before `cargo test` and `pytest`. Each start makes a
-fresh server so no test sees another run's tables; the log of the last one is kept.
+_SCRAM_URL, ..., and DBSCALE_TEST_MYSQL_URL, _SOCKET, _CA, ... when MariaDB is installed) for
+`make test` to source before `cargo test` and `pytest`. Each start makes fresh servers so no test
+sees another run's tables; the log of the last one is kept. With DBSCALE_REQUIRE_SERVERS=1 (CI) a
+MariaDB that is missing or cannot start is an error; elsewhere the MySQL tests just skip.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ import shlex
 import sys
 from pathlib import Path
 
-from dbscale.errors import DbscaleError
+from dbscale.errors import DbscaleError, LocalServerError
 from dbscale.targets.embedded import reachable_by_others
+from dbscale.targets.local_mariadb import LocalMariaDB, find_mariadb_binaries
 from dbscale.targets.local_postgres import LocalPostgres, SettingValue
 
 # Durability is not under test; this keeps loading and the suite fast on a small box.
@@ -27,10 +30,14 @@ TEST_SETTINGS: dict[str, SettingValue] = {
     "synchronous_commit": False,
     "full_page_writes": False,
 }
+MARIADB_TEST_SETTINGS: dict[str, SettingValue] = {
+    "innodb_flush_log_at_trx_commit": 0,
+    "innodb_doublewrite": 0,
+}
 
 
 def default_dir(repo: Path) -> Path:
-    """`<repo>/.cache/test-servers`, unless we are root and the postgres OS user cannot reach it
+    """`<repo>/.cache/test-servers`, unless we are root and the postgres or mysql OS user cannot reach it
     (e.g. a clone under /root): then a directory under /var/tmp named after the repo path."""
     preferred = repo / ".cache" / "test-servers"
     if os.geteuid() != 0 or reachable_by_others(preferred):
@@ -49,6 +56,18 @@ def postgres_env(pg: LocalPostgres) -> dict[str, str]:
         "DBSCALE_TEST_PG_BIN": str(pg.binaries.bin_dir),
         "DBSCALE_TEST_PG_DIR": str(pg.base_dir),
         "DBSCALE_TEST_PG_LOG": str(pg.log_file),
+    }
+
+
+def mariadb_env(db: LocalMariaDB) -> dict[str, str]:
+    return {
+        "DBSCALE_TEST_MYSQL_URL": db.url(),
+        "DBSCALE_TEST_MYSQL_PASSWORD_URL": db.password_url(),
+        "DBSCALE_TEST_MYSQL_SOCKET": str(db.socket_path),
+        "DBSCALE_TEST_MYSQL_PORT": str(db.port),
+        "DBSCALE_TEST_MYSQL_CA": str(db.ca_file),
+        "DBSCALE_TEST_MYSQL_DIR": str(db.base_dir),
+        "DBSCALE_TEST_MYSQL_LOG": str(db.log_file),
     }
 
 
@@ -73,14 +92,41 @@ def read_env_file(path: Path) -> dict[str, str]:
     return env
 
 
-def start(env_file: Path, base_dir: Path) -> None:
+def start(env_file: Path, base_dir: Path, *, require: bool = False) -> None:
     stop(env_file)
     pg = LocalPostgres(base_dir / "postgres", settings=TEST_SETTINGS)
     pg.destroy()
     pg.start()
-    write_env_file(env_file, postgres_env(pg))
+    env = postgres_env(pg)
     print(f"test PostgreSQL running: {pg.url} (log {pg.log_file})")
+    try:
+        env.update(start_mariadb(base_dir / "mariadb", require=require))
+    finally:
+        write_env_file(env_file, env)  # so `stop` finds whatever did start
     print(f"environment written to {env_file}")
+
+
+def start_mariadb(directory: Path, *, require: bool) -> dict[str, str]:
+    """A fresh test MariaDB and its variables; {} when it is not installed and not required."""
+    if find_mariadb_binaries() is None:
+        if require:
+            raise LocalServerError(
+                "MariaDB is not installed, and DBSCALE_REQUIRE_SERVERS=1 requires it",
+                "run `bash scripts/install-system-deps.sh` (installs mariadb-server)",
+            )
+        print("MariaDB is not installed: the MySQL tests will skip (apt-get install mariadb-server)")
+        return {}
+    db = LocalMariaDB(directory, settings=MARIADB_TEST_SETTINGS)
+    try:
+        db.destroy()
+        db.start()
+    except LocalServerError as exc:
+        if require:
+            raise
+        print(f"warning: the test MariaDB did not start, the MySQL tests will skip: {exc.message}")
+        return {}
+    print(f"test MariaDB running: {db.url()} (log {db.log_file})")
+    return mariadb_env(db)
 
 
 def stop(env_file: Path) -> None:
@@ -91,6 +137,12 @@ def stop(env_file: Path) -> None:
         if pg.running_port() is not None:
             pg.stop()
             print(f"test PostgreSQL in {directory} stopped (log {pg.log_file})")
+    directory = env.get("DBSCALE_TEST_MYSQL_DIR")
+    if directory and Path(directory).is_dir():
+        db = LocalMariaDB(Path(directory))
+        if db.running_pid() is not None:
+            db.stop()
+            print(f"test MariaDB in {directory} stopped (log {db.log_file})")
     if env_file.exists():
         env_file.unlink()
 
@@ -105,7 +157,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.action == "start":
             # One server set per env file, so separate suites (tests, benchmarks) never share
             # or destroy each other's servers.
-            start(args.env_file, (args.dir or default_dir(Path.cwd())) / args.env_file.stem)
+            start(
+                args.env_file,
+                (args.dir or default_dir(Path.cwd())) / args.env_file.stem,
+                require=os.environ.get("DBSCALE_REQUIRE_SERVERS") == "1",
+            )
         else:
             stop(args.env_file)
     except DbscaleError as exc:

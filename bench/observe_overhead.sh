@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# What observation costs: the same runs with and without it (see observe_overhead.py).
+# Uses $DBSCALE_BENCH_PG_URL when set; otherwise starts the private test server for the duration.
+# Extra arguments go to observe_overhead.py (e.g. --repeat 6 --duration 10 --clients 16).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+url="${DBSCALE_BENCH_PG_URL:-}"
+if [ -z "$url" ]; then
+  env_file=.cache/bench-servers.env
+  trap 'bash scripts/test-servers.sh stop "$env_file" >/dev/null 2>&1 || true' EXIT
+  bash scripts/test-servers.sh start "$env_file"
+  # shellcheck disable=SC1090
+  set -a; . "$env_file"; set +a
+  url="${DBSCALE_TEST_PG_URL}?sslmode=disable"
+fi
+exec .venv/bin/python bench/observe_overhead.py --url "$url" "$@"

@@ -1,0 +1,243 @@
+"""Price-performance, as the Cloud Report computes it: what the target costs per month (730 h),
+compute and storage, on-demand and reserved (1-year), divided by its throughput in the workload's
+headline metric (TPM = TPS x 60 for TPC-B and sysbench, tpmC for TPC-C). The throughput's
+confidence interval is carried through: cost / TPM is decreasing in TPM, so the interval's high
+throughput gives the low $/TPM and vice versa. Prices come from the target (its `prices`, with
+their date and source) as recorded in targets/<name>.json; dbscale never fetches live prices.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from dbscale.targets.spec import HOURS_PER_MONTH, Prices
+
+SECONDS_PER_MINUTE = 60.0
+
+
+@dataclass(frozen=True)
+class MonthlyCost:
+    """What one target costs per month, by part; None where a price or a size is missing."""
+
+    currency: str
+    compute_on_demand: float | None
+    compute_reserved: float | None
+    storage: float | None
+    notes: tuple[str, ...] = ()
+
+    def total(self, reserved: bool) -> float | None:
+        compute = self.compute_reserved if reserved else self.compute_on_demand
+        if compute is None:
+            return None
+        return compute + (self.storage or 0.0)
+
+    def storage_share_pct(self, reserved: bool) -> float | None:
+        total = self.total(reserved)
+        if total is None or self.storage is None or total <= 0:
+            return None
+        return 100.0 * self.storage / total
+
+
+def monthly_cost(
+    prices: Prices,
+    *,
+    vcpus: int | None,
+    memory_gib: float | None,
+    storage_gb: float | None,
+    ha: bool,
+) -> MonthlyCost:
+    """Compute (whole-instance price, or vCPU and GiB rates) and storage per month; HA
+    multiplies both by `ha_multiplier`."""
+    notes: list[str] = []
+    scale = prices.ha_multiplier if ha else 1.0
+    hourly = {
+        reserved: _compute_per_hour(prices, reserved, vcpus, memory_gib, notes)
+        for reserved in (False, True)
+    }
+    monthly = {k: v * scale * HOURS_PER_MONTH if v is not None else None for k, v in hourly.items()}
+    storage: float | None = None
+    if prices.storage_per_gb_month is not None and storage_gb is not None:
+        storage = storage_gb * prices.storage_per_gb_month * scale
+    elif prices.storage_per_gb_month is not None:
+        notes.append("storage price given but no storage_gb: storage not counted")
+    elif storage_gb is not None:
+        notes.append("storage_gb given but no storage_per_gb_month: storage not counted")
+    return MonthlyCost(prices.currency, monthly[False], monthly[True], storage, tuple(notes))
+
+
+def _compute_per_hour(
+    prices: Prices, reserved: bool, vcpus: int | None, memory_gib: float | None, notes: list[str]
+) -> float | None:
+    suffix = "_reserved" if reserved else ""
+    whole = getattr(prices, f"compute_per_hour{suffix}")
+    if whole is not None:
+        return float(whole)
+    per_vcpu = getattr(prices, f"vcpu_per_hour{suffix}")
+    per_gib = getattr(prices, f"gib_per_hour{suffix}")
+    if per_vcpu is None and per_gib is None:
+        return None
+    total = 0.0
+    for rate, amount, what in ((per_vcpu, vcpus, "vcpus"), (per_gib, memory_gib, "memory_gib")):
+        if rate is None:
+            continue
+        if amount is None:
+            kind = "reserved" if reserved else "on-demand"
+            notes.append(f"{what} unknown: {kind} compute not priced")
+            return None
+        total += rate * amount
+    return total
+
+
+@dataclass(frozen=True)
+class Throughput:
+    """A point's headline throughput per minute, with its interval (None: too few runs)."""
+
+    metric: str  # "tpm" (TPS x 60) or "tpmC"
+    median: float
+    low: float | None = None
+    high: float | None = None
+    ci_of: str | None = None  # "median" (order statistics) or "mean" (t), when there is one
+    confidence: float | None = None
+    notes: tuple[str, ...] = field(default=())
+
+
+def headline_throughput(point: Mapping[str, Any]) -> Throughput | None:
+    """TPM from a point summary's TPS (tpmC from its `tpmc` for TPC-C workloads)."""
+    workload = str(point.get("workload") or "")
+    if workload.startswith("tpcc"):
+        source, metric, factor = point.get("tpmc") or {}, "tpmC", 1.0
+    else:
+        source, metric, factor = point.get("tps") or {}, "tpm", SECONDS_PER_MINUTE
+    median = source.get("median") if isinstance(source, Mapping) else None
+    if not isinstance(median, int | float) or median <= 0:
+        return None
+    for ci_of in ("median", "mean"):
+        ci = source.get(f"{ci_of}_ci")
+        if isinstance(ci, Mapping) and ci.get("low") is not None and ci.get("high") is not None:
+            return Throughput(
+                metric, median * factor, float(ci["low"]) * factor, float(ci["high"]) * factor,
+                ci_of, ci.get("confidence"),
+            )  # fmt: skip
+    return Throughput(metric, median * factor, notes=("no confidence interval: too few runs",))
+
+
+Interval = dict[str, float | None]
+
+
+def cost_per_unit(monthly: float | None, tput: Throughput) -> tuple[float | None, Interval | None]:
+    """Monthly cost per unit of throughput, and its interval mapped through cost / x."""
+    if monthly is None:
+        return None, None
+    value = monthly / tput.median
+    if tput.low is None or tput.high is None:
+        return value, None
+    low = monthly / tput.high if tput.high > 0 else None
+    high = monthly / tput.low if tput.low > 0 else None  # None: the interval reaches 0 TPM
+    return value, {"low": low, "high": high}
+
+
+def price_performance(point: Mapping[str, Any], target: Mapping[str, Any]) -> dict[str, Any]:
+    """The `tpm` and `cost` sections of one point summary, from its target's record."""
+    info = target.get("info") if isinstance(target.get("info"), Mapping) else {}
+    assert isinstance(info, Mapping)
+    tput = headline_throughput(point)
+    raw_vcpus = info.get("vcpus")
+    vcpus = raw_vcpus if isinstance(raw_vcpus, int) and raw_vcpus > 0 else None
+    out: dict[str, Any] = {}
+    if tput is not None:
+        out["tpm"] = {
+            "metric": tput.metric,
+            "median": _sig(tput.median),
+            "median_ci": _interval(tput.low, tput.high),
+            "ci_of": tput.ci_of,
+            "vcpus": vcpus,
+            "per_vcpu": _sig(tput.median / vcpus) if vcpus else None,
+            "per_vcpu_ci": _interval(
+                tput.low / vcpus if vcpus and tput.low is not None else None,
+                tput.high / vcpus if vcpus and tput.high is not None else None,
+            ),
+        }
+    prices = _prices(target.get("prices"))
+    if prices is None:
+        return out
+    cost = monthly_cost(
+        prices, vcpus=vcpus,
+        memory_gib=_number(info.get("memory_gib")), storage_gb=_number(info.get("storage_gb")),
+        ha=bool(info.get("ha")),
+    )  # fmt: skip
+    section: dict[str, Any] = {
+        "currency": cost.currency,
+        "price_date": prices.date.isoformat(),
+        "price_source": prices.source,
+        "hours_per_month": HOURS_PER_MONTH,
+        "compute_on_demand_per_month": _money(cost.compute_on_demand),
+        "compute_reserved_per_month": _money(cost.compute_reserved),
+        "storage_per_month": _money(cost.storage),
+        "total_on_demand_per_month": _money(cost.total(reserved=False)),
+        "total_reserved_per_month": _money(cost.total(reserved=True)),
+        "storage_share_on_demand_pct": _round(cost.storage_share_pct(reserved=False), 2),
+        "storage_share_reserved_pct": _round(cost.storage_share_pct(reserved=True), 2),
+    }
+    for label, reserved in (("on_demand", False), ("reserved", True)):
+        value, ci = cost_per_unit(cost.total(reserved), tput) if tput else (None, None)
+        section[f"per_tpm_{label}"] = _sig(value)
+        section[f"per_tpm_{label}_ci"] = (
+            {"low": _sig(ci["low"]), "high": _sig(ci["high"])} if ci else None
+        )
+    notes = list(cost.notes) + list(tput.notes if tput else ())
+    if tput is not None and tput.low is not None and tput.low <= 0:
+        notes.append("the throughput interval reaches 0: $/TPM has no upper bound (more runs)")
+    section["notes"] = notes
+    out["cost"] = section
+    return out
+
+
+def add_price_performance(
+    points: Sequence[Mapping[str, Any]], targets: Mapping[str, Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """Point summaries with `tpm` and `cost` added where their target is known."""
+    out = []
+    for point in points:
+        target = targets.get(str(point.get("target") or ""))
+        extra = price_performance(point, target) if target is not None else {}
+        out.append({**point, **extra})
+    return out
+
+
+def _prices(raw: Any) -> Prices | None:
+    if not isinstance(raw, Mapping):
+        return None
+    try:
+        return Prices.model_validate(raw)
+    except ValidationError:
+        return None
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _interval(low: float | None, high: float | None) -> dict[str, float | None] | None:
+    if low is None or high is None:
+        return None
+    return {"low": _sig(low), "high": _sig(high)}
+
+
+def _money(value: float | None) -> float | None:
+    return _round(value, 4)
+
+
+def _round(value: float | None, digits: int) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def _sig(value: float | None, digits: int = 6) -> float | None:
+    """`value` to `digits` significant digits ($/TPM is often 0.0000x)."""
+    if value is None or value == 0 or not math.isfinite(value):
+        return value
+    return round(value, digits - 1 - math.floor(math.log10(abs(value))))

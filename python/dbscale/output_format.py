@@ -1,0 +1,24 @@
+"""Which familiar shape a run's plain output takes: pgbench's (`progress: ...` lines on stderr,
+`tps = ...` block) or sysbench's (`[ 1s ] thds: ...` lines and the `SQL statistics:` block, both
+on stdout as sysbench prints them). `auto` gives each workload its own family's shape: sysbench
+workloads sysbench's, the rest pgbench's.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+SYSBENCH_PREFIX = "sysbench:"
+
+
+class OutputFormat(StrEnum):
+    AUTO = "auto"
+    PGBENCH = "pgbench"
+    SYSBENCH = "sysbench"
+
+
+def shape_for(output_format: OutputFormat, workload: str) -> OutputFormat:
+    """PGBENCH or SYSBENCH: the one asked for, else the workload family's own."""
+    if output_format is not OutputFormat.AUTO:
+        return output_format
+    return OutputFormat.SYSBENCH if workload.startswith(SYSBENCH_PREFIX) else OutputFormat.PGBENCH

@@ -1,0 +1,229 @@
+"""A study's targets, each entered when a step first needs it and left when the study is done
+or enters another target of its group (another size of the same server):
+
+    enter: setup hook -> start the local server in its shape -> ready hook -> wait until it
+           accepts connections -> record version, settings and facts in targets/<name>.json
+    leave: stop the local server -> teardown hook
+
+A target that fails on the way in (a hook fails or hangs, the server never answers) is left as
+cleanly as it can be and refused from then on with `TargetFailedError`; the study skips its
+points and goes on with the others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from dbscale.errors import DbscaleError, TargetError
+from dbscale.plan_schema import TargetEntry
+from dbscale.results import iso_utc, utc_now
+from dbscale.targets import OpenTarget
+from dbscale.targets.embedded import default_base_dir
+from dbscale.targets.facts import key_settings, server_settings, wait_accepting, write_target_record
+from dbscale.targets.hooks import HookError, run_hook
+from dbscale.targets.local import LocalInstance, LocalShape, local_dir
+from dbscale.targets.spec import target_info
+from dbscale.targets.url import EMBEDDED, redact_url
+from dbscale.targets.variables import target_variables
+
+DEFAULT_CONNECT_TIMEOUT_S = 60.0  # targets without hooks: they should be up already
+
+
+class TargetFailedError(TargetError):
+    """A target could not be entered; its points are skipped."""
+
+
+@dataclass
+class _Active:
+    target: TargetEntry
+    opened: OpenTarget
+    instance: LocalInstance | None
+    variables: dict[str, str]
+    record: dict[str, Any] = field(default_factory=dict)
+
+
+class TargetPool(Mapping[str, OpenTarget]):
+    """`pool[name]` is the opened target, entered on first use. Use as a context manager: every
+    target still entered is left at the end."""
+
+    def __init__(
+        self,
+        targets: Sequence[TargetEntry],
+        results_dir: Path,
+        *,
+        env: Mapping[str, str],
+        note: Callable[[str], None] = lambda _text: None,
+        home: Path | None = None,
+    ) -> None:
+        self.targets = {t.name: t for t in targets}
+        self.results_dir, self.env, self.note = results_dir, dict(env), note
+        self.home = home or Path.home()
+        self.failed: dict[str, TargetFailedError] = {}
+        self.errors: list[DbscaleError] = []  # every failure, teardowns included, in order
+        self._active: dict[str, _Active] = {}
+
+    # -- Mapping -----------------------------------------------------------------------------
+
+    def __getitem__(self, name: str) -> OpenTarget:
+        if name in self.failed:
+            raise self.failed[name]
+        active = self._active.get(name)
+        if active is not None:
+            return active.opened
+        target = self.targets[name]
+        group = target.exclusive_group
+        if group is not None:
+            for other in [n for n, a in self._active.items() if a.target.exclusive_group == group]:
+                self.leave(other)
+        try:
+            active = self._enter(target)
+        except DbscaleError as exc:
+            prefix = "" if exc.message.startswith(f"target {name}") else f"target {name}: "
+            failed = TargetFailedError(prefix + exc.message, exc.hint)
+            self.failed[name] = failed
+            self.errors.append(failed)
+            raise failed from None
+        self._active[name] = active
+        return active.opened
+
+    def __contains__(self, name: object) -> bool:  # without entering the target
+        return name in self.targets
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.targets)
+
+    def __len__(self) -> int:
+        return len(self.targets)
+
+    def __enter__(self) -> TargetPool:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.leave_all()
+
+    # -- entering and leaving -----------------------------------------------------------------
+
+    def _enter(self, target: TargetEntry) -> _Active:
+        variables = {**target_variables(target), "results_dir": str(self.results_dir.absolute())}
+        record: dict[str, Any] = {
+            "name": target.name,
+            "url": "local" if target.is_local else redact_url(target.url),
+            "info": target_info(target),
+            "prices": target.prices.model_dump(mode="json") if target.prices else None,
+            "entered_at": iso_utc(utc_now()),
+            "hooks": [],
+        }
+        active = _Active(target, OpenTarget(url=target.url), None, variables, record)
+        setup_started = False
+        try:
+            if self._hook_defined(target, "setup"):
+                setup_started = True
+                self._hook(active, "setup")
+            if target.is_local:
+                active.instance = self._local_instance(target)
+                record["local"] = active.instance.start()
+                server = active.instance.server
+                active.opened = OpenTarget(url=server.url, server=server)
+                self._note_local(target, record["local"])
+            self._hook(active, "ready")
+            timeout_s = target.hooks.connect_timeout if target.hooks else DEFAULT_CONNECT_TIMEOUT_S
+            probe = wait_accepting(active.opened.url, timeout_s, target=target.name)
+            dialect = str(probe.get("dialect") or "postgres")
+            settings = server_settings(active.opened.url, dialect)
+            record["server"] = {
+                "version": probe.get("server_version"),
+                "dialect": dialect,
+                "tls": probe.get("tls"),
+                "key_settings": key_settings(dialect, settings),
+                "settings": settings,
+            }
+            write_target_record(self.results_dir, target.name, record)
+        except BaseException:
+            self._abandon(active, setup_started)
+            raise
+        return active
+
+    def leave(self, name: str) -> None:
+        """Stops the target's local server and runs its teardown hook."""
+        active = self._active.pop(name, None)
+        if active is None:
+            return
+        if active.instance is not None:
+            active.instance.stop()
+        try:
+            self._hook(active, "teardown")
+        except HookError as exc:
+            self.errors.append(exc)
+            self.note(f"error: {exc.message}")
+        active.record["left_at"] = iso_utc(utc_now())
+        write_target_record(self.results_dir, name, active.record)
+
+    def leave_all(self) -> None:
+        for name in list(self._active):
+            self.leave(name)
+
+    def _abandon(self, active: _Active, setup_started: bool) -> None:
+        """After a failed entry: stop what started, and tear down what setup began."""
+        if active.instance is not None:
+            try:
+                active.instance.stop()
+            except DbscaleError as exc:
+                self.note(f"error: {exc.message}")
+        if setup_started:
+            try:
+                self._hook(active, "teardown")
+            except HookError as exc:
+                self.errors.append(exc)
+                self.note(f"error: {exc.message}")
+
+    def _hook_defined(self, target: TargetEntry, name: str) -> bool:
+        return target.hooks is not None and target.hooks.get(name) is not None
+
+    def _hook(self, active: _Active, name: str) -> None:
+        hooks = active.target.hooks
+        command = hooks.get(name) if hooks is not None else None
+        if hooks is None or command is None:
+            return
+        self.note(f"target {active.target.name}: {name} hook ...")
+        try:
+            result = run_hook(
+                active.target.name, name, command, variables=active.variables,
+                default_timeout_s=hooks.timeout, results_dir=self.results_dir, env=self.env,
+            )  # fmt: skip
+        except HookError as exc:
+            active.record["hooks"].append({"hook": name, "error": exc.message})
+            raise
+        active.record["hooks"].append(result.as_json())
+
+    def _local_instance(self, target: TargetEntry) -> LocalInstance:
+        local = target.local
+        if target.url.strip().lower() == EMBEDDED and (local is None or local.dir is None):
+            base = default_base_dir(self.home)
+        else:
+            base = local_dir(local.dir if local and local.dir else target.name, self.home)
+        shape = LocalShape(
+            vcpus=target.vcpu_count,
+            memory_gib=target.memory,
+            cpus=local.cpus if local else None,
+            settings=dict(local.settings) if local else {},
+        )
+        return LocalInstance(base, shape, cgroup_name=target.group or target.name)
+
+    def _note_local(self, target: TargetEntry, evidence: Mapping[str, Any]) -> None:
+        parts = [f"target {target.name}: local PostgreSQL in {evidence.get('dir')}"]
+        if evidence.get("cpus") is not None:
+            parts.append(f"on CPUs {evidence['cpus']}")
+        memory = evidence.get("memory")
+        if isinstance(memory, Mapping):
+            how = memory.get("enforced_by") or "settings only, not enforced"
+            parts.append(f"memory {memory.get('memory_gib'):g} GiB ({how})")
+        self.note(", ".join(parts))

@@ -1,0 +1,102 @@
+"""A quick study that steps a local PostgreSQL through two CPU sizes, as seed 000 stepped Cloud
+SQL through vCPU counts: each size restarts the server confined to its CPUs, the summary has TPM
+per vCPU and $/TPM from the target's example prices, and a target whose setup hook fails is
+skipped while the study goes on."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from dbscale.errors import EXIT_TARGET
+from dbscale.targets.binaries import find_postgres_binaries
+from tests.conftest import skip_or_fail
+from tests.integration.conftest import dbscale
+
+PLAN = """
+name: local-sizes
+targets:
+  - name: pg
+    url: local
+    vcpus: [1, 2]
+    memory_gib_per_vcpu: 0.5
+    storage_gb: 10
+    local: {{dir: {dir}, settings: {{fsync: off}}}}
+    prices:
+      date: 2024-05-01
+      source: example rates for the test, not a real price list
+      vcpu_per_hour: 0.0413
+      vcpu_per_hour_reserved: 0.0260
+      gib_per_hour: 0.0070
+      gib_per_hour_reserved: 0.0044
+      storage_per_gb_month: 0.17
+    hooks:
+      setup: echo resize to {{vcpus}} vCPUs, {{memory_mb}} MB
+  - name: broken
+    url: postgresql://nobody@127.0.0.1:1/none
+    hooks: {{setup: "echo quota exceeded; exit 2"}}
+workload: {{name: tpcb, params: {{scale: 1}}}}
+load: {{clients: 2, duration: 2s}}
+repeat: 2
+warmup_runs: 0
+"""
+
+
+@pytest.mark.slow
+def test_a_study_steps_through_local_cpu_sizes(core: ModuleType, tmp_path: Path) -> None:
+    try:
+        find_postgres_binaries()
+    except Exception as exc:
+        skip_or_fail(f"no PostgreSQL server programs: {exc}")
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs 2 CPUs")
+    server_dir = Path("/var/tmp") / f"dbscale-test-sizes-{os.getpid()}"
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(PLAN.format(dir=server_dir))
+    out = tmp_path / "results"
+    try:
+        done = dbscale("run", str(plan), "--out", str(out))
+    finally:
+        shutil.rmtree(server_dir, ignore_errors=True)
+    assert done.code == EXIT_TARGET, done.text
+    assert "error: 1 target(s) failed and their points did not run: broken" in done.err
+    assert "target broken: hook setup exited with 2" in done.err
+    assert "quota exceeded" in (out / "hooks" / "broken-setup.log").read_text()
+
+    cpus = {}
+    for name in ("pg-1vcpu", "pg-2vcpu"):
+        record = json.loads((out / "targets" / f"{name}.json").read_text())
+        assert record["local"]["all_confined"] is True
+        cpus[name] = record["local"]["cpus"]
+        assert record["server"]["settings"]["fsync"] == "off"
+    available = sorted(os.sched_getaffinity(0))
+    assert cpus == {"pg-1vcpu": str(available[0]), "pg-2vcpu": f"{available[0]}-{available[1]}"}
+    setup_log = (out / "hooks" / "pg-2vcpu-setup.log").read_text()
+    assert "resize to 2 vCPUs, 1024 MB" in setup_log
+
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["targets_failed"] == {"broken": "target broken: hook setup exited with 2: "
+                                         "echo quota exceeded; exit 2"}  # fmt: skip
+    points = {p["target"]: p for p in summary["points"]}
+    assert set(points) == {"pg-1vcpu", "pg-2vcpu"}
+    for name, vcpus in (("pg-1vcpu", 1), ("pg-2vcpu", 2)):
+        tpm, cost = points[name]["tpm"], points[name]["cost"]
+        assert tpm["median"] == pytest.approx(points[name]["tps"]["median"] * 60, rel=1e-5)
+        assert tpm["per_vcpu"] == pytest.approx(tpm["median"] / vcpus, rel=1e-5)
+        monthly = (vcpus * 0.0413 + vcpus * 0.5 * 0.0070) * 730 + 10 * 0.17
+        assert cost["total_on_demand_per_month"] == pytest.approx(monthly, abs=1e-3)
+        assert cost["per_tpm_on_demand"] == pytest.approx(monthly / tpm["median"], rel=1e-4)
+        assert cost["per_tpm_reserved"] < cost["per_tpm_on_demand"]
+    with (out / "summary.csv").open() as rows:
+        header = next(csv.reader(rows))
+    for column in ("tpm_per_vcpu", "cost_per_tpm_on_demand", "cost_per_tpm_reserved_ci_high",
+                   "cost_storage_share_on_demand_pct", "cost_price_date"):  # fmt: skip
+        assert column in header
+    assert "price-performance" in done.out
+    assert "prices as of 2024-05-01: example rates for the test" in done.out

@@ -1,0 +1,96 @@
+"""Local targets in instance shapes: the server's processes, backends forked later included,
+may run only on the chosen CPUs (as the kernel reports in /proc/PID/status); the memory budget
+is enforced by a cgroup when one can be made, else it only sizes the settings, and says so."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from dbscale.errors import ConfigError
+from dbscale.plan_schema import TargetEntry
+from dbscale.targets.binaries import find_postgres_binaries
+from dbscale.targets.confinement import choose_cpus, format_cpu_list, parse_cpu_list
+from dbscale.targets.facts import probe_config_json
+from dbscale.targets.lifecycle import TargetPool
+from dbscale.targets.local import memory_settings
+from dbscale.targets.resolve import prepare_targets
+from tests.conftest import skip_or_fail
+
+
+def _cpus_allowed(pid: int) -> str:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return next(line.split(":\t")[1] for line in status.splitlines() if "Cpus_allowed_list" in line)
+
+
+def test_cpu_lists() -> None:
+    assert parse_cpu_list("0-2,5") == {0, 1, 2, 5}
+    assert format_cpu_list({0, 1, 2, 5, 7, 8}) == "0-2,5,7-8"
+    assert choose_cpus(2, None, {3, 1, 7}) == (1, 3)
+    assert choose_cpus(1, "7", {3, 7}) == (7,)
+    with pytest.raises(ConfigError, match="needs 4 CPUs"):
+        choose_cpus(4, None, {0, 1})
+    with pytest.raises(ConfigError, match="may not use: 9"):
+        choose_cpus(1, "9", {0, 1})
+
+
+def test_memory_budget_sizes_the_settings() -> None:
+    assert memory_settings(4, 100) == {
+        "shared_buffers": "1024MB",
+        "effective_cache_size": "3072MB",
+        "work_mem": "10485kB",
+        "maintenance_work_mem": "256MB",
+    }
+
+
+@pytest.mark.slow
+def test_local_sizes_are_confined_to_their_cpus(core: ModuleType, tmp_path: Path) -> None:
+    try:
+        find_postgres_binaries()
+    except Exception as exc:
+        skip_or_fail(f"no PostgreSQL server programs: {exc}")
+    available = sorted(os.sched_getaffinity(0))
+    sizes = [1, 2] if len(available) >= 2 else [1]
+    shared = Path("/var/tmp") / f"dbscale-test-local-{os.getpid()}"
+    entry = TargetEntry.model_validate(
+        {"name": "pg", "url": "local", "vcpus": sizes, "memory_gib": [0.5] * len(sizes),
+         "local": {"dir": str(shared), "settings": {"fsync": False}}}
+    )  # fmt: skip
+    targets = prepare_targets([entry], {})
+    try:
+        with TargetPool(targets, tmp_path, env={}) as pool:
+            for target, vcpus in zip(targets, sizes, strict=True):
+                opened = pool[target.name]
+                expected = format_cpu_list(tuple(available[:vcpus]))
+                record = json.loads((tmp_path / "targets" / f"{target.name}.json").read_text())
+                local = record["local"]
+                assert local["cpus"] == expected
+                assert local["all_confined"] is True
+                assert _cpus_allowed(local["postmaster_pid"]) == expected
+                # A backend forked after the start inherits the postmaster's mask.
+                session = core.Session(probe_config_json(opened.url))
+                try:
+                    [[backend]] = json.loads(session.query("select pg_backend_pid()"))
+                    assert _cpus_allowed(int(backend)) == expected
+                    assert os.sched_getaffinity(int(backend)) == set(available[:vcpus])
+                finally:
+                    session.close()
+                memory = local["memory"]
+                assert memory["limit_bytes"] == 512 * 1024 * 1024
+                assert record["server"]["settings"]["shared_buffers"] == "128MB"
+                if memory["enforced_by"] is not None:
+                    cgroup = Path(memory["cgroup"])
+                    assert memory["postmaster_cgroup"].endswith(cgroup.name)
+                    limit = (
+                        "memory.max" if "v2" in memory["enforced_by"] else "memory.limit_in_bytes"
+                    )
+                    assert int((cgroup / limit).read_text()) == 512 * 1024 * 1024
+                else:
+                    assert "only the settings are sized" in memory["note"]
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)

@@ -1,0 +1,54 @@
+"""The bundled recipes: listed, valid in full and quick form, with the seeds' parameters."""
+
+from __future__ import annotations
+
+import pytest
+
+from dbscale.cli import run_cli
+from dbscale.plan import RunOptions
+from dbscale.recipes import recipe_names
+from dbscale.study import RunStep
+from tests.plan_helpers import study
+
+
+def test_the_recipes_are_bundled() -> None:
+    assert recipe_names() == ["cloudsql-pg-scaling", "mysql-write-editions", "socket-vs-tcp"]
+
+
+@pytest.mark.parametrize("name", ["cloudsql-pg-scaling", "mysql-write-editions", "socket-vs-tcp"])
+@pytest.mark.parametrize("quick", [False, True])
+def test_every_recipe_builds(name: str, quick: bool) -> None:
+    s = study(RunOptions(recipe=name, quick=quick, target="postgresql://u@h/db",
+                         set_params=["targets.main.socket_dir=/tmp"]))  # fmt: skip
+    assert s.runnable_points
+    measured = [r for r in s.steps if isinstance(r, RunStep) and r.kind == "measured"]
+    assert measured
+    if quick:
+        assert sum(r.duration_s for r in s.steps if isinstance(r, RunStep)) < 120
+
+
+def test_seed_parameters_as_written() -> None:
+    scaling = study(RunOptions(recipe="cloudsql-pg-scaling"))
+    point = scaling.runnable_points[0]
+    assert point.params == {"scale": 100} and point.load.threads == 8
+    assert point.load.duration == 300 and scaling.plan.repeat == 5 and scaling.plan.warmup_runs == 1
+    assert {p.load.clients for p in scaling.runnable_points} == {50, 100, 200, 300, 400, 500}
+    editions = study(RunOptions(recipe="mysql-write-editions", target=[
+        "ee=postgresql://u@a/db", "eeplus-ow0=postgresql://u@b/db", "eeplus-ow1=postgresql://u@c/db",
+    ]))  # fmt: skip
+    assert {p.load.clients for p in editions.runnable_points} == {128, 256, 512}
+    assert {p.target.name for p in editions.runnable_points} == {"ee", "eeplus-ow0", "eeplus-ow1"}
+    assert editions.runnable_points[0].params == {"tables": 100, "table_size": 12_000_000}
+    assert editions.plan.prepare.warmup is not None
+    assert editions.plan.prepare.warmup.workload == "sysbench:oltp_update_index"
+    socket = study(RunOptions(recipe="socket-vs-tcp"))
+    assert [p.key for p in socket.points] == ["transport=unix", "transport=tcp"]
+    assert socket.points[0].load.clients == 5 and socket.points[0].load.threads == 1
+
+
+def test_recipes_command_and_dry_run(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli(["recipes"]) == 0
+    out = capsys.readouterr().out
+    assert "socket-vs-tcp" in out and "002" in out
+    assert run_cli(["run", "--recipe", "nope", "--dry-run"]) == 2
+    assert "unknown recipe" in capsys.readouterr().err

@@ -1,0 +1,69 @@
+"""Per-point statistics of summary.json/summary.csv, and `dbscale.load_results`."""
+
+from __future__ import annotations
+
+import csv
+import random
+import statistics
+from pathlib import Path
+
+import pytest
+
+import dbscale
+from dbscale.results import ResultsDir
+from dbscale.stats.hdr import latency_summary_ms, merge
+from dbscale.study_summary import SummarySettings, summarize_points
+from tests.synthetic import make_record, study_records, write_results
+
+
+def test_point_statistics_from_measured_runs_only() -> None:
+    records = study_records({"a": 1000}, runs=6, cv=0.01, seed=1)
+    rng = random.Random(0)
+    records.insert(0, make_record({"tls": "a"}, 10.0, rng=rng, warmup=True))
+    cancelled = make_record({"tls": "a"}, 5.0, rng=rng, repetition=9)
+    cancelled["cancelled"] = True
+    records.append(cancelled)
+    [point] = summarize_points(records)
+    measured = [r for r in records if not r["warmup"] and not r["cancelled"]]
+    tps = sorted(r["tps"] for r in measured)
+    assert point["runs"] == 6
+    assert point["tps"]["median"] == statistics.median(tps)
+    assert point["tps"]["median_ci"]["low"] == tps[0]  # n = 6: [min, max]
+    assert point["tps"]["median_ci"]["high"] == tps[-1]
+    assert point["tps"]["mean_ci"]["method"] == "student-t"
+    merged = latency_summary_ms(merge(r["histogram"] for r in measured))
+    assert point["latency_ms"] == merged  # pooled, never averaged
+    p99s = [r["latency_ms"]["p99"] for r in measured]
+    assert point["per_run_latency_ms"]["p99"] == {"min": min(p99s), "max": max(p99s)}
+    assert "1 cancelled or failed run(s) left out" in point["flags"]
+    assert point["transaction_types"]["tpcb-like"]["p99"] == merged["p99"]
+
+
+def test_flags_for_few_runs_high_cv_and_no_steady_state() -> None:
+    records = study_records({"a": 1000}, runs=3, cv=0.2, seed=2)
+    for i, interval in enumerate(records[0]["intervals"]):
+        interval["tps"] = 100.0 + 50 * i  # still climbing at the end
+    [point] = summarize_points(records, SummarySettings(cv_threshold_pct=5))
+    flags = " | ".join(point["flags"])
+    assert point["tps"]["median_ci"] is None
+    assert "needs at least 6" in flags
+    assert "fewer than 4 runs" in flags
+    assert "above 5%" in flags
+    assert "never reached steady state" in flags
+
+
+def test_summary_files_and_load_results(tmp_path: Path) -> None:
+    records = study_records({"a": 1000, "b": 1200}, runs=6, cv=0.01, seed=3)
+    directory = write_results(tmp_path / "r", records)
+    results = ResultsDir(directory, resume=True)
+    results.write_summary(points=summarize_points(results.records))
+    rows = list(csv.DictReader((directory / "summary.csv").open()))
+    assert [r["point_key"] for r in rows] == ["tls=a", "tls=b"]
+    assert float(rows[1]["tps_median_ci_low"]) > 1000
+    pytest.importorskip("pandas")
+    loaded = dbscale.load_results(directory)
+    assert len(loaded.runs) == 12
+    assert set(loaded.runs["point_tls"]) == {"a", "b"}
+    assert len(loaded.intervals) == 12 * 30
+    assert list(loaded.summary["point_key"]) == ["tls=a", "tls=b"]
+    assert loaded.summary["tps_median"][0] == pytest.approx(float(rows[0]["tps_median"]))
