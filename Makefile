@@ -1,6 +1,6 @@
 # dbscale's developer commands. `make help` lists them. A fresh machine needs only Rust, Python 3.11
-# and pip: Python packages go into .venv, Debian packages (PostgreSQL, openssl) are installed when
-# missing.
+# and pip: Python packages go into .venv, Debian packages (PostgreSQL, MariaDB, sysbench, openssl)
+# are installed when missing.
 
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -31,7 +31,7 @@ $(STAMP): pyproject.toml scripts/pyproject-deps.py
 
 venv: $(STAMP) ## Create .venv with the Python dependencies (dev tools included)
 
-system-deps: ## Install missing Debian packages (PostgreSQL server programs, openssl, chromium)
+system-deps: ## Install missing Debian packages (PostgreSQL, MariaDB, sysbench, openssl, chromium)
 	bash scripts/install-system-deps.sh
 
 build: $(STAMP) ## Build the native module into .venv (maturin develop --release)

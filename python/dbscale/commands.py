@@ -19,8 +19,8 @@ from dbscale.compare import ComparisonOptions, compare_dirs, print_comparison
 from dbscale.config import TlsMode
 from dbscale.errors import ResultsError
 from dbscale.native import load_core
-from dbscale.plan import DataPlan, RunOptions, build_data_plan, build_study, target_spec
 from dbscale.output_format import OutputFormat
+from dbscale.plan import DataPlan, RunOptions, build_data_plan, build_study, target_spec
 from dbscale.progress import make_progress
 from dbscale.recipes import recipe_info, recipe_names
 from dbscale.report import default_cache_dir, render_compare_html
@@ -96,11 +96,13 @@ def _open_targets(study: Study, err: Console, env: Mapping[str, str]) -> Iterato
         study.targets, study.out_dir, env=env, note=lambda text: err.print(text, highlight=False)
     ) as pool:
         yield pool
+    if len(pool.failed) == 1:
+        raise next(iter(pool.failed.values())).as_cause()
     if pool.failed:
         raise TargetFailedError(
-            f"{len(pool.failed)} target(s) failed and their points did not run: "
+            f"{len(pool.failed)} targets failed and their points did not run: "
             f"{', '.join(pool.failed)}",
-            "the errors above (and hooks/*.log in the results directory) say why",
+            "the messages above (and hooks/*.log in the results directory) say why",
         )
 
 

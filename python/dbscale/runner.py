@@ -215,7 +215,7 @@ class StudyRunner:
         except TargetFailedError as exc:
             if name not in self.failed_targets:
                 self.failed_targets[name] = exc.message
-                self.progress.note(f"error: {exc.message}; skipping its points")
+                self.progress.note(f"skipping the points of {name}: {exc.message}")
             return False
         return True
 

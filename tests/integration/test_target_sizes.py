@@ -65,8 +65,9 @@ def test_a_study_steps_through_local_cpu_sizes(core: ModuleType, tmp_path: Path)
     finally:
         shutil.rmtree(server_dir, ignore_errors=True)
     assert done.code == EXIT_TARGET, done.text
-    assert "error: 1 target(s) failed and their points did not run: broken" in done.err
-    assert "target broken: hook setup exited with 2" in done.err
+    assert "skipping the points of broken: target broken: hook setup exited with 2" in done.err
+    assert "error: target broken: hook setup exited with 2: echo quota exceeded" in done.err
+    assert "hint: see " in done.err and "broken-setup.log" in done.err
     assert "quota exceeded" in (out / "hooks" / "broken-setup.log").read_text()
 
     cpus = {}

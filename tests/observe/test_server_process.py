@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -68,8 +67,8 @@ def _listening_tree(root: Path) -> ProcFs:
     (root / "net" / "unix").write_text(fixture_text("net_unix.txt"))
     fd = root / "101" / "fd"
     fd.mkdir()
-    os.symlink("socket:[94370]", fd / "3")  # a forked child still holds the listener
-    os.symlink("/dev/null", fd / "0")
+    (fd / "3").symlink_to("socket:[94370]")  # a forked child still holds the listener
+    (fd / "0").symlink_to("/dev/null")
     return ProcFs(root)
 
 

@@ -26,4 +26,7 @@ def test_mysql_pwd_fills_in_a_missing_password() -> None:
 
 
 def test_mysql_passwords_are_redacted() -> None:
-    assert redact_url("mysql://bench:secret@db:3306/sb?socket=/s") == "mysql://bench@db:3306/sb?socket=/s"
+    assert (
+        redact_url("mysql://bench:secret@db:3306/sb?socket=/s")
+        == "mysql://bench@db:3306/sb?socket=/s"
+    )

@@ -42,7 +42,7 @@ from dbscale.observe.verdict import client_saturation, judge
 from dbscale.observe.waits import WaitHistogram
 
 CLIENT_WARNING = (
-    "warning: the load generator itself is the bottleneck ({evidence}); this run measures "
+    "warning: the client (load generator) is a bottleneck ({evidence}); this run measures "
     "dbscale, not the database"
 )
 

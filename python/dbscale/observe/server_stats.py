@@ -1,6 +1,7 @@
 """Server statistics as deltas over a run. PostgreSQL: pg_stat_database (this database),
 pg_stat_bgwriter, pg_stat_checkpointer (17+), pg_stat_wal (14+) and the WAL position, read as one
-JSON row. MySQL/MariaDB: a chosen set of SHOW GLOBAL STATUS counters and gauges, and
+JSON row. MySQL/MariaDB: a chosen set of SHOW GLOBAL STATUS counters and gauges (each server
+reports the ones it has: MariaDB 10.6+ dropped Innodb_rows_*, its Handler_* say the same), and
 performance_schema wait totals where it is enabled.
 
 A snapshot is a flat dict `section.field -> number`; counters subtract, gauges average.
@@ -26,7 +27,8 @@ MYSQL_COUNTERS = (
     "Innodb_os_log_fsyncs", "Innodb_os_log_written", "Innodb_data_fsyncs",
     "Innodb_data_read", "Innodb_data_written", "Innodb_row_lock_waits", "Innodb_row_lock_time",
     "Innodb_deadlocks", "Created_tmp_tables", "Created_tmp_disk_tables", "Bytes_received",
-    "Bytes_sent", "Handler_commit", "Handler_rollback", "Table_locks_waited", "Threads_created",
+    "Bytes_sent", "Handler_commit", "Handler_rollback", "Handler_read_key", "Handler_update",
+    "Handler_write", "Handler_delete", "Table_locks_waited", "Threads_created",
     "Slow_queries",
 )  # fmt: skip
 MYSQL_GAUGES = ("Threads_running", "Threads_connected", "Innodb_row_lock_current_waits")

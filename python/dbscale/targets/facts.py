@@ -78,6 +78,8 @@ def wait_accepting(
             answer = call(config)
             return dict(answer) if isinstance(answer, Mapping) else {}
         except (TargetUnreachableError, TargetUnavailableError) as exc:
+            if timeout_s <= 0:
+                raise
             last = exc.message
         if time.monotonic() + delay_s > deadline:
             raise TargetNotReadyError(

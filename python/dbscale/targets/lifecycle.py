@@ -30,11 +30,21 @@ from dbscale.targets.spec import target_info
 from dbscale.targets.url import EMBEDDED, redact_url
 from dbscale.targets.variables import target_variables
 
-DEFAULT_CONNECT_TIMEOUT_S = 60.0  # targets without hooks: they should be up already
-
 
 class TargetFailedError(TargetError):
-    """A target could not be entered; its points are skipped."""
+    """A target could not be entered; its points are skipped. `cause` is the error itself."""
+
+    def __init__(
+        self, message: str, hint: str | None = None, cause: DbscaleError | None = None
+    ) -> None:
+        super().__init__(message, hint)
+        self.cause = cause
+
+    def as_cause(self) -> DbscaleError:
+        """The error as its own kind (exit code and all), with this message naming the target."""
+        if self.cause is None:
+            return self
+        return type(self.cause)(self.message, self.hint)
 
 
 @dataclass
@@ -83,7 +93,7 @@ class TargetPool(Mapping[str, OpenTarget]):
             active = self._enter(target)
         except DbscaleError as exc:
             prefix = "" if exc.message.startswith(f"target {name}") else f"target {name}: "
-            failed = TargetFailedError(prefix + exc.message, exc.hint)
+            failed = TargetFailedError(prefix + exc.message, exc.hint, exc)
             self.failed[name] = failed
             self.errors.append(failed)
             raise failed from None
@@ -135,7 +145,8 @@ class TargetPool(Mapping[str, OpenTarget]):
                 active.opened = OpenTarget(url=server.url, server=server)
                 self._note_local(target, record["local"])
             self._hook(active, "ready")
-            timeout_s = target.hooks.connect_timeout if target.hooks else DEFAULT_CONNECT_TIMEOUT_S
+            # Without hooks a target should be up already: one attempt, its error as it is.
+            timeout_s = target.hooks.connect_timeout if target.hooks else 0.0
             probe = wait_accepting(active.opened.url, timeout_s, target=target.name)
             dialect = str(probe.get("dialect") or "postgres")
             settings = server_settings(active.opened.url, dialect)

@@ -49,7 +49,12 @@ DEFAULT_SETTINGS: dict[str, SettingValue] = {
     "max_prepared_stmt_count": 100000,
 }
 _SERVER_NAMES = ("mariadbd", "mysqld")
-_SEARCH_DIRS = (Path("/usr/sbin"), Path("/usr/bin"), Path("/usr/local/sbin"), Path("/usr/local/bin"))
+_SEARCH_DIRS = (
+    Path("/usr/sbin"),
+    Path("/usr/bin"),
+    Path("/usr/local/sbin"),
+    Path("/usr/local/bin"),
+)
 
 
 @dataclass(frozen=True)
@@ -327,8 +332,7 @@ class LocalMariaDB:
         statements = [
             "CREATE USER IF NOT EXISTS 'root'@'127.0.0.1' IDENTIFIED BY ''",
             "GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION",
-            f"CREATE USER IF NOT EXISTS '{PASSWORD_USER}'@'127.0.0.1' "
-            f"IDENTIFIED BY '{PASSWORD}'",
+            f"CREATE USER IF NOT EXISTS '{PASSWORD_USER}'@'127.0.0.1' IDENTIFIED BY '{PASSWORD}'",
             f"GRANT ALL PRIVILEGES ON *.* TO '{PASSWORD_USER}'@'127.0.0.1'",
             *(f"CREATE DATABASE IF NOT EXISTS {db}" for db in DATABASES),
         ]

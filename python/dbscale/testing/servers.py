@@ -37,8 +37,8 @@ MARIADB_TEST_SETTINGS: dict[str, SettingValue] = {
 
 
 def default_dir(repo: Path) -> Path:
-    """`<repo>/.cache/test-servers`, unless we are root and the postgres or mysql OS user cannot reach it
-    (e.g. a clone under /root): then a directory under /var/tmp named after the repo path."""
+    """`<repo>/.cache/test-servers`, unless we are root and the postgres (or mysql) OS user cannot
+    reach it (e.g. a clone under /root): then a directory under /var/tmp named after the repo."""
     preferred = repo / ".cache" / "test-servers"
     if os.geteuid() != 0 or reachable_by_others(preferred):
         return preferred
@@ -114,7 +114,7 @@ def start_mariadb(directory: Path, *, require: bool) -> dict[str, str]:
                 "MariaDB is not installed, and DBSCALE_REQUIRE_SERVERS=1 requires it",
                 "run `bash scripts/install-system-deps.sh` (installs mariadb-server)",
             )
-        print("MariaDB is not installed: the MySQL tests will skip (apt-get install mariadb-server)")
+        print("MariaDB is not installed: MySQL tests skip (apt-get install mariadb-server)")
         return {}
     db = LocalMariaDB(directory, settings=MARIADB_TEST_SETTINGS)
     try:

@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""dbscale against sysbench (Debian's 1.0.20) on the same server, the same sbtest tables,
+threads, duration and rand_type, alternating runs so drift hits both alike. For each workload it
+prints TPS, QPS, p95 latency and client CPU per event for both tools with their ratios
+(dbscale / sysbench), and first the time each tool takes to prepare the tables.
+
+Client CPU: sysbench's is the whole process (getrusage of the child). dbscale's is given two ways:
+the engine's own measured window (`client_cpu_s` in its result, what the run itself cost) and the
+whole process including Python's start-up (an upper bound).
+
+TLS is off for both (sysbench 1.0.20 does not encrypt): dbscale runs with `--tls disable`.
+dbscale uses server-side prepared statements (-M prepared), as sysbench does by default.
+
+Usage: bench/vs_sysbench.py --url mysql://root@127.0.0.1:3306/sbtest
+           [--url postgresql://postgres@127.0.0.1:5432/sbtest] [--tables 4] [--table-size 100000]
+           [--threads 8] [--duration 10] [--repeat 3] [--rand-type special]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+DBSCALE = [str(ROOT / ".venv" / "bin" / "dbscale")]
+WORKLOADS = "oltp_read_write,oltp_write_only,oltp_point_select"
+
+
+@dataclass
+class Sample:
+    tool: str
+    server: str
+    workload: str
+    tps: float
+    qps: float
+    p95_ms: float
+    events: int
+    cpu_s: float
+    window_cpu_s: float | None = None
+
+    @property
+    def cpu_us_per_event(self) -> float:
+        return self.cpu_s * 1e6 / max(self.events, 1)
+
+    @property
+    def window_cpu_us_per_event(self) -> float | None:
+        if self.window_cpu_s is None:
+            return None
+        return self.window_cpu_s * 1e6 / max(self.events, 1)
+
+
+def timed(cmd: list[str]) -> tuple[str, float, float]:
+    """Runs cmd; returns its output, the CPU seconds it used (user + system) and wall seconds."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PG", "MYSQL"))}
+    env["NO_COLOR"] = "1"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.monotonic()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    wall = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        sys.exit(f"error: {' '.join(cmd[:3])} failed:\n{proc.stdout}\n{proc.stderr}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return proc.stdout + proc.stderr, cpu, wall
+
+
+def server_name(url: str) -> str:
+    return "MariaDB" if urlsplit(url).scheme in ("mysql", "mariadb") else "PostgreSQL"
+
+
+def sysbench_connection(url: str) -> list[str]:
+    """sysbench's options for the server a URL names (TLS off: 1.0.20's default)."""
+    parts = urlsplit(url)
+    db = unquote(parts.path.lstrip("/"))
+    if server_name(url) == "MariaDB":
+        args = ["--db-driver=mysql", f"--mysql-host={parts.hostname or '127.0.0.1'}",
+                f"--mysql-port={parts.port or 3306}", f"--mysql-user={parts.username or 'root'}",
+                f"--mysql-db={db}"]  # fmt: skip
+        if parts.password:
+            args.append(f"--mysql-password={unquote(parts.password)}")
+        return args
+    args = ["--db-driver=pgsql", f"--pgsql-host={parts.hostname or '127.0.0.1'}",
+            f"--pgsql-port={parts.port or 5432}", f"--pgsql-user={parts.username or 'postgres'}",
+            f"--pgsql-db={db}"]  # fmt: skip
+    if parts.password:
+        args.append(f"--pgsql-password={unquote(parts.password)}")
+    return args
+
+
+def sysbench(args: argparse.Namespace, url: str, workload: str, *extra: str) -> list[str]:
+    return ["sysbench", workload, *sysbench_connection(url), f"--tables={args.tables}",
+            f"--table-size={args.table_size}", f"--rand-type={args.rand_type}", *extra]  # fmt: skip
+
+
+def dbscale_sizes(args: argparse.Namespace) -> list[str]:
+    return ["--set", f"tables={args.tables}", "--set", f"table_size={args.table_size}",
+            "--set", f"rand_type={args.rand_type}"]  # fmt: skip
+
+
+def prepare_times(args: argparse.Namespace, url: str) -> tuple[float, float, float]:
+    """Wall seconds of `sysbench prepare` (threads = tables, its fastest) and of `dbscale
+    prepare` (whole command, and the core's own load time). dbscale's tables are left."""
+    subprocess.run(sysbench(args, url, "oltp_read_write", "cleanup"), capture_output=True)
+    threads = f"--threads={min(args.tables, args.threads)}"
+    _, _, sysbench_s = timed(sysbench(args, url, "oltp_read_write", threads, "prepare"))
+    out, _, dbscale_s = timed([*DBSCALE, "prepare", "sysbench:oltp_read_write", "--target", url,
+                               "--tls", "disable", *dbscale_sizes(args)])  # fmt: skip
+    core = re.search(r"prepare done: \d+ rows in ([\d.]+) s", out)
+    return sysbench_s, dbscale_s, float(core.group(1)) if core else float("nan")
+
+
+def sysbench_run(args: argparse.Namespace, url: str, workload: str) -> Sample:
+    out, cpu, _ = timed(sysbench(args, url, workload, f"--threads={args.threads}",
+                                 f"--time={args.duration}", "--percentile=95", "run"))  # fmt: skip
+
+    def number(pattern: str) -> float:
+        match = re.search(pattern, out)
+        if match is None:
+            sys.exit(f"error: no {pattern!r} in sysbench's output:\n{out}")
+        return float(match.group(1))
+
+    return Sample(
+        "sysbench", server_name(url), workload,
+        tps=number(r"transactions:\s+\d+\s+\(([\d.]+) per sec"),
+        qps=number(r"queries:\s+\d+\s+\(([\d.]+) per sec"),
+        p95_ms=number(r"95th percentile:\s+([\d.]+)"),
+        events=int(number(r"total number of events:\s+(\d+)")),
+        cpu_s=cpu,
+    )  # fmt: skip
+
+
+def dbscale_run(args: argparse.Namespace, url: str, workload: str, out_dir: Path) -> Sample:
+    run_dir = out_dir / f"run{len(list(out_dir.iterdir()))}"
+    _, cpu, _ = timed([*DBSCALE, "run", f"sysbench:{workload}", "--target", url, "--tls",
+                       "disable", "--clients", str(args.threads), "--duration",
+                       f"{args.duration}s", "--protocol", "prepared", *dbscale_sizes(args),
+                       "--out", str(run_dir)])  # fmt: skip
+    run = json.loads((run_dir / "runs.jsonl").read_text().splitlines()[-1])
+    return Sample(
+        "dbscale", server_name(url), workload, tps=run["tps"], qps=run["qps"],
+        p95_ms=run["latency_ms"]["p95"], events=run["transactions"], cpu_s=cpu,
+        window_cpu_s=run["client_cpu_s"]["total"],
+    )  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--url", action="append", required=True, help="repeatable")
+    parser.add_argument("--tables", type=int, default=4)
+    parser.add_argument("--table-size", type=int, default=100_000)
+    parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--duration", type=int, default=10)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--rand-type", default="special")
+    parser.add_argument("--workloads", default=WORKLOADS)
+    parser.add_argument("--skip-prepare", action="store_true")
+    args = parser.parse_args()
+    if not shutil.which("sysbench"):
+        sys.exit("error: sysbench is not installed\nhint: apt-get install sysbench")
+    prepared: dict[str, tuple[float, float, float]] = {}
+    samples: list[Sample] = []
+    with tempfile.TemporaryDirectory(prefix="dbscale-bench-") as tmp:
+        for url in args.url:
+            name = server_name(url)
+            if not args.skip_prepare:
+                prepared[name] = prepare_times(args, url)
+                s, d, core = prepared[name]
+                print(f"  {name:10} prepare {args.tables} x {args.table_size}: sysbench {s:.2f} s,"
+                      f" dbscale {d:.2f} s (core {core:.2f} s)", flush=True)  # fmt: skip
+            for workload in args.workloads.split(","):
+                samples += measure(args, url, workload, Path(tmp))
+    report(samples, prepared, args)
+
+
+def measure(args: argparse.Namespace, url: str, workload: str, tmp: Path) -> list[Sample]:
+    """`--repeat` runs of each tool, alternating which goes first so neither always gets the
+    warmer cache; each printed as it ends."""
+    samples = []
+    for rep in range(args.repeat):
+        for tool in ("sysbench", "dbscale") if rep % 2 == 0 else ("dbscale", "sysbench"):
+            s = (sysbench_run(args, url, workload) if tool == "sysbench"
+                 else dbscale_run(args, url, workload, tmp))  # fmt: skip
+            samples.append(s)
+            window = (f" (window {s.window_cpu_us_per_event:.1f})"
+                      if s.window_cpu_s is not None else "")  # fmt: skip
+            print(f"  {s.server:10} {workload:18} {tool:8} {s.tps:9.1f} tps {s.qps:10.1f} qps  "
+                  f"p95 {s.p95_ms:7.2f} ms  {s.cpu_us_per_event:8.1f} us CPU/event{window}",
+                  flush=True)  # fmt: skip
+    return samples
+
+
+def report(
+    samples: list[Sample], prepared: dict[str, tuple[float, float, float]], args: argparse.Namespace
+) -> None:
+    print(f"\n{args.tables} tables x {args.table_size} rows, {args.threads} threads/clients, "
+          f"{args.duration} s x {args.repeat}, rand_type {args.rand_type}, TLS off, "
+          "server-side prepared statements; medians; ratio = dbscale / sysbench")  # fmt: skip
+    if prepared:
+        print(f"\n{'server':10} {'sysbench prepare s':>18} {'dbscale prepare s':>17} {'ratio':>6}"
+              f" {'dbscale core s':>14}")  # fmt: skip
+        for name, (s, d, core) in prepared.items():
+            print(f"{name:10} {s:18.2f} {d:17.2f} {d / s:6.2f} {core:14.2f}")
+    print(f"\n{'server':10} {'workload':18} {'sb tps':>9} {'db tps':>9} {'ratio':>5}  "
+          f"{'sb qps':>9} {'db qps':>9}  {'sb p95':>7} {'db p95':>7}  {'sb us/ev':>8} "
+          f"{'db us/ev':>8} {'ratio':>5}  {'db window':>9} {'ratio':>5}")  # fmt: skip
+    keys = dict.fromkeys((s.server, s.workload) for s in samples)
+    for server, workload in keys:
+        mine = [s for s in samples if (s.server, s.workload) == (server, workload)]
+        sb = [s for s in mine if s.tool == "sysbench"]
+        db = [s for s in mine if s.tool == "dbscale"]
+
+        def med(group: list[Sample], field: str) -> float:
+            return statistics.median(float(getattr(s, field) or 0.0) for s in group)
+
+        sb_cpu, db_cpu = med(sb, "cpu_us_per_event"), med(db, "cpu_us_per_event")
+        db_win = med(db, "window_cpu_us_per_event")
+        print(f"{server:10} {workload:18} {med(sb, 'tps'):9.1f} {med(db, 'tps'):9.1f} "
+              f"{med(db, 'tps') / med(sb, 'tps'):5.2f}  {med(sb, 'qps'):9.1f} "
+              f"{med(db, 'qps'):9.1f}  {med(sb, 'p95_ms'):7.2f} {med(db, 'p95_ms'):7.2f}  "
+              f"{sb_cpu:8.1f} {db_cpu:8.1f} {db_cpu / sb_cpu:5.2f}  {db_win:9.1f} "
+              f"{db_win / sb_cpu:5.2f}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
