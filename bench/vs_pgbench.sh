@@ -14,4 +14,4 @@ if [ -z "$url" ]; then
   # Plain TCP for both tools: TLS would measure the cipher, not the client.
   url="${DBSCALE_TEST_PG_URL}?sslmode=disable"
 fi
-exec .venv/bin/python bench/vs_pgbench.py --url "$url" "$@"
+.venv/bin/python bench/vs_pgbench.py --url "$url" "$@"  # no exec: the EXIT trap stops the server

@@ -20,4 +20,4 @@ if [ ${#urls[@]} -eq 0 ]; then
   urls=(--url "mysql://root@127.0.0.1:${DBSCALE_TEST_MYSQL_PORT}/sbtest"
         --url "postgresql://postgres@127.0.0.1:${DBSCALE_TEST_PG_PORT}/sbtest")
 fi
-exec .venv/bin/python bench/vs_sysbench.py "${urls[@]}" "$@"
+.venv/bin/python bench/vs_sysbench.py "${urls[@]}" "$@"  # no exec: the EXIT trap stops the servers

@@ -31,7 +31,7 @@ from dbscale.runner import StudyRunner, done_run_keys
 from dbscale.study import Study
 from dbscale.study_report import print_dry_run, print_skipped
 from dbscale.targets import OpenTarget, open_target
-from dbscale.targets.lifecycle import TargetFailedError, TargetPool
+from dbscale.targets.lifecycle import TargetPool
 from dbscale.targets.spec import describe_target
 from dbscale.workloads import Catalog, WorkloadInfo
 
@@ -96,14 +96,9 @@ def _open_targets(study: Study, err: Console, env: Mapping[str, str]) -> Iterato
         study.targets, study.out_dir, env=env, note=lambda text: err.print(text, highlight=False)
     ) as pool:
         yield pool
-    if len(pool.failed) == 1:
-        raise next(iter(pool.failed.values())).as_cause()
-    if pool.failed:
-        raise TargetFailedError(
-            f"{len(pool.failed)} targets failed and their points did not run: "
-            f"{', '.join(pool.failed)}",
-            "the messages above (and hooks/*.log in the results directory) say why",
-        )
+    problem = pool.final_error()  # a target that failed, or a teardown that did
+    if problem is not None:
+        raise problem
 
 
 def _ensure_demo_data(study: Study, target: OpenTarget, err: Console) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from dbscale.cost import add_price_performance
@@ -47,8 +48,10 @@ def has_price_performance(points: Sequence[Record]) -> bool:
 def price_performance_table(points: Sequence[Record], title: str | None = None) -> Table:
     currency = next((p["cost"]["currency"] for p in points if p.get("cost")), "USD")
     table = Table(
-        title=title or f"price-performance ({currency} per month of 730 h; TPM = TPS x 60; "
-        "[interval] from the throughput's CI)",
+        title=title or escape(
+            f"price-performance ({currency} per month of 730 h; TPM = TPS x 60; "
+            "[interval] from the throughput's CI)"
+        ),
         title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
     )  # fmt: skip
     for name in ("point", "vCPUs", "TPM", "TPM/vCPU", "on-demand/mo", "reserved/mo",
@@ -58,15 +61,15 @@ def price_performance_table(points: Sequence[Record], title: str | None = None) 
         tpm = point.get("tpm") or {}
         cost = point.get("cost") or {}
         table.add_row(
-            str(point.get("point_key")),
+            escape(str(point.get("point_key"))),
             _num(tpm.get("vcpus"), 0),
             _num(tpm.get("median"), 0),
             _num(tpm.get("per_vcpu"), 0),
             _num(cost.get("total_on_demand_per_month"), 2),
             _num(cost.get("total_reserved_per_month"), 2),
             _num(cost.get("storage_share_on_demand_pct"), 1),
-            _money_per_tpm(cost, "on_demand"),
-            _money_per_tpm(cost, "reserved"),
+            escape(_money_per_tpm(cost, "on_demand")),
+            escape(_money_per_tpm(cost, "reserved")),
         )
     return table
 

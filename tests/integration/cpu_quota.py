@@ -20,15 +20,13 @@ ENTER = 'echo $$ > "$0/cgroup.procs" && exec "$@"'
 
 
 def _v2_dir(mount: Path) -> Path | None:
+    """The v2 root when its children get the cpu controller (not switched on here: that would
+    change the host's setup for everyone)."""
     try:
-        if "cpu" not in (mount / "cgroup.controllers").read_text().split():
-            return None
-        control = mount / "cgroup.subtree_control"
-        if "cpu" not in control.read_text().split():
-            control.write_text("+cpu")
+        enabled = (mount / "cgroup.subtree_control").read_text().split()
     except OSError:
         return None
-    return mount
+    return mount if "cpu" in enabled else None
 
 
 def _make(cores: float) -> Path | None:

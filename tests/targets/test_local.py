@@ -19,6 +19,7 @@ from dbscale.targets.confinement import choose_cpus, format_cpu_list, parse_cpu_
 from dbscale.targets.facts import probe_config_json
 from dbscale.targets.lifecycle import TargetPool
 from dbscale.targets.local import memory_settings
+from dbscale.targets.local_mariadb import find_mariadb_binaries
 from dbscale.targets.resolve import prepare_targets
 from tests.conftest import skip_or_fail
 
@@ -94,3 +95,32 @@ def test_local_sizes_are_confined_to_their_cpus(core: ModuleType, tmp_path: Path
                     assert "only the settings are sized" in memory["note"]
     finally:
         shutil.rmtree(shared, ignore_errors=True)
+
+
+@pytest.mark.slow
+def test_a_local_mariadb_is_confined_thread_by_thread(core: ModuleType, tmp_path: Path) -> None:
+    if find_mariadb_binaries() is None:
+        skip_or_fail("no MariaDB server program (apt-get install mariadb-server)")
+    cpu = sorted(os.sched_getaffinity(0))[0]
+    shared = Path("/var/tmp") / f"dbscale-test-local-mariadb-{os.getpid()}"
+    entry = TargetEntry.model_validate(
+        {"name": "maria", "url": "local", "vcpus": 1, "memory_gib": 0.5,
+         "local": {"engine": "mariadb", "dir": str(shared)}}
+    )  # fmt: skip
+    try:
+        with TargetPool(prepare_targets([entry], {}), tmp_path, env={}) as pool:
+            assert pool["maria"].url.startswith("mysql://")
+            record = json.loads((tmp_path / "targets" / "maria.json").read_text())
+            pid = record["local"]["postmaster_pid"]
+            threads = list(Path(f"/proc/{pid}/task").iterdir())
+            assert len(threads) > 1  # mariadbd is one process of many threads
+            assert {_cpus_allowed_task(t) for t in threads} == {str(cpu)}
+            assert record["server"]["dialect"] == "mysql"
+            assert record["server"]["settings"]["innodb_buffer_pool_size"] == str(256 * 1024**2)
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
+
+
+def _cpus_allowed_task(task: Path) -> str:
+    status = (task / "status").read_text()
+    return next(line.split(":\t")[1] for line in status.splitlines() if "Cpus_allowed_list" in line)

@@ -102,8 +102,11 @@ class RunObserver:
             self.identity = self.session.identity
         except Exception as exc:  # the run goes on; the record says what is missing
             self._data.notes.append(f"no server statistics: {_one_line(exc)}")
-        self.server_pid = self._find_server()
-        self._thread = threading.Thread(target=self._loop, name="dbscale-observe", daemon=True)
+        try:
+            self.server_pid = self._find_server()
+        except (OSError, ValueError) as exc:
+            self._data.notes.append(f"local server not looked for: {_one_line(exc)}")
+        self._thread = threading.Thread(target=self._run, name="dbscale-observe", daemon=True)
         self._thread.start()
 
     def intervals(self, intervals: Sequence[Mapping[str, Any]]) -> None:
@@ -144,6 +147,13 @@ class RunObserver:
         return pid
 
     # -- the sampling thread -------------------------------------------------------------------
+
+    def _run(self) -> None:
+        """The thread: a failure stops sampling and is noted; it never reaches the run."""
+        try:
+            self._loop()
+        except Exception as exc:
+            self._data.notes.append(f"sampling stopped: {type(exc).__name__}: {exc}")
 
     def _loop(self) -> None:
         sampler = ResourceSampler(

@@ -18,7 +18,6 @@ CLIENT_STARVED_BUSY_PCT = 90.0  # a worker thread runnable (on CPU or queued) th
 CLIENT_STARVED_QUEUED = 0.3  # ... and queued for a CPU this share of that time
 CONNECT_SHARE = 0.3  # share of client time spent connecting
 HOST_SATURATED_PCT = 90.0
-MAJOR_SHARE = 0.5  # of the host's busy CPU
 LOCK_DOMINANT = 0.5  # of active backend-samples
 LOCK_NOTABLE = 0.3
 IO_DOMINANT = 0.4
@@ -171,6 +170,7 @@ def rule_io(ev: Evidence) -> Finding | None:
 
 
 def rule_host_cpu(ev: Evidence) -> Finding | None:
+    """The host's CPU saturated: whoever used most of it is the limit."""
     busy = ev.host_busy_pct
     if busy < HOST_SATURATED_PCT:
         return None
@@ -189,15 +189,19 @@ def rule_host_cpu(ev: Evidence) -> Finding | None:
     numbers = {"host_busy_pct": round(busy, 1), "server_cpu_cores": round(ev.server_cores, 3),
                "client_process_cpu_cores": round(ev.process_cores, 3),
                "other_cpu_cores": round(ev.other_cores, 3)}  # fmt: skip
-    if ev.server_local and ev.server_cores >= MAJOR_SHARE * cores:
+    # The biggest user of the busy CPU is the limit (ties go to the server, then the client).
+    users = {
+        "server-cpu": ev.server_cores if ev.server_local else -1.0,
+        "client-cpu": ev.process_cores,
+        "host-contention": ev.other_cores,
+    }
+    verdict = max(users, key=lambda name: users[name])
+    if verdict == "server-cpu":
         return Finding("server-cpu", "server CPU", parts + _cpu_waits(ev), numbers)
-    if ev.process_cores >= max(ev.server_cores, ev.other_cores):
-        return Finding(
-            "client-cpu", "the load generator (host CPU shared, client largest)", parts, numbers
-        )
-    if ev.other_cores >= max(ev.server_cores, ev.process_cores):
-        return Finding("host-contention", "other processes on the host", parts, numbers)
-    return Finding("server-cpu", "server CPU", parts + _cpu_waits(ev), numbers)
+    if verdict == "client-cpu":
+        summary = "the load generator (host CPU shared, client largest)"
+        return Finding("client-cpu", summary, parts, numbers)
+    return Finding("host-contention", "other processes on the host", parts, numbers)
 
 
 def _cpu_waits(ev: Evidence) -> str:

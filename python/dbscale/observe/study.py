@@ -6,12 +6,14 @@ in the record instead.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 from dbscale import __version__
 from dbscale.config import RunConfig
+from dbscale.native import load_core
 from dbscale.observe.host import client_host_facts, short_facts, write_host_file
 from dbscale.observe.observer import ObserveOptions, RunObserver
 from dbscale.targets.url import redact_url
@@ -24,31 +26,48 @@ class Notes(Protocol):
 
 
 class RunWatch:
-    """One run's observation, started on construction."""
+    """One run's observation, started on construction. If observing cannot even start, the
+    run goes on and its record says why."""
 
     def __init__(self, study: StudyObserver, config: RunConfig) -> None:
         self._study = study
-        self._observer = RunObserver(config, host=study.host, options=study.options)
-        self._observer.start()
+        self._observer: RunObserver | None = None
+        self._failure: str | None = None
+        try:
+            self._observer = RunObserver(config, host=study.host, options=study.options)
+            self._observer.start()
+        except Exception as exc:
+            self._fail(exc)
+
+    def _fail(self, exc: Exception) -> None:
+        self._failure = f"observation failed: {type(exc).__name__}: {exc}"
+        if self._observer is not None:
+            self._observer.close()
+            self._observer = None
 
     def update(self, intervals: Sequence[Mapping[str, Any]], notes: Notes) -> None:
         """Each poll's intervals; shows any live warning (client saturated) once."""
+        if self._observer is None:
+            return
         self._observer.intervals(intervals)
         for message in self._observer.take_notes():
             notes.note(message)
 
     def finish(self, native: Mapping[str, Any]) -> dict[str, Any]:
         """The record's `observe` section; a failure here is noted, never fatal to the run."""
-        try:
-            section = self._observer.finish(native)
-            self._study.learn_server(self._observer.config.target.url, section.get("server") or {})
-        except Exception as exc:  # the run's measurement matters more than its context
-            self._observer.close()
-            return {"version": 1, "notes": [f"observation failed: {type(exc).__name__}: {exc}"]}
-        return section
+        if self._observer is not None:
+            observer = self._observer
+            try:
+                section = observer.finish(native)
+                self._study.learn_server(observer.config.target.url, section.get("server") or {})
+                return section
+            except Exception as exc:  # the run's measurement matters more than its context
+                self._fail(exc)
+        return {"version": 1, "notes": [self._failure or "not observed"]}
 
     def close(self) -> None:
-        self._observer.close()
+        if self._observer is not None:
+            self._observer.close()
 
 
 class StudyObserver:
@@ -59,6 +78,8 @@ class StudyObserver:
         self.options = options or ObserveOptions()
         self.host: dict[str, Any] = client_host_facts()
         self.host["dbscale_version"] = __version__
+        with contextlib.suppress(Exception):  # the facts do not need the native module
+            self.host["dbscale_core_version"] = load_core().version()
         self._servers: dict[str, dict[str, Any]] = {}  # by target URL (no password)
 
     def watch(self, config: RunConfig) -> RunWatch:

@@ -13,6 +13,7 @@ points and goes on with the others.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -26,6 +27,7 @@ from dbscale.targets.embedded import default_base_dir
 from dbscale.targets.facts import key_settings, server_settings, wait_accepting, write_target_record
 from dbscale.targets.hooks import HookError, run_hook
 from dbscale.targets.local import LocalInstance, LocalShape, local_dir
+from dbscale.targets.local_postgres import LocalPostgres
 from dbscale.targets.spec import target_info
 from dbscale.targets.url import EMBEDDED, redact_url
 from dbscale.targets.variables import target_variables
@@ -142,7 +144,8 @@ class TargetPool(Mapping[str, OpenTarget]):
                 active.instance = self._local_instance(target)
                 record["local"] = active.instance.start()
                 server = active.instance.server
-                active.opened = OpenTarget(url=server.url, server=server)
+                postgres = server if isinstance(server, LocalPostgres) else None
+                active.opened = OpenTarget(url=active.instance.url, server=postgres)
                 self._note_local(target, record["local"])
             self._hook(active, "ready")
             # Without hooks a target should be up already: one attempt, its error as it is.
@@ -158,8 +161,11 @@ class TargetPool(Mapping[str, OpenTarget]):
                 "settings": settings,
             }
             write_target_record(self.results_dir, target.name, record)
-        except BaseException:
+        except BaseException as exc:
             self._abandon(active, setup_started)
+            record["error"] = exc.message if isinstance(exc, DbscaleError) else repr(exc)
+            with suppress(OSError):
+                write_target_record(self.results_dir, target.name, record)
             raise
         return active
 
@@ -168,13 +174,7 @@ class TargetPool(Mapping[str, OpenTarget]):
         active = self._active.pop(name, None)
         if active is None:
             return
-        if active.instance is not None:
-            active.instance.stop()
-        try:
-            self._hook(active, "teardown")
-        except HookError as exc:
-            self.errors.append(exc)
-            self.note(f"error: {exc.message}")
+        self._stop_and_tear_down(active, teardown=True)
         active.record["left_at"] = iso_utc(utc_now())
         write_target_record(self.results_dir, name, active.record)
 
@@ -182,17 +182,33 @@ class TargetPool(Mapping[str, OpenTarget]):
         for name in list(self._active):
             self.leave(name)
 
+    def final_error(self) -> DbscaleError | None:
+        """What the command should end with: None, the one problem as itself, or a summary."""
+        if not self.errors:
+            return None
+        if len(self.errors) == 1:
+            only = self.errors[0]
+            return only.as_cause() if isinstance(only, TargetFailedError) else only
+        return TargetError(
+            f"{len(self.errors)} target problems: "
+            + "; ".join(e.message.split(":", 1)[0] for e in self.errors),
+            "the messages above (and hooks/*.log in the results directory) say what failed",
+        )
+
     def _abandon(self, active: _Active, setup_started: bool) -> None:
         """After a failed entry: stop what started, and tear down what setup began."""
-        if active.instance is not None:
+        self._stop_and_tear_down(active, teardown=setup_started)
+
+    def _stop_and_tear_down(self, active: _Active, *, teardown: bool) -> None:
+        """Problems here are noted and remembered, never raised: the other targets still
+        have to be left."""
+        steps = [active.instance.stop] if active.instance is not None else []
+        if teardown:
+            steps.append(lambda: self._hook(active, "teardown"))
+        for step in steps:
             try:
-                active.instance.stop()
+                step()
             except DbscaleError as exc:
-                self.note(f"error: {exc.message}")
-        if setup_started:
-            try:
-                self._hook(active, "teardown")
-            except HookError as exc:
                 self.errors.append(exc)
                 self.note(f"error: {exc.message}")
 
@@ -226,6 +242,7 @@ class TargetPool(Mapping[str, OpenTarget]):
             memory_gib=target.memory,
             cpus=local.cpus if local else None,
             settings=dict(local.settings) if local else {},
+            engine=local.engine if local else "postgresql",
         )
         return LocalInstance(base, shape, cgroup_name=target.group or target.name)
 

@@ -1,8 +1,9 @@
-"""Local targets: a PostgreSQL that dbscale starts in a private directory (a `LocalPostgres`),
-shaped like an instance size: confined to `vcpus` CPUs and a memory budget (confinement.py), its
-memory settings sized from that budget. The sizes of one sweep share the directory, so each size
-restarts the same server, with the same data, under a new confinement. The embedded target is the
-simplest case: no limits, started only if it is not already running.
+"""Local targets: a PostgreSQL (a `LocalPostgres`) or MariaDB (a `LocalMariaDB`) server that
+dbscale starts in a private directory, shaped like an instance size: confined to `vcpus` CPUs
+and a memory budget (confinement.py), its memory settings sized from that budget. The sizes of
+one sweep share the directory, so each size restarts the same server, with the same data, under
+a new confinement. The embedded target is the simplest case: no limits, started only if it is
+not already running.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from dbscale.targets.confinement import (
     thread_affinity,
 )
 from dbscale.targets.embedded import ROOT_FALLBACK_DIR, default_base_dir
+from dbscale.targets.local_mariadb import LocalMariaDB
 from dbscale.targets.local_postgres import DEFAULT_SETTINGS, LocalPostgres, SettingValue
 
 MIB = 1024 * 1024
@@ -39,6 +41,7 @@ class LocalShape:
     memory_gib: float | None = None
     cpus: str | None = None  # explicit CPU list instead of the first `vcpus`
     settings: Mapping[str, SettingValue] = field(default_factory=dict)
+    engine: str = "postgresql"  # or "mariadb" (LocalMariaDB)
 
     @property
     def confined(self) -> bool:
@@ -74,22 +77,40 @@ def memory_settings(memory_gib: float, max_connections: int) -> dict[str, Settin
     }
 
 
+def mariadb_memory_settings(memory_gib: float) -> dict[str, SettingValue]:
+    """MariaDB's usual sizing: half the budget for the InnoDB buffer pool (the other half for
+    connections, the log buffer and the page cache)."""
+    return {"innodb_buffer_pool_size": f"{max(int(memory_gib * 1024 * 0.5), 32)}M"}
+
+
 class LocalInstance:
     """One local server in one shape. `start()` returns the evidence of its confinement."""
 
     def __init__(self, base_dir: Path, shape: LocalShape, *, cgroup_name: str) -> None:
         self.shape = shape
-        self.cgroup_name = re.sub(r"[^A-Za-z0-9_.+-]", "-", cgroup_name)
+        # One per process: two studies may use targets of the same name at once.
+        self.cgroup_name = re.sub(r"[^A-Za-z0-9_.+-]", "-", f"{cgroup_name}-{os.getpid()}")
         self.sized_settings: dict[str, SettingValue] = {}
-        if shape.memory_gib is not None:
-            connections = shape.settings.get("max_connections", DEFAULT_SETTINGS["max_connections"])
-            self.sized_settings = memory_settings(shape.memory_gib, int(connections))
-        self.server = LocalPostgres(base_dir, settings={**self.sized_settings, **shape.settings})
+        self.server: LocalPostgres | LocalMariaDB
+        if shape.engine == "mariadb":
+            if shape.memory_gib is not None:
+                self.sized_settings = mariadb_memory_settings(shape.memory_gib)
+            settings = {**self.sized_settings, **shape.settings}
+            self.server = LocalMariaDB(base_dir, settings=settings)
+        else:
+            if shape.memory_gib is not None:
+                default = DEFAULT_SETTINGS["max_connections"]
+                connections = int(shape.settings.get("max_connections", default))
+                self.sized_settings = memory_settings(shape.memory_gib, connections)
+            settings = {**self.sized_settings, **shape.settings}
+            self.server = LocalPostgres(base_dir, settings=settings)
         self._memory: MemoryPlacement | None = None
         self._started = False
 
     @property
     def url(self) -> str:
+        if isinstance(self.server, LocalMariaDB):
+            return self.server.url()
         return self.server.url
 
     def start(self) -> dict[str, Any]:
@@ -99,7 +120,8 @@ class LocalInstance:
             raise LocalServerError(
                 f"the local server in {server.data_dir} is already running, so it cannot be "
                 "started with the target's CPU and memory limits",
-                f"stop it first: pg_ctl -D {server.data_dir} stop (as its owner)",
+                f"stop it first (as its owner): pg_ctl -D {server.data_dir} stop, or for MariaDB "
+                "mariadb-admin --socket=... shutdown",
             )
         cpus: tuple[int, ...] | None = None
         if shape.vcpus is not None:
@@ -154,6 +176,12 @@ class LocalInstance:
         return record
 
     def postmaster_pid(self) -> int:
+        """The server's first process (PostgreSQL's postmaster, or mariadbd)."""
+        if isinstance(self.server, LocalMariaDB):
+            pid = self.server.running_pid()
+            if pid is None:
+                raise LocalServerError(f"no running mariadbd in {self.server.base_dir}")
+            return pid
         try:
             return int((self.server.data_dir / "postmaster.pid").read_text().splitlines()[0])
         except (OSError, IndexError, ValueError):

@@ -179,7 +179,12 @@ class LocalMariaDB:
             shutil.rmtree(self.data_dir)  # a half-made datadir from an interrupted install
         self._write_cnf(self._port or 0)
         self._chown_tree()
-        user = ["--user", self._os_user] if self._os_user else []
+        # As root the server runs as `mysql`; otherwise as us, with our own socket account.
+        user = (
+            ["--user", self._os_user]
+            if self._os_user
+            else [f"--auth-root-socket-user={self._socket_account()}"]
+        )
         self._run(
             [self.binaries.install_db, f"--defaults-file={self.cnf_file}", *user,
              f"--datadir={self.data_dir}", "--auth-root-authentication-method=socket",

@@ -112,7 +112,7 @@ class LocalSettings(_Strict):
     after the target's group), postgresql.conf settings, and which CPUs (default: the first
     `vcpus` of those dbscale may use)."""
 
-    engine: Literal["postgresql"] = "postgresql"
+    engine: Literal["postgresql", "mariadb"] = "postgresql"
     dir: str | None = None
     settings: dict[str, SettingValue] = Field(default_factory=dict)
     cpus: str | None = Field(default=None, pattern=r"^\d+(-\d+)?(,\d+(-\d+)?)*$")

@@ -1,0 +1,52 @@
+"""The observer's own lifecycle, without a benchmark: an unreachable server is noted, resources
+are still sampled, and a failing observer never takes the run's record with it."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from dbscale.config import RunConfig, TargetConfig, WorkloadConfig
+from dbscale.observe.observer import ObserveOptions, RunObserver
+from dbscale.observe.study import StudyObserver
+
+UNREACHABLE = RunConfig(
+    target=TargetConfig(url="postgresql://postgres@127.0.0.1:1/nowhere"),
+    workload=WorkloadConfig(name="tpcb"),
+)
+FAST = ObserveOptions(resource_interval_s=0.25, wait_interval_s=0.1)
+
+
+def test_unreachable_server_is_noted_and_resources_still_sampled(core: ModuleType) -> None:
+    observer = RunObserver(UNREACHABLE, options=FAST)
+    observer.start()
+    time.sleep(0.3)
+    observer.intervals([{"t_s": 0.25}])
+    time.sleep(1.0)
+    section = observer.finish({"duration_s": 1.0, "tps": 0.0, "clients": 1})
+    assert any("no server statistics" in note for note in section["notes"])
+    assert section["server"] == {"dialect": "postgresql", "local": False, "pid": None}
+    assert section["waits"] is None
+    assert len(section["resources"]["rows"]) >= 2
+    assert "host_idle_pct" in section["resources"]["mean"]
+    assert section["limited_by"]["verdict"] in ("unknown", "host-contention", "concurrency")
+    observer.close()  # idempotent
+
+
+def test_a_failing_observer_leaves_a_note(
+    core: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    study = StudyObserver(tmp_path, options=FAST)
+    watch = study.watch(UNREACHABLE)
+
+    def broken(self: RunObserver, native: object) -> dict[str, object]:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(RunObserver, "finish", broken)
+    section = watch.finish({"duration_s": 1.0})
+    assert section == {"version": 1, "notes": ["observation failed: RuntimeError: boom"]}
+    watch.close()
+    assert study.summary_extra()["host"]["logical_cpus"] >= 1
