@@ -65,8 +65,8 @@ test-python: $(STAMP) system-deps ## Only the Python tests (servers started and 
 lint: $(STAMP) ## cargo fmt --check, clippy -D warnings, ruff check + format --check, mypy
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
-	$(VENV)/bin/ruff check python tests scripts
-	$(VENV)/bin/ruff format --check python tests scripts
+	$(VENV)/bin/ruff check python tests scripts bench
+	$(VENV)/bin/ruff format --check python tests scripts bench
 	$(VENV)/bin/mypy python/dbscale
 
 fmt: $(STAMP) ## Format Rust and Python code in place

@@ -65,8 +65,19 @@ def pgbench(args: argparse.Namespace, workload: str) -> Sample:
     flag = {"tpcb": [], "tpcb-select-only": ["-S"]}[workload]
     # Without -n: both tools vacuum branches and tellers and truncate history before each run,
     # so every run starts from the same state instead of an ever longer history table.
-    cmd = ["pgbench", *flag, "-M", args.protocol, "-c", str(args.clients),
-           "-j", str(args.threads), "-T", str(args.duration), args.url]
+    cmd = [
+        "pgbench",
+        *flag,
+        "-M",
+        args.protocol,
+        "-c",
+        str(args.clients),
+        "-j",
+        str(args.threads),
+        "-T",
+        str(args.duration),
+        args.url,
+    ]
     out, cpu = timed(cmd)
     tps = float(re.search(r"tps = ([\d.]+) \(without initial", out).group(1))
     txns = int(re.search(r"number of transactions actually processed: (\d+)", out).group(1))
@@ -75,14 +86,29 @@ def pgbench(args: argparse.Namespace, workload: str) -> Sample:
 
 def dbscale(args: argparse.Namespace, workload: str, out_dir: Path) -> Sample:
     run_dir = out_dir / f"run{len(list(out_dir.iterdir()))}"
-    cmd = [*DBSCALE, "run", workload, "--target", args.url, "--clients", str(args.clients),
-           "--threads", str(args.threads), "--duration", f"{args.duration}s",
-           "--protocol", args.protocol, "--out", str(run_dir)]
+    cmd = [
+        *DBSCALE,
+        "run",
+        workload,
+        "--target",
+        args.url,
+        "--clients",
+        str(args.clients),
+        "--threads",
+        str(args.threads),
+        "--duration",
+        f"{args.duration}s",
+        "--protocol",
+        args.protocol,
+        "--out",
+        str(run_dir),
+    ]
     _, cpu = timed(cmd, env={**os.environ, "NO_COLOR": "1"})
     lines = (run_dir / "runs.jsonl").read_text().splitlines()
     run = json.loads(lines[-1])
-    return Sample("dbscale", workload, run["tps"], run["transactions"], cpu,
-                  run["client_cpu_s"]["total"])
+    return Sample(
+        "dbscale", workload, run["tps"], run["transactions"], cpu, run["client_cpu_s"]["total"]
+    )
 
 
 def main() -> None:
@@ -100,8 +126,10 @@ def main() -> None:
     if not shutil.which("pgbench"):
         sys.exit("error: pgbench is not installed\nhint: apt-get install postgresql-client")
     if not args.skip_load:
-        subprocess.run([*DBSCALE, "prepare", "tpcb", "--target", args.url,
-                        "--set", f"scale={args.scale}"], check=True)
+        subprocess.run(
+            [*DBSCALE, "prepare", "tpcb", "--target", args.url, "--set", f"scale={args.scale}"],
+            check=True,
+        )
     samples: list[Sample] = []
     with tempfile.TemporaryDirectory(prefix="dbscale-bench-") as tmp:
         for workload in args.workloads.split(","):
@@ -115,27 +143,48 @@ def main() -> None:
                     s = tool(args, workload) if tool is pgbench else tool(args, workload, Path(tmp))
                     samples.append(s)
                     extra = f" (window {s.window_cpu_us_per_txn:.2f})" if s.window_cpu_s else ""
-                    print(f"  {workload:18} {s.tool:8} {s.tps:10.1f} tps  {s.cpu_us_per_txn:7.2f} us CPU/txn{extra}",
-                          flush=True)
+                    print(
+                        f"  {workload:18} {s.tool:8} {s.tps:10.1f} tps  "
+                        f"{s.cpu_us_per_txn:7.2f} us CPU/txn{extra}",
+                        flush=True,
+                    )
     report(samples, args)
 
 
+def spread(values: list[float]) -> str:
+    """Median with the range of the runs, so the noise is visible next to the ratio."""
+    return f"{statistics.median(values):.1f} [{min(values):.1f}-{max(values):.1f}]"
+
+
 def report(samples: list[Sample], args: argparse.Namespace) -> None:
-    print(f"\nscale {args.scale}, {args.clients} clients, {args.threads} threads, "
-          f"{args.duration}s x {args.repeat}, -M {args.protocol}; medians")
-    header = (f"{'workload':18} {'pgbench tps':>12} {'dbscale tps':>12} {'ratio':>6}  "
-              f"{'pgbench us/txn':>14} {'dbscale us/txn':>14} {'ratio':>6}  {'dbscale window':>14} {'ratio':>6}")
-    print(header)
+    print(
+        f"\nscale {args.scale}, {args.clients} clients, {args.threads} threads, "
+        f"{args.duration}s x {args.repeat}, -M {args.protocol}; median [min-max]; "
+        "ratio = dbscale / pgbench of medians"
+    )
     for workload in dict.fromkeys(s.workload for s in samples):
         pg = [s for s in samples if s.workload == workload and s.tool == "pgbench"]
         db = [s for s in samples if s.workload == workload and s.tool == "dbscale"]
-        pg_tps = statistics.median(s.tps for s in pg)
-        db_tps = statistics.median(s.tps for s in db)
-        pg_cpu = statistics.median(s.cpu_us_per_txn for s in pg)
-        db_cpu = statistics.median(s.cpu_us_per_txn for s in db)
-        db_win = statistics.median(s.window_cpu_us_per_txn or 0.0 for s in db)
-        print(f"{workload:18} {pg_tps:12.1f} {db_tps:12.1f} {db_tps / pg_tps:6.2f}  "
-              f"{pg_cpu:14.2f} {db_cpu:14.2f} {db_cpu / pg_cpu:6.2f}  {db_win:14.2f} {db_win / pg_cpu:6.2f}")
+        rows = [
+            ("tps", [s.tps for s in pg], [s.tps for s in db]),
+            (
+                "CPU us/txn (process)",
+                [s.cpu_us_per_txn for s in pg],
+                [s.cpu_us_per_txn for s in db],
+            ),
+            (
+                "CPU us/txn (dbscale window)",
+                [s.cpu_us_per_txn for s in pg],
+                [s.window_cpu_us_per_txn or 0.0 for s in db],
+            ),
+        ]
+        print(f"{workload}:")
+        for name, pg_values, db_values in rows:
+            ratio = statistics.median(db_values) / statistics.median(pg_values)
+            print(
+                f"  {name:28} pgbench {spread(pg_values):>26}  "
+                f"dbscale {spread(db_values):>26}  ratio {ratio:5.2f}"
+            )
 
 
 if __name__ == "__main__":
