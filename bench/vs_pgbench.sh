@@ -6,11 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 url="${DBSCALE_BENCH_PG_URL:-}"
 if [ -z "$url" ]; then
-  env_file=.cache/bench-servers.env
-  trap 'bash scripts/test-servers.sh stop "$env_file" >/dev/null 2>&1 || true' EXIT
-  bash scripts/test-servers.sh start "$env_file"
-  # shellcheck disable=SC1090
-  set -a; . "$env_file"; set +a
+  . bench/servers.bash
+  bench_servers_start
   # Plain TCP for both tools: TLS would measure the cipher, not the client.
   url="${DBSCALE_TEST_PG_URL}?sslmode=disable"
 fi

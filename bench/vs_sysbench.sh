@@ -9,11 +9,8 @@ urls=()
 [ -n "${DBSCALE_BENCH_MYSQL_URL:-}" ] && urls+=(--url "$DBSCALE_BENCH_MYSQL_URL")
 [ -n "${DBSCALE_BENCH_PG_URL:-}" ] && urls+=(--url "$DBSCALE_BENCH_PG_URL")
 if [ ${#urls[@]} -eq 0 ]; then
-  env_file=.cache/bench-servers.env
-  trap 'bash scripts/test-servers.sh stop "$env_file" >/dev/null 2>&1 || true' EXIT
-  DBSCALE_REQUIRE_SERVERS=1 bash scripts/test-servers.sh start "$env_file"
-  # shellcheck disable=SC1090
-  set -a; . "$env_file"; set +a
+  . bench/servers.bash
+  DBSCALE_REQUIRE_SERVERS=1 bench_servers_start
   "$DBSCALE_TEST_PG_BIN/psql" -X -q -h "$DBSCALE_TEST_PG_SOCKET_DIR" -p "$DBSCALE_TEST_PG_PORT" \
     -U postgres -d postgres -c 'CREATE DATABASE sbtest'
   # sbtest exists on the MariaDB; root@127.0.0.1 has no password there.
