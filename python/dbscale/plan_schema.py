@@ -91,7 +91,8 @@ class LoadSettings(_Strict):
     clients: int = Field(default=1, ge=1, le=2**32 - 1)
     threads: int | None = Field(default=None, ge=1, le=2**32 - 1)
     duration: Seconds = 30.0
-    protocol: QueryProtocol = QueryProtocol.SIMPLE
+    # None: the workload family's own default (see `default_protocol`).
+    protocol: QueryProtocol | None = None
     connect: ConnectMode = ConnectMode.PERSISTENT
     rate: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     max_tries: int = Field(default=1, ge=1, le=2**32 - 1)
@@ -179,3 +180,12 @@ class PlanSchema(_Strict):
 
     def targets_or_embedded(self) -> list[TargetEntry]:
         return list(self.targets) or [TargetEntry(name="embedded", url="embedded")]
+
+
+def default_protocol(workload: str) -> QueryProtocol:
+    """What the peer tool does by default: sysbench uses server-side prepared statements, pgbench
+    the simple protocol. Numbers only compare when dbscale does the same."""
+    name = workload.strip().lower()
+    if name.startswith(("sysbench:", "oltp_", "select_random_")):
+        return QueryProtocol.PREPARED
+    return QueryProtocol.SIMPLE

@@ -16,7 +16,13 @@ from typing import Any
 from dbscale.config import RunConfig, TargetConfig, TlsMode, WorkloadConfig, make_run_config
 from dbscale.matrix import format_value
 from dbscale.options import ParamValue
-from dbscale.plan_schema import LoadSettings, PlanSchema, TargetEntry, Transport
+from dbscale.plan_schema import (
+    LoadSettings,
+    PlanSchema,
+    TargetEntry,
+    Transport,
+    default_protocol,
+)
 from dbscale.targets import OpenTarget
 from dbscale.targets.spec import shared_groups
 from dbscale.targets.url import socket_url_for
@@ -78,7 +84,7 @@ class Point:
         return make_run_config(
             target=TargetConfig(url=self.url(opened), tls=load.tls),
             workload=WorkloadConfig(name=self.workload, params=self.params),
-            protocol=load.protocol,
+            protocol=load.protocol or default_protocol(self.workload),
             connect=load.connect,
             clients=load.clients,
             threads=load.threads,
