@@ -186,7 +186,9 @@ def _num(value: Any, digits: int = 1) -> str:
 
 
 def print_comparison(console: Console, comparison: Mapping[str, Any]) -> None:
-    console.print(f"A: {comparison['a']}\nB: {comparison['b']}", highlight=False, soft_wrap=True)
+    console.print(
+        f"A: {comparison['a']}\nB: {comparison['b']}", highlight=False, soft_wrap=True, markup=False
+    )
     table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
     for name in ("point", "metric", "n", "A median", "B median", "change %", "95% CI %",
                  "p (Holm)", "verdict"):  # fmt: skip

@@ -111,8 +111,13 @@ async fn every_protocol_counts_rows_like_sysbench() {
         return;
     };
     let url = fresh_database(&url, "dbscale_driver_protocols").await;
-    for protocol in PROTOCOLS {
-        let mut conn = connect(&url, protocol).await.unwrap();
+    // TLS off: our lean client; `prefer` on a server with TLS: mysql_async.
+    let lean = with_param(&url, "sslmode", "disable");
+    for (url, protocol) in [&url, &lean]
+        .into_iter()
+        .flat_map(|u| PROTOCOLS.map(|p| (u, p)))
+    {
+        let mut conn = connect(url, protocol).await.unwrap();
         conn.batch("DROP TABLE IF EXISTS t; CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20))")
             .await
             .unwrap();
@@ -185,7 +190,14 @@ async fn errors_are_classified_and_reset_rolls_back() {
         return;
     };
     let url = fresh_database(&url, "dbscale_driver_errors").await;
-    let mut conn = connect(&url, QueryProtocol::Prepared).await.unwrap();
+    for url in [url.clone(), with_param(&url, "sslmode", "disable")] {
+        errors_and_reset(&url).await;
+    }
+}
+
+async fn errors_and_reset(url: &str) {
+    let mut conn = connect(url, QueryProtocol::Prepared).await.unwrap();
+    conn.batch("DROP TABLE IF EXISTS t").await.unwrap();
     conn.batch("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20)) ENGINE=InnoDB")
         .await
         .unwrap();
@@ -318,5 +330,35 @@ async fn tls_modes() {
         unknown_ca.connect,
         Some(ConnectFailure::Tls),
         "{unknown_ca}"
+    );
+}
+
+#[tokio::test]
+async fn lean_client_authenticates_with_a_password() {
+    let Some(url) = test_env("DBSCALE_TEST_MYSQL_PASSWORD_URL") else {
+        return;
+    };
+    let plain = with_param(&url, "sslmode", "disable");
+    let mut conn = connect(&plain, QueryProtocol::Prepared).await.unwrap();
+    assert!(!conn.is_tls());
+    assert!(conn
+        .server_version()
+        .chars()
+        .next()
+        .unwrap()
+        .is_ascii_digit());
+    assert_eq!(
+        conn.query("SELECT CURRENT_USER()").await.unwrap()[0][0]
+            .as_deref()
+            .map(|u| u.starts_with("dbscale@")),
+        Some(true)
+    );
+    conn.close().await;
+    let mut wrong = url::Url::parse(&plain).unwrap();
+    wrong.set_password(Some("wrong-password")).unwrap();
+    let failure = connect(wrong.as_str(), QueryProtocol::Simple).await.err();
+    assert_eq!(
+        failure.and_then(|e| e.connect),
+        Some(ConnectFailure::Authentication)
     );
 }

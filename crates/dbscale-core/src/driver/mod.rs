@@ -6,6 +6,7 @@ pub mod error;
 pub mod mysql;
 pub mod postgres;
 pub mod statement;
+mod transport;
 
 pub use error::{ConnectFailure, DbError, ErrorClass};
 pub use statement::{Param, QueryOutcome, Rows, Statement};

@@ -16,19 +16,7 @@ pub fn query_error(error: Error) -> DbError {
 /// An error while connecting, with the failure that picks the user's hint.
 pub fn connect_error(error: Error) -> DbError {
     match error {
-        Error::Server(e) => {
-            let failure = match e.code {
-                // Bad password or user, no grant for the database or this host.
-                1045 | 1044 | 1130 | 1698 => ConnectFailure::Authentication,
-                1049 => ConnectFailure::DatabaseMissing,
-                // Too many connections, shutting down, per-user limit, host blocked.
-                1040 | 1053 | 1203 | 1226 | 1129 => ConnectFailure::Unavailable,
-                // MySQL 3159: the server requires a secure transport.
-                3159 => ConnectFailure::Tls,
-                _ => ConnectFailure::Protocol,
-            };
-            DbError::mysql_connect(failure, e.code, e.message)
-        }
+        Error::Server(e) => DbError::mysql_connect(connect_failure(e.code), e.code, e.message),
         Error::Io(IoError::Tls(e)) => DbError::connect(ConnectFailure::Tls, e.to_string()),
         Error::Io(IoError::Io(e)) => {
             let tls = e
@@ -52,6 +40,20 @@ pub fn connect_error(error: Error) -> DbError {
         ) => DbError::connect(ConnectFailure::Authentication, e.to_string()),
         Error::Url(e) => DbError::invalid_target(e.to_string()),
         other => DbError::connect(ConnectFailure::Protocol, other.to_string()),
+    }
+}
+
+/// What a server error number at connect time means for the user.
+pub fn connect_failure(code: u16) -> ConnectFailure {
+    match code {
+        // Bad password or user, no grant for the database or this host.
+        1045 | 1044 | 1130 | 1698 => ConnectFailure::Authentication,
+        1049 => ConnectFailure::DatabaseMissing,
+        // Too many connections, shutting down, per-user limit, host blocked.
+        1040 | 1053 | 1203 | 1226 | 1129 => ConnectFailure::Unavailable,
+        // MySQL 3159: the server requires a secure transport.
+        3159 => ConnectFailure::Tls,
+        _ => ConnectFailure::Protocol,
     }
 }
 

@@ -1,11 +1,17 @@
-//! MySQL and MariaDB driver on mysql_async (rustls for TLS, no OpenSSL): URL parsing and TLS
+//! MySQL and MariaDB driver: our own lean client for plain TCP, mysql_async (rustls, no OpenSSL)
+//! for TLS, Unix sockets and other authentication: URL parsing and TLS
 //! modes ([`MySqlConfig`]), sessions with the same API as the PostgreSQL driver
 //! ([`MySqlConnection`]), error numbers mapped to the engine's error classes.
 
+mod auth;
+mod binary;
 mod config;
 mod connection;
 mod errors;
+mod library;
 mod literal;
+mod session;
+mod wire;
 
 pub use config::MySqlConfig;
 pub use connection::MySqlConnection;

@@ -8,8 +8,8 @@ use crate::driver::{DbError, Param, QueryOutcome, QueryProtocol, Rows, Statement
 use super::backend::ReadBuffer;
 use super::config::PgConfig;
 use super::sql_template::SqlTemplate;
-use super::transport::Transport;
 use super::{frontend, startup};
+use crate::driver::transport::Transport;
 
 /// Where the session stands between requests; lets a dropped (cancelled) request be recovered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

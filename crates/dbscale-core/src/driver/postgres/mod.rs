@@ -20,7 +20,6 @@ mod response;
 mod sql_template;
 mod startup;
 mod tls;
-mod transport;
 mod values;
 
 pub use config::{PgConfig, PgHost};

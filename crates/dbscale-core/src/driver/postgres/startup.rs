@@ -7,8 +7,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpStream, UnixStream};
 
 use super::config::{PgConfig, PgHost};
-use super::transport::Transport;
 use super::{frontend, tls};
+use crate::driver::transport::Transport;
 use crate::driver::{ConnectFailure, DbError, TlsMode};
 
 /// Connects the socket and, where the mode asks for it, negotiates TLS.

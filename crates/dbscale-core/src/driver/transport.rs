@@ -16,7 +16,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_rustls::client::TlsStream;
 
 /// A connected, non-blocking socket.
-pub(super) enum PlainSocket {
+pub(crate) enum PlainSocket {
     Tcp(std::net::TcpStream),
     Unix(UnixStream),
 }
@@ -46,18 +46,18 @@ impl PlainSocket {
     }
 }
 
-pub(super) enum Transport {
+pub(crate) enum Transport {
     Plain(AsyncFd<PlainSocket>),
     Tls(Box<TlsStream<tokio::net::TcpStream>>),
 }
 
 impl Transport {
     /// Takes over a tokio TCP stream (already connected, `TCP_NODELAY` set).
-    pub(super) fn tcp(stream: tokio::net::TcpStream) -> io::Result<Transport> {
+    pub(crate) fn tcp(stream: tokio::net::TcpStream) -> io::Result<Transport> {
         Transport::plain(PlainSocket::Tcp(stream.into_std()?))
     }
 
-    pub(super) fn unix(stream: tokio::net::UnixStream) -> io::Result<Transport> {
+    pub(crate) fn unix(stream: tokio::net::UnixStream) -> io::Result<Transport> {
         Transport::plain(PlainSocket::Unix(stream.into_std()?))
     }
 
@@ -68,12 +68,12 @@ impl Transport {
         Ok(Transport::Plain(fd))
     }
 
-    pub(super) fn is_tls(&self) -> bool {
+    pub(crate) fn is_tls(&self) -> bool {
         matches!(self, Transport::Tls(_))
     }
 
     /// Writes all of `buf`; small requests leave in exactly one `write` syscall.
-    pub(super) async fn write_all(&mut self, mut buf: &[u8]) -> io::Result<()> {
+    pub(crate) async fn write_all(&mut self, mut buf: &[u8]) -> io::Result<()> {
         let fd = match self {
             Transport::Plain(fd) => fd,
             Transport::Tls(stream) => {
@@ -104,7 +104,7 @@ impl Transport {
     }
 
     /// Reads what is available into `dst` (at least one byte unless EOF, then 0).
-    pub(super) async fn read(&mut self, dst: &mut [u8]) -> io::Result<usize> {
+    pub(crate) async fn read(&mut self, dst: &mut [u8]) -> io::Result<usize> {
         let fd = match self {
             Transport::Plain(fd) => fd,
             Transport::Tls(stream) => return stream.read(dst).await,
@@ -127,7 +127,7 @@ impl Transport {
     }
 
     /// Ends a TLS session cleanly (close_notify); plain sockets just close on drop.
-    pub(super) async fn shutdown(&mut self) {
+    pub(crate) async fn shutdown(&mut self) {
         if let Transport::Tls(stream) = self {
             let _ = stream.shutdown().await;
         }

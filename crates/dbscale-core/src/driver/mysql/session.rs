@@ -1,0 +1,634 @@
+//! [`LeanConnection`]: our own MySQL client protocol session over plain TCP, on the same
+//! transport as the PostgreSQL client: one reused buffer and one write per request, packets
+//! framed in place, rows counted without being decoded. In steady state an `execute` allocates
+//! nothing. Under `prepared`/`extended` statements are prepared once per connection
+//! (COM_STMT_PREPARE) and run with COM_STMT_EXECUTE; under `simple` they go as COM_QUERY text with
+//! the literals inlined.
+
+use super::auth;
+use super::binary::{self, Column};
+use super::config::MySqlConfig;
+use super::errors::connect_failure;
+use super::literal::TextTemplate;
+use super::wire::{self, PacketBuffer, Reader, ERR, MORE_RESULTS, OK};
+use crate::driver::transport::Transport;
+use crate::driver::{ConnectFailure, DbError, Param, QueryOutcome, QueryProtocol, Rows, Statement};
+
+const CLIENT_LONG_PASSWORD: u32 = 0x1;
+const CLIENT_LONG_FLAG: u32 = 0x4;
+const CLIENT_CONNECT_WITH_DB: u32 = 0x8;
+const CLIENT_PROTOCOL_41: u32 = 0x200;
+const CLIENT_SSL: u32 = 0x800;
+const CLIENT_TRANSACTIONS: u32 = 0x2000;
+const CLIENT_SECURE_CONNECTION: u32 = 0x8000;
+const CLIENT_MULTI_STATEMENTS: u32 = 0x1_0000;
+const CLIENT_MULTI_RESULTS: u32 = 0x2_0000;
+const CLIENT_PS_MULTI_RESULTS: u32 = 0x4_0000;
+const CLIENT_PLUGIN_AUTH: u32 = 0x8_0000;
+const CLIENT_PLUGIN_AUTH_LENENC: u32 = 0x20_0000;
+const CLIENT_DEPRECATE_EOF: u32 = 0x100_0000;
+const WANTED: u32 = CLIENT_LONG_PASSWORD
+    | CLIENT_LONG_FLAG
+    | CLIENT_PROTOCOL_41
+    | CLIENT_TRANSACTIONS
+    | CLIENT_SECURE_CONNECTION
+    | CLIENT_MULTI_STATEMENTS
+    | CLIENT_MULTI_RESULTS
+    | CLIENT_PS_MULTI_RESULTS
+    | CLIENT_PLUGIN_AUTH
+    | CLIENT_PLUGIN_AUTH_LENENC
+    | CLIENT_DEPRECATE_EOF;
+/// utf8mb4_general_ci, as mysql_async asks for.
+const UTF8MB4: u8 = 45;
+
+const COM_QUIT: u8 = 0x01;
+const COM_QUERY: u8 = 0x03;
+const COM_STMT_PREPARE: u8 = 0x16;
+const COM_STMT_EXECUTE: u8 = 0x17;
+const COM_STMT_CLOSE: u8 = 0x19;
+
+const TYPE_DOUBLE: u8 = 0x05;
+const TYPE_NULL: u8 = 0x06;
+const TYPE_LONGLONG: u8 = 0x08;
+const TYPE_VAR_STRING: u8 = 0xFD;
+
+/// ER_UNSUPPORTED_PS: the statement cannot be prepared; it runs as text instead.
+const UNSUPPORTED_PS: u16 = 1295;
+
+/// Why the lean client handed a connection back: the library does these.
+#[derive(Debug)]
+pub(super) enum Unsupported {
+    /// The server offers TLS and the mode prefers it.
+    TlsOffered,
+    /// An authentication plugin or step the lean client does not speak.
+    Auth,
+}
+
+/// A statement as this connection runs it.
+enum Prepared {
+    /// Prepared on the server: its id and parameter count.
+    Server {
+        id: u32,
+        params: usize,
+    },
+    Text(TextTemplate),
+}
+
+pub(super) struct LeanConnection {
+    transport: Transport,
+    reader: PacketBuffer,
+    wbuf: Vec<u8>,
+    text: String,
+    protocol: QueryProtocol,
+    statements: Vec<Prepared>,
+    capabilities: u32,
+    /// A request went out and its response was not read to the end (a cancelled call).
+    broken: bool,
+    pub(super) version: String,
+}
+
+impl LeanConnection {
+    /// Connects over TCP and authenticates. `Ok(Err(_))` asks the caller to use the library.
+    pub(super) async fn connect(
+        config: &MySqlConfig,
+        protocol: QueryProtocol,
+        allow_tls_offer: bool,
+    ) -> Result<Result<LeanConnection, Unsupported>, DbError> {
+        let host = config.plain.ip_or_hostname().to_string();
+        let port = config.plain.tcp_port();
+        let tcp = tokio::net::TcpStream::connect((host.as_str(), port))
+            .await
+            .map_err(|e| unreachable(format!("connection to {host}:{port} failed: {e}")))?;
+        tcp.set_nodelay(true)
+            .map_err(|e| unreachable(format!("cannot set TCP_NODELAY: {e}")))?;
+        let transport = Transport::tcp(tcp).map_err(|e| unreachable(e.to_string()))?;
+        let mut conn = LeanConnection {
+            transport,
+            reader: PacketBuffer::new(),
+            wbuf: Vec::with_capacity(4096),
+            text: String::new(),
+            protocol,
+            statements: Vec::new(),
+            capabilities: 0,
+            broken: false,
+            version: String::new(),
+        };
+        match conn.handshake(config, allow_tls_offer).await {
+            Ok(Ok(())) => {
+                conn.broken = false;
+                Ok(Ok(conn))
+            }
+            Ok(Err(why)) => Ok(Err(why)),
+            Err(e) if e.connect.is_some() => Err(e),
+            Err(e) => Err(DbError::connect(ConnectFailure::Protocol, e.to_string())),
+        }
+    }
+
+    async fn handshake(
+        &mut self,
+        config: &MySqlConfig,
+        allow_tls_offer: bool,
+    ) -> Result<Result<(), Unsupported>, DbError> {
+        let (seq, greeting) = self.read_packet().await?;
+        let mut r = Reader::new(&greeting);
+        match r.u8() {
+            10 => {}
+            ERR => {
+                let (code, message) = wire::err_parts(&greeting);
+                return Err(DbError::mysql_connect(connect_failure(code), code, message));
+            }
+            v => return Err(protocol_error(format!("handshake protocol {v} is not 10"))),
+        }
+        let version = String::from_utf8_lossy(r.nul_str()).into_owned();
+        // MariaDB prefixes its version with "5.5.5-" for old clients.
+        self.version = version
+            .strip_prefix("5.5.5-")
+            .unwrap_or(&version)
+            .to_string();
+        r.take(4); // connection id
+        let mut nonce = r.take(8).to_vec();
+        r.take(1);
+        let mut server_caps = r.uint(2) as u32;
+        r.take(3); // character set, status
+        server_caps |= (r.uint(2) as u32) << 16;
+        let nonce_len = usize::from(r.u8());
+        r.take(10);
+        let rest = r.take(nonce_len.saturating_sub(8).max(13));
+        nonce.extend_from_slice(rest.strip_suffix(&[0]).unwrap_or(rest));
+        let plugin = String::from_utf8_lossy(r.nul_str()).into_owned();
+        if server_caps & CLIENT_SSL != 0 && !allow_tls_offer {
+            return Ok(Err(Unsupported::TlsOffered));
+        }
+        if server_caps & CLIENT_PROTOCOL_41 == 0 {
+            return Err(protocol_error(
+                "the server does not speak protocol 4.1".into(),
+            ));
+        }
+        let password = config.plain.pass().unwrap_or("").as_bytes();
+        let plugin = if auth::scramble(&plugin, password, &nonce).is_some() {
+            plugin
+        } else {
+            auth::NATIVE.to_string()
+        };
+        let response = auth::scramble(&plugin, password, &nonce).unwrap_or_default();
+        let mut caps = WANTED & server_caps;
+        if config.dbname().is_some() {
+            caps |= CLIENT_CONNECT_WITH_DB;
+        }
+        self.capabilities = caps;
+        self.wbuf.clear();
+        let at = wire::start_packet(&mut self.wbuf, seq.wrapping_add(1));
+        let out = &mut self.wbuf;
+        out.extend_from_slice(&caps.to_le_bytes());
+        out.extend_from_slice(&(wire::MAX_PAYLOAD as u32).to_le_bytes());
+        out.push(UTF8MB4);
+        out.extend_from_slice(&[0; 23]);
+        out.extend_from_slice(config.user().as_bytes());
+        out.push(0);
+        if caps & CLIENT_PLUGIN_AUTH_LENENC != 0 {
+            wire::put_lenenc_bytes(out, &response);
+        } else {
+            out.push(response.len() as u8);
+            out.extend_from_slice(&response);
+        }
+        if let Some(db) = config.dbname() {
+            out.extend_from_slice(db.as_bytes());
+            out.push(0);
+        }
+        out.extend_from_slice(plugin.as_bytes());
+        out.push(0);
+        wire::finish_packet(&mut self.wbuf, at)?;
+        self.send().await?;
+        self.authenticate(password, plugin).await
+    }
+
+    /// Reads the server's verdict, answering auth switches and the caching_sha2 fast path.
+    async fn authenticate(
+        &mut self,
+        password: &[u8],
+        mut plugin: String,
+    ) -> Result<Result<(), Unsupported>, DbError> {
+        loop {
+            let (seq, payload) = self.read_packet().await?;
+            match payload.first().copied() {
+                Some(OK) => return Ok(Ok(())),
+                Some(ERR) => {
+                    let (code, message) = wire::err_parts(&payload);
+                    return Err(DbError::mysql_connect(connect_failure(code), code, message));
+                }
+                Some(wire::EOF) => {
+                    let mut r = Reader::new(&payload[1..]);
+                    plugin = String::from_utf8_lossy(r.nul_str()).into_owned();
+                    let nonce = r.bytes.strip_suffix(&[0]).unwrap_or(r.bytes).to_vec();
+                    let Some(response) = auth::scramble(&plugin, password, &nonce) else {
+                        return Ok(Err(Unsupported::Auth));
+                    };
+                    self.wbuf.clear();
+                    let at = wire::start_packet(&mut self.wbuf, seq.wrapping_add(1));
+                    self.wbuf.extend_from_slice(&response);
+                    wire::finish_packet(&mut self.wbuf, at)?;
+                    self.send().await?;
+                }
+                // caching_sha2_password: 3 = fast auth succeeded (an OK follows); 4 = the
+                // server wants the password in full, which needs TLS or RSA: the library's job.
+                Some(0x01) if plugin == auth::CACHING_SHA2 && payload.get(1) == Some(&3) => {}
+                _ => return Ok(Err(Unsupported::Auth)),
+            }
+        }
+    }
+
+    pub(super) async fn prepare(&mut self, statements: &[Statement]) -> Result<(), DbError> {
+        self.check_usable()?;
+        let old: Vec<u32> = self
+            .statements
+            .drain(..)
+            .filter_map(|p| match p {
+                Prepared::Server { id, .. } => Some(id),
+                Prepared::Text(_) => None,
+            })
+            .collect();
+        if !old.is_empty() {
+            // COM_STMT_CLOSE has no response: all of them leave in one write.
+            self.wbuf.clear();
+            for id in old {
+                let at = wire::start_packet(&mut self.wbuf, 0);
+                self.wbuf.push(COM_STMT_CLOSE);
+                self.wbuf.extend_from_slice(&id.to_le_bytes());
+                wire::finish_packet(&mut self.wbuf, at)?;
+            }
+            self.send().await?;
+        }
+        for statement in statements {
+            let prepared = match self.protocol {
+                QueryProtocol::Simple => Prepared::Text(TextTemplate::parse(&statement.sql)),
+                QueryProtocol::Extended | QueryProtocol::Prepared => {
+                    match self.prepare_one(&statement.sql).await {
+                        Ok(prepared) => prepared,
+                        Err(e) if e.code == Some(UNSUPPORTED_PS.to_string()) => {
+                            Prepared::Text(TextTemplate::parse(&statement.sql))
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
+            };
+            self.statements.push(prepared);
+        }
+        Ok(())
+    }
+
+    async fn prepare_one(&mut self, sql: &str) -> Result<Prepared, DbError> {
+        self.command(COM_STMT_PREPARE, sql.as_bytes())?;
+        self.send().await?;
+        let (_, payload) = self.read_packet().await?;
+        if payload.first() == Some(&ERR) {
+            self.broken = false;
+            return Err(wire::err_packet(&payload));
+        }
+        let mut r = Reader::new(&payload);
+        r.u8();
+        let id = r.uint(4) as u32;
+        let columns = r.uint(2) as usize;
+        let params = r.uint(2) as usize;
+        for count in [params, columns] {
+            if count > 0 {
+                for _ in 0..count {
+                    self.read_packet().await?;
+                }
+                if !self.deprecate_eof() {
+                    self.read_packet().await?;
+                }
+            }
+        }
+        self.broken = false;
+        Ok(Prepared::Server { id, params })
+    }
+
+    #[inline]
+    pub(super) async fn execute(
+        &mut self,
+        index: usize,
+        params: &[Param<'_>],
+    ) -> Result<QueryOutcome, DbError> {
+        self.send_statement(index, params).await?;
+        self.read_response(None).await
+    }
+
+    pub(super) async fn fetch(
+        &mut self,
+        index: usize,
+        params: &[Param<'_>],
+    ) -> Result<Rows, DbError> {
+        self.send_statement(index, params).await?;
+        let mut rows = Rows::new();
+        self.read_response(Some(&mut rows)).await?;
+        Ok(rows)
+    }
+
+    pub(super) async fn batch(&mut self, sql: &str) -> Result<QueryOutcome, DbError> {
+        self.check_usable()?;
+        self.command(COM_QUERY, sql.as_bytes())?;
+        self.send().await?;
+        self.read_response(None).await
+    }
+
+    pub(super) async fn query(&mut self, sql: &str) -> Result<Rows, DbError> {
+        self.check_usable()?;
+        self.command(COM_QUERY, sql.as_bytes())?;
+        self.send().await?;
+        let mut rows = Rows::new();
+        self.read_response(Some(&mut rows)).await?;
+        Ok(rows)
+    }
+
+    pub(super) async fn reset(&mut self) -> Result<(), DbError> {
+        self.batch("ROLLBACK").await.map(|_| ())
+    }
+
+    pub(super) async fn close(mut self) {
+        if !self.broken {
+            self.wbuf.clear();
+            let _ = self.command(COM_QUIT, &[]);
+            let _ = self.transport.write_all(&self.wbuf).await;
+        }
+    }
+
+    fn deprecate_eof(&self) -> bool {
+        self.capabilities & CLIENT_DEPRECATE_EOF != 0
+    }
+
+    fn check_usable(&self) -> Result<(), DbError> {
+        if self.broken {
+            return Err(DbError::connection_lost(
+                "the connection was left mid-response by a cancelled request",
+            ));
+        }
+        Ok(())
+    }
+
+    /// One command packet (sequence 0) in the request buffer.
+    fn command(&mut self, command: u8, body: &[u8]) -> Result<(), DbError> {
+        self.wbuf.clear();
+        let at = wire::start_packet(&mut self.wbuf, 0);
+        self.wbuf.push(command);
+        self.wbuf.extend_from_slice(body);
+        wire::finish_packet(&mut self.wbuf, at)
+    }
+
+    async fn send_statement(&mut self, index: usize, params: &[Param<'_>]) -> Result<(), DbError> {
+        self.check_usable()?;
+        let Self {
+            statements,
+            wbuf,
+            text,
+            ..
+        } = self;
+        let Some(statement) = statements.get(index) else {
+            return Err(DbError::mysql(
+                1243,
+                format!("statement {index} was not prepared on this connection"),
+            ));
+        };
+        wbuf.clear();
+        let at = wire::start_packet(wbuf, 0);
+        match statement {
+            Prepared::Text(template) => {
+                template.render(params, text)?;
+                wbuf.push(COM_QUERY);
+                wbuf.extend_from_slice(text.as_bytes());
+            }
+            Prepared::Server { id, params: count } => {
+                if params.len() != *count {
+                    return Err(DbError::mysql(
+                        1210,
+                        format!(
+                            "{} parameters given, the statement takes {count}",
+                            params.len()
+                        ),
+                    ));
+                }
+                encode_execute(wbuf, *id, params);
+            }
+        }
+        wire::finish_packet(wbuf, at)?;
+        self.send().await
+    }
+
+    async fn send(&mut self) -> Result<(), DbError> {
+        self.broken = true;
+        self.transport
+            .write_all(&self.wbuf)
+            .await
+            .map_err(|e| DbError::connection_lost(format!("sending to the server failed: {e}")))
+    }
+
+    /// Reads one packet into a fresh vector (handshake and prepare only: not the hot path).
+    async fn read_packet(&mut self) -> Result<(u8, Vec<u8>), DbError> {
+        loop {
+            if let Some(packet) = self.reader.next_packet() {
+                return Ok((packet.seq, self.reader.payload(&packet).to_vec()));
+            }
+            self.fill().await?;
+        }
+    }
+
+    async fn fill(&mut self) -> Result<(), DbError> {
+        let n = self
+            .transport
+            .read(self.reader.spare())
+            .await
+            .map_err(|e| {
+                DbError::connection_lost(format!("reading from the server failed: {e}"))
+            })?;
+        if n == 0 {
+            return Err(DbError::connection_lost("the server closed the connection"));
+        }
+        self.reader.filled(n);
+        Ok(())
+    }
+
+    /// Reads every result of the request to its end, counting; rows are decoded only into `rows`
+    /// (the first result set's, as text).
+    async fn read_response(
+        &mut self,
+        mut rows: Option<&mut Rows>,
+    ) -> Result<QueryOutcome, DbError> {
+        let mut outcome = QueryOutcome::default();
+        let mut error = None;
+        let mut columns: Vec<Column> = Vec::new();
+        let mut binary = false;
+        // 0: result header; 1: column definitions left; 2: EOF after definitions; 3: rows.
+        let mut phase = 0u8;
+        let mut left = 0u64;
+        let mut collecting = rows.is_some();
+        loop {
+            let Some(packet) = self.reader.next_packet() else {
+                self.fill().await?;
+                continue;
+            };
+            let payload = self.reader.payload(&packet);
+            let first = payload.first().copied().unwrap_or(0);
+            match phase {
+                0 => match first {
+                    OK => {
+                        let (affected, status) = wire::ok_counts(payload);
+                        outcome.rows_affected += affected;
+                        if status & MORE_RESULTS == 0 {
+                            break;
+                        }
+                    }
+                    ERR => {
+                        error = Some(wire::err_packet(payload));
+                        break;
+                    }
+                    0xFB => {
+                        self.broken = true;
+                        return Err(DbError::mysql(
+                            1148,
+                            "LOAD DATA LOCAL INFILE is not supported by this client",
+                        ));
+                    }
+                    _ => {
+                        left = Reader::new(payload).lenenc_int().unwrap_or(0);
+                        outcome.returned_result_set = true;
+                        binary = packet_is_binary(&self.wbuf);
+                        columns.clear();
+                        phase = 1;
+                    }
+                },
+                1 => {
+                    if collecting && binary {
+                        columns.push(Column::parse(payload));
+                    }
+                    left -= 1;
+                    if left == 0 {
+                        phase = if self.capabilities & CLIENT_DEPRECATE_EOF != 0 {
+                            3
+                        } else {
+                            2
+                        };
+                    }
+                }
+                2 => phase = 3,
+                _ => {
+                    if first == ERR {
+                        error = Some(wire::err_packet(payload));
+                        break;
+                    }
+                    if wire::is_end_of_rows(payload) {
+                        let (_, status) = wire::ok_counts(payload);
+                        collecting = false;
+                        if status & MORE_RESULTS == 0 {
+                            break;
+                        }
+                        phase = 0;
+                        continue;
+                    }
+                    outcome.rows_returned += 1;
+                    if let (true, Some(rows)) = (collecting, rows.as_deref_mut()) {
+                        rows.push(if binary {
+                            binary::row_as_text(&columns, payload)
+                        } else {
+                            text_row(payload)
+                        });
+                    }
+                }
+            }
+        }
+        self.broken = false;
+        match error {
+            Some(e) => Err(e),
+            None => Ok(outcome),
+        }
+    }
+}
+
+/// Whether the request in `wbuf` was a COM_STMT_EXECUTE (its rows come binary).
+fn packet_is_binary(wbuf: &[u8]) -> bool {
+    wbuf.get(4) == Some(&COM_STMT_EXECUTE)
+}
+
+/// COM_STMT_EXECUTE's body: no cursor, one iteration, NULL bitmap, types, values.
+fn encode_execute(out: &mut Vec<u8>, id: u32, params: &[Param<'_>]) {
+    out.push(COM_STMT_EXECUTE);
+    out.extend_from_slice(&id.to_le_bytes());
+    out.push(0);
+    out.extend_from_slice(&1u32.to_le_bytes());
+    if params.is_empty() {
+        return;
+    }
+    let bitmap = out.len();
+    out.resize(bitmap + params.len().div_ceil(8), 0);
+    out.push(1); // types follow
+    for (i, p) in params.iter().enumerate() {
+        let kind = match p {
+            Param::Int(_) => TYPE_LONGLONG,
+            Param::Float(_) => TYPE_DOUBLE,
+            Param::Text(_) => TYPE_VAR_STRING,
+            Param::Null => {
+                out[bitmap + i / 8] |= 1 << (i % 8);
+                TYPE_NULL
+            }
+        };
+        out.extend_from_slice(&[kind, 0]);
+    }
+    for p in params {
+        match p {
+            Param::Int(v) => out.extend_from_slice(&v.to_le_bytes()),
+            Param::Float(v) => out.extend_from_slice(&v.to_le_bytes()),
+            Param::Text(s) => wire::put_lenenc_bytes(out, s.as_bytes()),
+            Param::Null => {}
+        }
+    }
+}
+
+fn text_row(payload: &[u8]) -> Vec<Option<String>> {
+    let mut r = Reader::new(payload);
+    let mut row = Vec::new();
+    while !r.bytes.is_empty() {
+        row.push(
+            r.lenenc_bytes()
+                .map(|b| String::from_utf8_lossy(b).into_owned()),
+        );
+    }
+    row
+}
+
+fn unreachable(message: String) -> DbError {
+    DbError::connect(ConnectFailure::Unreachable, message)
+}
+
+fn protocol_error(message: String) -> DbError {
+    DbError::connect(ConnectFailure::Protocol, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn execute_encodes_types_and_null_bitmap() {
+        let mut out = Vec::new();
+        encode_execute(
+            &mut out,
+            7,
+            &[Param::Int(1), Param::Null, Param::Text("ab")],
+        );
+        assert_eq!(&out[..10], &[COM_STMT_EXECUTE, 7, 0, 0, 0, 0, 1, 0, 0, 0]);
+        assert_eq!(out[10], 0b010, "bitmap");
+        assert_eq!(out[11], 1, "types follow");
+        assert_eq!(
+            &out[12..18],
+            &[TYPE_LONGLONG, 0, TYPE_NULL, 0, TYPE_VAR_STRING, 0]
+        );
+        assert_eq!(&out[18..26], &1i64.to_le_bytes());
+        assert_eq!(&out[26..], &[2, b'a', b'b']);
+    }
+
+    #[test]
+    fn text_rows_keep_nulls() {
+        assert_eq!(
+            text_row(&[1, b'x', 0xFB, 0]),
+            vec![Some("x".to_string()), None, Some(String::new())]
+        );
+    }
+}
