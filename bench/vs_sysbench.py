@@ -8,7 +8,8 @@ Client CPU: sysbench's is the whole process (getrusage of the child). dbscale's 
 the engine's own measured window (`client_cpu_s` in its result, what the run itself cost) and the
 whole process including Python's start-up (an upper bound).
 
-TLS is off for both (sysbench 1.0.20 does not encrypt): dbscale runs with `--tls disable`.
+TLS is off for both: dbscale runs with `--tls disable`, sysbench with PGSSLMODE=disable (libpq's
+default would encrypt) and its mysql driver's default (no TLS).
 dbscale uses server-side prepared statements (-M prepared), as sysbench does by default.
 
 Usage: bench/vs_sysbench.py --url mysql://root@127.0.0.1:3306/sbtest
@@ -65,6 +66,10 @@ def timed(cmd: list[str]) -> tuple[str, float, float]:
     """Runs cmd; returns its output, the CPU seconds it used (user + system) and wall seconds."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PG", "MYSQL"))}
     env["NO_COLOR"] = "1"
+    if cmd[0] == "sysbench":
+        # sysbench's pgsql driver leaves sslmode to libpq, whose default (prefer) encrypts
+        # whenever the server offers TLS; its mysql driver does not encrypt by default.
+        env["PGSSLMODE"] = "disable"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
@@ -110,15 +115,35 @@ def dbscale_sizes(args: argparse.Namespace) -> list[str]:
 
 
 def prepare_times(args: argparse.Namespace, url: str) -> tuple[float, float, float]:
-    """Wall seconds of `sysbench prepare` (threads = tables, its fastest) and of `dbscale
-    prepare` (whole command, and the core's own load time). dbscale's tables are left."""
-    subprocess.run(sysbench(args, url, "oltp_read_write", "cleanup"), capture_output=True)
-    threads = f"--threads={min(args.tables, args.threads)}"
-    _, _, sysbench_s = timed(sysbench(args, url, "oltp_read_write", threads, "prepare"))
-    out, _, dbscale_s = timed([*DBSCALE, "prepare", "sysbench:oltp_read_write", "--target", url,
-                               "--tls", "disable", *dbscale_sizes(args)])  # fmt: skip
-    core = re.search(r"prepare done: \d+ rows in ([\d.]+) s", out)
-    return sysbench_s, dbscale_s, float(core.group(1)) if core else float("nan")
+    """Median wall seconds, over `--repeat` alternating rounds, of `sysbench prepare` (threads =
+    tables, its fastest) and of `dbscale prepare` (whole command, and the core's own load time).
+    Each tool starts from no tables; dbscale's are left for the runs."""
+    rounds: list[tuple[float, float, float]] = []
+    for rep in range(args.repeat):
+        times: dict[str, float] = {}
+        for tool in ("sysbench", "dbscale") if rep % 2 == 0 else ("dbscale", "sysbench"):
+            subprocess.run(sysbench(args, url, "oltp_read_write", "cleanup"), capture_output=True)
+            if tool == "sysbench":
+                threads = f"--threads={min(args.tables, args.threads)}"
+                _, _, times["sysbench"] = timed(
+                    sysbench(args, url, "oltp_read_write", threads, "prepare")
+                )
+            else:
+                out, _, times["dbscale"] = timed([
+                    *DBSCALE, "prepare", "sysbench:oltp_read_write", "--target", url,
+                    "--tls", "disable", *dbscale_sizes(args)])  # fmt: skip
+                core = re.search(r"prepare done: \d+ rows in ([\d.]+) s", out)
+                times["core"] = float(core.group(1)) if core else float("nan")
+        print(f"  {server_name(url):10} prepare round {rep + 1}: sysbench "
+              f"{times['sysbench']:.2f} s, dbscale {times['dbscale']:.2f} s "
+              f"(core {times['core']:.2f} s)", flush=True)  # fmt: skip
+        rounds.append((times["sysbench"], times["dbscale"], times["core"]))
+    if rep % 2 == 1:  # the last round ended with sysbench's tables: reload dbscale's
+        subprocess.run(sysbench(args, url, "oltp_read_write", "cleanup"), capture_output=True)
+        timed([*DBSCALE, "prepare", "sysbench:oltp_read_write", "--target", url, "--tls",
+               "disable", *dbscale_sizes(args)])  # fmt: skip
+    s, d, c = (statistics.median(r[i] for r in rounds) for i in range(3))
+    return s, d, c
 
 
 def sysbench_run(args: argparse.Namespace, url: str, workload: str) -> Sample:
@@ -176,9 +201,6 @@ def main() -> None:
             name = server_name(url)
             if not args.skip_prepare:
                 prepared[name] = prepare_times(args, url)
-                s, d, core = prepared[name]
-                print(f"  {name:10} prepare {args.tables} x {args.table_size}: sysbench {s:.2f} s,"
-                      f" dbscale {d:.2f} s (core {core:.2f} s)", flush=True)  # fmt: skip
             for workload in args.workloads.split(","):
                 samples += measure(args, url, workload, Path(tmp))
     report(samples, prepared, args)
@@ -209,9 +231,9 @@ def report(
           "server-side prepared statements; medians; ratio = dbscale / sysbench")  # fmt: skip
     if prepared:
         print(f"\n{'server':10} {'sysbench prepare s':>18} {'dbscale prepare s':>17} {'ratio':>6}"
-              f" {'dbscale core s':>14}")  # fmt: skip
+              f" {'dbscale core s':>14} {'ratio':>6}")  # fmt: skip
         for name, (s, d, core) in prepared.items():
-            print(f"{name:10} {s:18.2f} {d:17.2f} {d / s:6.2f} {core:14.2f}")
+            print(f"{name:10} {s:18.2f} {d:17.2f} {d / s:6.2f} {core:14.2f} {core / s:6.2f}")
     print(f"\n{'server':10} {'workload':18} {'sb tps':>9} {'db tps':>9} {'ratio':>5}  "
           f"{'sb qps':>9} {'db qps':>9}  {'sb p95':>7} {'db p95':>7}  {'sb us/ev':>8} "
           f"{'db us/ev':>8} {'ratio':>5}  {'db window':>9} {'ratio':>5}")  # fmt: skip

@@ -220,6 +220,14 @@ fn prepare_check_and_cleanup() {
                 Dialect::Postgres => "SELECT count(*) FROM pg_indexes WHERE indexname = 'k_2'",
             };
             let indexes = conn.query(index_sql).await.unwrap();
+            // The primary key is there, and new rows get ids after the loaded ones.
+            let key_sql = match endpoint.dialect() {
+                Dialect::Mysql => "SELECT AUTO_INCREMENT, (SELECT count(*) FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = 'sbtest2' AND index_name = 'PRIMARY') FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'sbtest2'",
+                Dialect::Postgres => "SELECT nextval(pg_get_serial_sequence('sbtest2', 'id')), (SELECT count(*) FROM pg_indexes WHERE indexname = 'sbtest2_pkey')",
+            };
+            let key = conn.query(key_sql).await.unwrap();
+            assert_eq!(key[0][0].as_deref(), Some("1001"), "{url}: next id");
+            assert_eq!(key[0][1].as_deref(), Some("1"), "{url}: primary key");
             conn.close().await;
             (rows, ids, indexes)
         })
