@@ -26,6 +26,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from dbscale.stats.comparison import compare_samples
+
 ROOT = Path(__file__).resolve().parent.parent
 DBSCALE = [str(ROOT / ".venv" / "bin" / "dbscale")]
 
@@ -160,7 +162,8 @@ def report(samples: list[Sample], args: argparse.Namespace) -> None:
     print(
         f"\nscale {args.scale}, {args.clients} clients, {args.threads} threads, "
         f"{args.duration}s x {args.repeat}, -M {args.protocol}; median [min-max]; "
-        "ratio = dbscale / pgbench of medians"
+        "ratio = dbscale / pgbench of medians; change = dbscale against pgbench with the 95% CI "
+        "of the ratio of geometric means (Welch, on logs) and Mann-Whitney's p"
     )
     for workload in dict.fromkeys(s.workload for s in samples):
         pg = [s for s in samples if s.workload == workload and s.tool == "pgbench"]
@@ -183,8 +186,20 @@ def report(samples: list[Sample], args: argparse.Namespace) -> None:
             ratio = statistics.median(db_values) / statistics.median(pg_values)
             print(
                 f"  {name:28} pgbench {spread(pg_values):>26}  "
-                f"dbscale {spread(db_values):>26}  ratio {ratio:5.2f}"
+                f"dbscale {spread(db_values):>26}  ratio {ratio:5.2f}  "
+                f"{significance(pg_values, db_values)}"
             )
+
+
+def significance(baseline: list[float], candidate: list[float]) -> str:
+    """The change of candidate against baseline with its 95% CI and p, or why there is none."""
+    change = compare_samples("", baseline, candidate, higher_is_better=True)
+    if change.change_pct is None or change.p_value is None:
+        return "(too few runs for a CI)"
+    return (
+        f"change {change.change_pct:+5.1f}% [{change.ci_low_pct:+5.1f}, "
+        f"{change.ci_high_pct:+5.1f}] p={change.p_value:.2f}"
+    )
 
 
 if __name__ == "__main__":

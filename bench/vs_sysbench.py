@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from dbscale.stats.comparison import compare_samples
+
 ROOT = Path(__file__).resolve().parent.parent
 DBSCALE = [str(ROOT / ".venv" / "bin" / "dbscale")]
 WORKLOADS = "oltp_read_write,oltp_write_only,oltp_point_select"
@@ -228,7 +230,9 @@ def report(
 ) -> None:
     print(f"\n{args.tables} tables x {args.table_size} rows, {args.threads} threads/clients, "
           f"{args.duration} s x {args.repeat}, rand_type {args.rand_type}, TLS off, "
-          "server-side prepared statements; medians; ratio = dbscale / sysbench")  # fmt: skip
+          "server-side prepared statements; medians; ratio = dbscale / sysbench; under each row "
+          "dbscale's change against sysbench with the 95% CI of the ratio of geometric means "
+          "(Welch, on logs) and Mann-Whitney's p")  # fmt: skip
     if prepared:
         print(f"\n{'server':10} {'sysbench prepare s':>18} {'dbscale prepare s':>17} {'ratio':>6}"
               f" {'dbscale core s':>14} {'ratio':>6}")  # fmt: skip
@@ -253,6 +257,19 @@ def report(
               f"{med(db, 'qps'):9.1f}  {med(sb, 'p95_ms'):7.2f} {med(db, 'p95_ms'):7.2f}  "
               f"{sb_cpu:8.1f} {db_cpu:8.1f} {db_cpu / sb_cpu:5.2f}  {db_win:9.1f} "
               f"{db_win / sb_cpu:5.2f}")  # fmt: skip
+        print(f"{'':29} tps {significance([s.tps for s in sb], [s.tps for s in db])};  "
+              "window CPU/event " + significance(
+                  [s.cpu_us_per_event for s in sb],
+                  [s.window_cpu_us_per_event or 0.0 for s in db]))  # fmt: skip
+
+
+def significance(baseline: list[float], candidate: list[float]) -> str:
+    """The change of candidate against baseline with its 95% CI and p, or why there is none."""
+    change = compare_samples("", baseline, candidate, higher_is_better=True)
+    if change.change_pct is None or change.p_value is None:
+        return "(too few runs for a CI)"
+    return (f"{change.change_pct:+.1f}% [{change.ci_low_pct:+.1f}, {change.ci_high_pct:+.1f}] "
+            f"p={change.p_value:.2f}")  # fmt: skip
 
 
 if __name__ == "__main__":

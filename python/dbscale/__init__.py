@@ -7,22 +7,32 @@ line, the configuration, the targets, the results and their statistics
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as _dist_version
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from dbscale.analysis import Results
 
+    __version__: str
 
+
+@cache
 def _version() -> str:
+    # importlib.metadata costs a good part of the start-up, so only the commands that print or
+    # record the version pay for it (through the module __getattr__ below).
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
     try:
-        return _dist_version("dbscale")
+        return dist_version("dbscale")
     except PackageNotFoundError:
         return "0.1.0+unknown"
 
 
-__version__ = _version()
+def __getattr__(name: str) -> str:
+    if name == "__version__":
+        return _version()
+    raise AttributeError(f"module 'dbscale' has no attribute {name!r}")
 
 
 def load_results(directory: Any) -> Results:

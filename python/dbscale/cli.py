@@ -14,11 +14,9 @@ from typing import Annotated, NoReturn
 import typer
 
 from dbscale import commands
-from dbscale.compare import ComparisonOptions
-from dbscale.config import ConnectMode, QueryProtocol, TlsMode
 from dbscale.errors import EXIT_CANCELLED, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, DbscaleError
+from dbscale.modes import ConnectMode, QueryProtocol, TlsMode
 from dbscale.output_format import OutputFormat
-from dbscale.plan import RunOptions
 
 app = typer.Typer(
     name="dbscale",
@@ -153,6 +151,8 @@ def run_cmd(
     ] = OutputFormat.AUTO,
 ) -> None:
     """Run a workload or a plan and record the results; with no arguments, the demo."""
+    from dbscale.plan import RunOptions  # here, not at the top: it is heavy and only `run` needs it
+
     options = RunOptions(
         workload=workload,
         target=target or None,
@@ -211,6 +211,8 @@ def compare_cmd(
     ] = None,
 ) -> None:
     """Compare TPS and p95/p99 latency point by point, with intervals, p-values and verdicts."""
+    from dbscale.compare import ComparisonOptions
+
     options = ComparisonOptions(select_a=select_a, select_b=select_b, noise_pct=noise)
     commands.compare(dir_a, dir_b, options, as_json, html=html, env=os.environ)
 

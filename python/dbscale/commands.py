@@ -10,30 +10,23 @@ from contextlib import contextmanager
 from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.table import Table
 
-from dbscale import __version__, data
-from dbscale.compare import ComparisonOptions, compare_dirs, print_comparison
-from dbscale.config import TlsMode
 from dbscale.errors import ResultsError
-from dbscale.native import load_core
 from dbscale.output_format import OutputFormat
-from dbscale.plan import DataPlan, RunOptions, build_data_plan, build_study, target_spec
-from dbscale.progress import make_progress
-from dbscale.recipes import recipe_info, recipe_names
-from dbscale.report import default_cache_dir, render_compare_html
-from dbscale.report.command import report as draw_report
-from dbscale.report.command import report_after_run
-from dbscale.results import ResultsDir
-from dbscale.runner import StudyRunner, done_run_keys
-from dbscale.study import Study
-from dbscale.study_report import print_dry_run, print_skipped
-from dbscale.targets import OpenTarget, open_target
-from dbscale.targets.lifecycle import TargetPool
-from dbscale.targets.spec import describe_target
-from dbscale.workloads import Catalog, WorkloadInfo
+
+# Each command imports what only it needs inside its function: start-up time is paid by every
+# command (a `prepare` need not load the report's or the comparison's modules).
+if TYPE_CHECKING:
+    from dbscale.compare import ComparisonOptions
+    from dbscale.modes import TlsMode
+    from dbscale.plan import DataPlan, RunOptions
+    from dbscale.study import Study
+    from dbscale.targets import OpenTarget
+    from dbscale.targets.lifecycle import TargetPool
+    from dbscale.workloads import WorkloadInfo
 
 
 def _stdout() -> Console:
@@ -57,6 +50,15 @@ def run(
     output_format: OutputFormat = OutputFormat.AUTO,
 ) -> None:
     """`dbscale run`: the study's runs against its targets, results appended as they finish."""
+    from dbscale import __version__
+    from dbscale.plan import build_study
+    from dbscale.progress import make_progress
+    from dbscale.report.command import report_after_run
+    from dbscale.results import ResultsDir
+    from dbscale.runner import StudyRunner, done_run_keys
+    from dbscale.study_report import print_dry_run, print_skipped
+    from dbscale.workloads import Catalog
+
     study = build_study(options, load_catalog=Catalog.load, env=env, now=now)
     resume = options.resume is not None
     if dry_run:
@@ -90,6 +92,9 @@ def run(
 def _open_targets(study: Study, err: Console, env: Mapping[str, str]) -> Iterator[TargetPool]:
     """Each target is entered (hooks, a local server in its shape) when a step first needs it;
     one that fails is skipped, and reported again once the others have run."""
+    from dbscale.targets.lifecycle import TargetPool
+    from dbscale.targets.spec import describe_target
+
     for target in study.targets:
         err.print(f"target {target.name}: {describe_target(target)}", highlight=False)
     with TargetPool(
@@ -103,6 +108,9 @@ def _open_targets(study: Study, err: Console, env: Mapping[str, str]) -> Iterato
 
 def _ensure_demo_data(study: Study, target: OpenTarget, err: Console) -> None:
     """The demo prepares the embedded server's TPC-B data unless that scale is already there."""
+    from dbscale import data
+    from dbscale.plan import DataPlan, target_spec
+
     if target.server is None:
         return  # someone else's server: the user prepares it
     point = study.runnable_points[0]
@@ -116,6 +124,9 @@ def _ensure_demo_data(study: Study, target: OpenTarget, err: Console) -> None:
 
 
 def prepare(plan: DataPlan) -> None:
+    from dbscale import data
+    from dbscale.targets import open_target
+
     err = _stderr()
     err.print(f"preparing {plan.workload} on {plan.target.describe()} ...")
     with open_target(plan.target) as target:
@@ -124,6 +135,9 @@ def prepare(plan: DataPlan) -> None:
 
 
 def cleanup(plan: DataPlan) -> None:
+    from dbscale import data
+    from dbscale.targets import open_target
+
     err = _stderr()
     err.print(f"dropping {plan.workload}'s tables on {plan.target.describe()} ...")
     with open_target(plan.target) as target:
@@ -139,6 +153,9 @@ def plan_data(
     tls: TlsMode | None,
     env: Mapping[str, str],
 ) -> DataPlan:
+    from dbscale.plan import build_data_plan
+    from dbscale.workloads import Catalog
+
     return build_data_plan(
         workload,
         target=target,
@@ -151,6 +168,8 @@ def plan_data(
 
 def recipes() -> None:
     """`dbscale recipes`: the bundled plans and what they reproduce."""
+    from dbscale.recipes import recipe_info, recipe_names
+
     out = _stdout()
     for name in recipe_names():
         info = recipe_info(name)
@@ -169,6 +188,9 @@ def compare(
     env: Mapping[str, str] | None = None,
 ) -> None:
     """`dbscale compare`: per matching point, the change from A to B and whether it is real."""
+    from dbscale.compare import compare_dirs, print_comparison
+    from dbscale.report import default_cache_dir, render_compare_html
+
     comparison = compare_dirs(a, b, options)
     if html is not None:
         page = render_compare_html(comparison, cache_dir=default_cache_dir(env or {}))
@@ -186,11 +208,17 @@ def compare(
 
 def report(directory: Path, *, images: bool, env: Mapping[str, str]) -> None:
     """`dbscale report DIR`: the results as one self-contained HTML page (and images)."""
+    from dbscale.report.command import report as draw_report
+
     draw_report(directory, images=images, env=env, out=_stderr())
 
 
 def workloads(as_json: bool) -> None:
     """`dbscale workloads`: the native catalog."""
+    from rich.table import Table
+
+    from dbscale.workloads import Catalog
+
     catalog = Catalog.load()
     out = _stdout()
     if as_json:
@@ -218,6 +246,9 @@ def _info_json(info: WorkloadInfo) -> dict[str, object]:
 
 def version() -> None:
     """`dbscale version`: this package and, if built, the native core."""
+    from dbscale import __version__
+    from dbscale.native import load_core
+
     out = _stdout()
     out.print(f"dbscale {__version__}")
     try:

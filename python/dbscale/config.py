@@ -6,42 +6,17 @@ core receives, and Rust validates it again (`deny_unknown_fields`), so both side
 from __future__ import annotations
 
 import json
-from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from dbscale.errors import ConfigError
+from dbscale.modes import ConnectMode, QueryProtocol, TlsMode
 from dbscale.targets.url import redact_url
 
 MAX_SEED = 2**64 - 1
 
 ParamValue = int | float | bool | str
-
-
-class QueryProtocol(StrEnum):
-    """How statements travel on the wire (pgbench `-M`)."""
-
-    SIMPLE = "simple"
-    EXTENDED = "extended"
-    PREPARED = "prepared"
-
-
-class ConnectMode(StrEnum):
-    """One connection per client, or one per transaction (pgbench `-C`)."""
-
-    PERSISTENT = "persistent"
-    PER_TRANSACTION = "per-transaction"
-
-
-class TlsMode(StrEnum):
-    """libpq's `sslmode` values."""
-
-    DISABLE = "disable"
-    PREFER = "prefer"
-    REQUIRE = "require"
-    VERIFY_CA = "verify-ca"
-    VERIFY_FULL = "verify-full"
 
 
 class _Model(BaseModel):

@@ -14,15 +14,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from dbscale.config import (
-    RunConfig,
-    TargetConfig,
-    TlsMode,
-    WorkloadConfig,
-    make_run_config,
-)
+from dbscale.config import RunConfig, TargetConfig, WorkloadConfig, make_run_config
 from dbscale.errors import DbscaleError, PlanError
 from dbscale.matrix import Matrix, parse_matrix, point_key
+from dbscale.modes import TlsMode
 from dbscale.options import ParamValue, parse_set
 from dbscale.plan_catalog import check_workloads
 from dbscale.plan_file import PathKey, PlanDocument

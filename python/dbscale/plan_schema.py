@@ -11,8 +11,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
-from dbscale.config import ConnectMode, QueryProtocol, TlsMode
 from dbscale.errors import ConfigError
+from dbscale.modes import ConnectMode, QueryProtocol, TlsMode
 from dbscale.options import ParamValue, parse_duration
 from dbscale.targets.spec import TargetProfile
 

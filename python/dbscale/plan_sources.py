@@ -10,15 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dbscale.config import (
-    ConnectMode,
-    QueryProtocol,
-    TargetConfig,
-    TlsMode,
-    WorkloadConfig,
-    make_run_config,
-)
+from dbscale.config import TargetConfig, WorkloadConfig, make_run_config
 from dbscale.errors import PlanError
+from dbscale.modes import ConnectMode, QueryProtocol, TlsMode
 from dbscale.options import ParamValue, parse_clients, parse_duration, parse_param_value, parse_set
 from dbscale.plan_file import PathKey, PlanDocument, load_plan_file, parse_cli_value, split_set_path
 from dbscale.plan_schema import LOAD_FIELDS, PlanSchema

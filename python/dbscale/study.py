@@ -13,8 +13,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from dbscale.config import RunConfig, TargetConfig, TlsMode, WorkloadConfig, make_run_config
+from dbscale.config import RunConfig, TargetConfig, WorkloadConfig, make_run_config
 from dbscale.matrix import format_value
+from dbscale.modes import TlsMode
 from dbscale.options import ParamValue
 from dbscale.plan_schema import (
     LoadSettings,

@@ -13,13 +13,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from dbscale.config import TargetConfig, TlsMode, WorkloadConfig, make_run_config
+from dbscale.config import TargetConfig, WorkloadConfig, make_run_config
 from dbscale.errors import (
     DbscaleError,
     TargetError,
     TargetUnavailableError,
     TargetUnreachableError,
 )
+from dbscale.modes import TlsMode
 from dbscale.native import call_json, load_core, parse_json, translate
 
 TARGETS_DIR = "targets"

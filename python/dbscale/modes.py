@@ -1,0 +1,31 @@
+"""The wire and connection modes a run can choose: shared by the command line, which must build
+its options before anything heavier is imported, and the config models."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class QueryProtocol(StrEnum):
+    """How statements travel on the wire (pgbench `-M`)."""
+
+    SIMPLE = "simple"
+    EXTENDED = "extended"
+    PREPARED = "prepared"
+
+
+class ConnectMode(StrEnum):
+    """One connection per client, or one per transaction (pgbench `-C`)."""
+
+    PERSISTENT = "persistent"
+    PER_TRANSACTION = "per-transaction"
+
+
+class TlsMode(StrEnum):
+    """libpq's `sslmode` values."""
+
+    DISABLE = "disable"
+    PREFER = "prefer"
+    REQUIRE = "require"
+    VERIFY_CA = "verify-ca"
+    VERIFY_FULL = "verify-full"
