@@ -170,10 +170,12 @@ def sysbench_run(args: argparse.Namespace, url: str, workload: str) -> Sample:
 
 def dbscale_run(args: argparse.Namespace, url: str, workload: str, out_dir: Path) -> Sample:
     run_dir = out_dir / f"run{len(list(out_dir.iterdir()))}"
+    # One worker thread per client, as sysbench runs them: on a small machine shared with the
+    # server, the number of client threads decides the client's share of the CPU.
     _, cpu, _ = timed([*DBSCALE, "run", f"sysbench:{workload}", "--target", url, "--tls",
-                       "disable", "--clients", str(args.threads), "--duration",
-                       f"{args.duration}s", "--protocol", "prepared", *dbscale_sizes(args),
-                       "--out", str(run_dir)])  # fmt: skip
+                       "disable", "--clients", str(args.threads), "--threads", str(args.threads),
+                       "--duration", f"{args.duration}s", "--protocol", "prepared",
+                       *dbscale_sizes(args), "--out", str(run_dir)])  # fmt: skip
     run = json.loads((run_dir / "runs.jsonl").read_text().splitlines()[-1])
     return Sample(
         "dbscale", server_name(url), workload, tps=run["tps"], qps=run["qps"],

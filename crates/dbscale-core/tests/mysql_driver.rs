@@ -100,6 +100,10 @@ async fn unix_socket_session() {
     let url = format!("mysql://root@localhost/?socket={socket}");
     let mut conn = connect(&url, QueryProtocol::Prepared).await.unwrap();
     assert!(!conn.is_tls());
+    assert!(
+        conn.is_lean(),
+        "root's unix_socket authentication needs no client plugin"
+    );
     let rows = conn.query("SELECT @@socket").await.unwrap();
     assert_eq!(rows[0][0].as_deref(), Some(socket.as_str()));
     conn.close().await;
@@ -308,10 +312,18 @@ async fn tls_modes() {
             MySqlConnection::connect(&config, QueryProtocol::Simple).await
         }
     };
-    assert!(!open(TlsMode::Disable, None).await.unwrap().is_tls());
-    assert!(open(TlsMode::Prefer, None).await.unwrap().is_tls());
+    // Every mode runs on the lean client (the library is only the fallback for other auth).
+    let lean_tls = |c: &MySqlConnection| (c.is_lean(), c.is_tls());
+    assert_eq!(
+        lean_tls(&open(TlsMode::Disable, None).await.unwrap()),
+        (true, false)
+    );
+    assert_eq!(
+        lean_tls(&open(TlsMode::Prefer, None).await.unwrap()),
+        (true, true)
+    );
     let mut required = open(TlsMode::Require, None).await.unwrap();
-    assert!(required.is_tls());
+    assert_eq!(lean_tls(&required), (true, true));
     let cipher = required
         .query("SHOW SESSION STATUS LIKE 'Ssl_cipher'")
         .await
@@ -322,9 +334,9 @@ async fn tls_modes() {
     );
     // Verification against the test CA passes; against the public roots it must fail.
     let verified = open(TlsMode::VerifyFull, Some(("sslrootcert", ca.clone()))).await;
-    assert!(verified.unwrap().is_tls());
+    assert_eq!(lean_tls(&verified.unwrap()), (true, true));
     let verified_ca = open(TlsMode::VerifyCa, Some(("ssl-ca", ca))).await;
-    assert!(verified_ca.unwrap().is_tls());
+    assert_eq!(lean_tls(&verified_ca.unwrap()), (true, true));
     let unknown_ca = open(TlsMode::VerifyFull, None).await.err().unwrap();
     assert_eq!(
         unknown_ca.connect,

@@ -6,6 +6,7 @@ pub mod error;
 pub mod mysql;
 pub mod postgres;
 pub mod statement;
+mod tls;
 mod transport;
 
 pub use error::{ConnectFailure, DbError, ErrorClass};

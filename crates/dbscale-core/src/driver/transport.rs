@@ -68,6 +68,22 @@ impl Transport {
         Ok(Transport::Plain(fd))
     }
 
+    pub(crate) fn tls(stream: TlsStream<tokio::net::TcpStream>) -> Transport {
+        Transport::Tls(Box::new(stream))
+    }
+
+    /// Gives back the TCP stream of a plain TCP transport, for a TLS handshake on it (a
+    /// protocol that agrees on TLS after its first messages, as MySQL's does).
+    pub(crate) fn into_tcp(self) -> io::Result<tokio::net::TcpStream> {
+        match self {
+            Transport::Plain(fd) => match fd.into_inner() {
+                PlainSocket::Tcp(stream) => tokio::net::TcpStream::from_std(stream),
+                PlainSocket::Unix(_) => Err(io::Error::other("TLS needs a TCP connection")),
+            },
+            Transport::Tls(_) => Err(io::Error::other("the connection is already encrypted")),
+        }
+    }
+
     pub(crate) fn is_tls(&self) -> bool {
         matches!(self, Transport::Tls(_))
     }

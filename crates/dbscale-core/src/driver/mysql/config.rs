@@ -49,6 +49,8 @@ pub struct MySqlConfig {
     pub(super) version: Arc<OnceLock<String>>,
     /// Under `prefer`: the server offered no TLS once, so later connections skip the attempt.
     pub(super) no_tls_offered: Arc<AtomicBool>,
+    /// The lean client's TLS configuration, built by the first connection that needs it.
+    tls_client: Arc<OnceLock<Result<Arc<rustls::ClientConfig>, DbError>>>,
 }
 
 impl fmt::Debug for MySqlConfig {
@@ -110,6 +112,7 @@ impl MySqlConfig {
             secure: Opts::default(),
             version: Arc::new(OnceLock::new()),
             no_tls_offered: Arc::new(AtomicBool::new(false)),
+            tls_client: Arc::default(),
         };
         for (key, value) in parsed.query_pairs() {
             config.apply_param(&key, &value)?;
@@ -150,9 +153,10 @@ impl MySqlConfig {
         Ok(())
     }
 
-    /// TLS as the mode asks: `prefer`/`require` encrypt without checking the certificate (MySQL's
-    /// PREFERRED/REQUIRED), `verify-ca` checks the chain, `verify-full` also the host name
-    /// (VERIFY_IDENTITY). With `sslrootcert` only that CA is trusted, else the webpki roots.
+    /// The library fallback's TLS, as the mode asks: `prefer`/`require` encrypt without checking
+    /// the certificate (MySQL's PREFERRED/REQUIRED), `verify-ca` checks the chain, `verify-full`
+    /// also the host name (VERIFY_IDENTITY). With `sslrootcert` only that CA is trusted, else the
+    /// webpki roots. (The lean client uses `driver::tls`, where `verify-ca` is chain-only.)
     /// Known gap: mysql_async 0.37.1 skips the name check by matching rustls's error text for
     /// "NotValidForName", which rustls 0.23.46 no longer prints, so `verify-ca` still refuses a
     /// certificate whose names do not cover the host (it acts like `verify-full`).
@@ -221,6 +225,23 @@ impl MySqlConfig {
 
     pub fn tls_mode(&self) -> TlsMode {
         self.tls
+    }
+
+    /// The rustls configuration for this target's mode and `sslrootcert`, built once.
+    pub(super) fn tls_client(&self) -> Result<Arc<rustls::ClientConfig>, DbError> {
+        self.tls_client
+            .get_or_init(|| {
+                crate::driver::tls::client_config(self.tls, self.ssl_ca.as_deref(), None)
+            })
+            .clone()
+    }
+
+    pub(super) fn host(&self) -> &str {
+        &self.host
+    }
+
+    pub(super) fn port(&self) -> u16 {
+        self.port
     }
 
     pub fn socket(&self) -> Option<&PathBuf> {

@@ -1,16 +1,14 @@
 //! [`MySqlConnection`]: one MySQL or MariaDB session, with the same API as the PostgreSQL one.
-//! Plain TCP sessions run on our lean client ([`LeanConnection`]), because the client's CPU per
-//! statement is what we measure; TLS, Unix sockets and authentication beyond the
-//! `mysql_native_password` and `caching_sha2_password` fast paths run on mysql_async.
-
-use std::sync::atomic::Ordering;
+//! Sessions run on our lean client ([`LeanConnection`]: TCP with or without TLS, Unix sockets),
+//! because the client's CPU per statement is what we measure. Only authentication the lean
+//! client does not speak (plugins beyond `mysql_native_password` and `caching_sha2_password`,
+//! or the latter's RSA exchange on a plain TCP connection) falls back to mysql_async.
 
 use super::config::MySqlConfig;
+use super::handshake::Unsupported;
 use super::library::LibraryConnection;
-use super::session::{LeanConnection, Unsupported};
-use crate::driver::{
-    ConnectFailure, DbError, Param, QueryOutcome, QueryProtocol, Rows, Statement, TlsMode,
-};
+use super::session::LeanConnection;
+use crate::driver::{ConnectFailure, DbError, Param, QueryOutcome, QueryProtocol, Rows, Statement};
 
 /// An open session on either client. Enum dispatch keeps the hot loop free of dynamic calls.
 pub struct MySqlConnection(Inner);
@@ -22,33 +20,25 @@ enum Inner {
 
 impl MySqlConnection {
     pub async fn connect(config: &MySqlConfig, protocol: QueryProtocol) -> Result<Self, DbError> {
-        let mode = config.tls_mode();
-        let lean = config.socket().is_none() && matches!(mode, TlsMode::Disable | TlsMode::Prefer);
-        if lean {
-            // Under `prefer` a server that offers TLS gets it, from the library.
-            let allow_tls_offer = mode == TlsMode::Disable;
-            let limit = config.connect_timeout();
-            let attempt = LeanConnection::connect(config, protocol, allow_tls_offer);
-            let outcome = tokio::time::timeout(limit, attempt).await.map_err(|_| {
-                DbError::connect(
-                    ConnectFailure::Unreachable,
-                    format!("no answer within {:.0} s", limit.as_secs_f64()),
-                )
-            })??;
-            match outcome {
-                Ok(conn) => {
-                    if mode == TlsMode::Prefer {
-                        config.no_tls_offered.store(true, Ordering::Relaxed);
-                    }
-                    let _ = config.version.set(conn.version.clone());
-                    return Ok(MySqlConnection(Inner::Lean(Box::new(conn))));
-                }
-                Err(Unsupported::TlsOffered | Unsupported::Auth) => {}
+        let limit = config.connect_timeout();
+        let attempt = LeanConnection::connect(config, protocol);
+        let outcome = tokio::time::timeout(limit, attempt).await.map_err(|_| {
+            DbError::connect(
+                ConnectFailure::Unreachable,
+                format!("no answer within {:.0} s", limit.as_secs_f64()),
+            )
+        })??;
+        match outcome {
+            Ok(conn) => {
+                let _ = config.version.set(conn.version.clone());
+                Ok(MySqlConnection(Inner::Lean(Box::new(conn))))
             }
+            // An authentication step only the library speaks (RSA key exchange, other
+            // plugins): it starts over with its own connection.
+            Err(Unsupported::Auth) => Ok(MySqlConnection(Inner::Library(
+                LibraryConnection::connect(config, protocol).await?,
+            ))),
         }
-        Ok(MySqlConnection(Inner::Library(
-            LibraryConnection::connect(config, protocol).await?,
-        )))
     }
 
     /// Makes `statements` executable by index: prepared on the server, or split for inlining.
@@ -124,9 +114,14 @@ impl MySqlConnection {
         }
     }
 
+    /// Whether our own wire client serves this session (else mysql_async, the fallback).
+    pub fn is_lean(&self) -> bool {
+        matches!(self.0, Inner::Lean(_))
+    }
+
     pub fn is_tls(&self) -> bool {
         match &self.0 {
-            Inner::Lean(_) => false,
+            Inner::Lean(c) => c.is_tls(),
             Inner::Library(c) => c.is_tls(),
         }
     }

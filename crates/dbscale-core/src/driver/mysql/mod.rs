@@ -8,6 +8,7 @@ mod binary;
 mod config;
 mod connection;
 mod errors;
+mod handshake;
 mod library;
 mod literal;
 mod session;

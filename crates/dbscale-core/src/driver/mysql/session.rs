@@ -5,41 +5,13 @@
 //! (COM_STMT_PREPARE) and run with COM_STMT_EXECUTE; under `simple` they go as COM_QUERY text with
 //! the literals inlined.
 
-use super::auth;
 use super::binary::{self, Column};
 use super::config::MySqlConfig;
-use super::errors::connect_failure;
+use super::handshake::{self, Unsupported, CLIENT_DEPRECATE_EOF};
 use super::literal::TextTemplate;
 use super::wire::{self, PacketBuffer, Reader, ERR, MORE_RESULTS, OK};
 use crate::driver::transport::Transport;
 use crate::driver::{ConnectFailure, DbError, Param, QueryOutcome, QueryProtocol, Rows, Statement};
-
-const CLIENT_LONG_PASSWORD: u32 = 0x1;
-const CLIENT_LONG_FLAG: u32 = 0x4;
-const CLIENT_CONNECT_WITH_DB: u32 = 0x8;
-const CLIENT_PROTOCOL_41: u32 = 0x200;
-const CLIENT_SSL: u32 = 0x800;
-const CLIENT_TRANSACTIONS: u32 = 0x2000;
-const CLIENT_SECURE_CONNECTION: u32 = 0x8000;
-const CLIENT_MULTI_STATEMENTS: u32 = 0x1_0000;
-const CLIENT_MULTI_RESULTS: u32 = 0x2_0000;
-const CLIENT_PS_MULTI_RESULTS: u32 = 0x4_0000;
-const CLIENT_PLUGIN_AUTH: u32 = 0x8_0000;
-const CLIENT_PLUGIN_AUTH_LENENC: u32 = 0x20_0000;
-const CLIENT_DEPRECATE_EOF: u32 = 0x100_0000;
-const WANTED: u32 = CLIENT_LONG_PASSWORD
-    | CLIENT_LONG_FLAG
-    | CLIENT_PROTOCOL_41
-    | CLIENT_TRANSACTIONS
-    | CLIENT_SECURE_CONNECTION
-    | CLIENT_MULTI_STATEMENTS
-    | CLIENT_MULTI_RESULTS
-    | CLIENT_PS_MULTI_RESULTS
-    | CLIENT_PLUGIN_AUTH
-    | CLIENT_PLUGIN_AUTH_LENENC
-    | CLIENT_DEPRECATE_EOF;
-/// utf8mb4_general_ci, as mysql_async asks for.
-const UTF8MB4: u8 = 45;
 
 const COM_QUIT: u8 = 0x01;
 const COM_QUERY: u8 = 0x03;
@@ -54,15 +26,6 @@ const TYPE_VAR_STRING: u8 = 0xFD;
 
 /// ER_UNSUPPORTED_PS: the statement cannot be prepared; it runs as text instead.
 const UNSUPPORTED_PS: u16 = 1295;
-
-/// Why the lean client handed a connection back: the library does these.
-#[derive(Debug)]
-pub(super) enum Unsupported {
-    /// The server offers TLS and the mode prefers it.
-    TlsOffered,
-    /// An authentication plugin or step the lean client does not speak.
-    Auth,
-}
 
 /// A statement as this connection runs it.
 enum Prepared {
@@ -88,153 +51,32 @@ pub(super) struct LeanConnection {
 }
 
 impl LeanConnection {
-    /// Connects over TCP and authenticates. `Ok(Err(_))` asks the caller to use the library.
+    /// Connects and authenticates. `Ok(Err(_))` asks the caller to use the library.
     pub(super) async fn connect(
         config: &MySqlConfig,
         protocol: QueryProtocol,
-        allow_tls_offer: bool,
     ) -> Result<Result<LeanConnection, Unsupported>, DbError> {
-        let host = config.plain.ip_or_hostname().to_string();
-        let port = config.plain.tcp_port();
-        let tcp = tokio::net::TcpStream::connect((host.as_str(), port))
-            .await
-            .map_err(|e| unreachable(format!("connection to {host}:{port} failed: {e}")))?;
-        tcp.set_nodelay(true)
-            .map_err(|e| unreachable(format!("cannot set TCP_NODELAY: {e}")))?;
-        let transport = Transport::tcp(tcp).map_err(|e| unreachable(e.to_string()))?;
-        let mut conn = LeanConnection {
-            transport,
-            reader: PacketBuffer::new(),
+        let session = match handshake::establish(config).await {
+            Ok(Ok(session)) => session,
+            Ok(Err(why)) => return Ok(Err(why)),
+            Err(e) if e.connect.is_some() => return Err(e),
+            Err(e) => return Err(DbError::connect(ConnectFailure::Protocol, e.to_string())),
+        };
+        Ok(Ok(LeanConnection {
+            transport: session.transport,
+            reader: session.reader,
             wbuf: Vec::with_capacity(4096),
             text: String::new(),
             protocol,
             statements: Vec::new(),
-            capabilities: 0,
+            capabilities: session.capabilities,
             broken: false,
-            version: String::new(),
-        };
-        match conn.handshake(config, allow_tls_offer).await {
-            Ok(Ok(())) => {
-                conn.broken = false;
-                Ok(Ok(conn))
-            }
-            Ok(Err(why)) => Ok(Err(why)),
-            Err(e) if e.connect.is_some() => Err(e),
-            Err(e) => Err(DbError::connect(ConnectFailure::Protocol, e.to_string())),
-        }
+            version: session.version,
+        }))
     }
 
-    async fn handshake(
-        &mut self,
-        config: &MySqlConfig,
-        allow_tls_offer: bool,
-    ) -> Result<Result<(), Unsupported>, DbError> {
-        let (seq, greeting) = self.read_packet().await?;
-        let mut r = Reader::new(&greeting);
-        match r.u8() {
-            10 => {}
-            ERR => {
-                let (code, message) = wire::err_parts(&greeting);
-                return Err(DbError::mysql_connect(connect_failure(code), code, message));
-            }
-            v => return Err(protocol_error(format!("handshake protocol {v} is not 10"))),
-        }
-        let version = String::from_utf8_lossy(r.nul_str()).into_owned();
-        // MariaDB prefixes its version with "5.5.5-" for old clients.
-        self.version = version
-            .strip_prefix("5.5.5-")
-            .unwrap_or(&version)
-            .to_string();
-        r.take(4); // connection id
-        let mut nonce = r.take(8).to_vec();
-        r.take(1);
-        let mut server_caps = r.uint(2) as u32;
-        r.take(3); // character set, status
-        server_caps |= (r.uint(2) as u32) << 16;
-        let nonce_len = usize::from(r.u8());
-        r.take(10);
-        let rest = r.take(nonce_len.saturating_sub(8).max(13));
-        nonce.extend_from_slice(rest.strip_suffix(&[0]).unwrap_or(rest));
-        let plugin = String::from_utf8_lossy(r.nul_str()).into_owned();
-        if server_caps & CLIENT_SSL != 0 && !allow_tls_offer {
-            return Ok(Err(Unsupported::TlsOffered));
-        }
-        if server_caps & CLIENT_PROTOCOL_41 == 0 {
-            return Err(protocol_error(
-                "the server does not speak protocol 4.1".into(),
-            ));
-        }
-        let password = config.plain.pass().unwrap_or("").as_bytes();
-        let plugin = if auth::scramble(&plugin, password, &nonce).is_some() {
-            plugin
-        } else {
-            auth::NATIVE.to_string()
-        };
-        let response = auth::scramble(&plugin, password, &nonce).unwrap_or_default();
-        let mut caps = WANTED & server_caps;
-        if config.dbname().is_some() {
-            caps |= CLIENT_CONNECT_WITH_DB;
-        }
-        self.capabilities = caps;
-        self.wbuf.clear();
-        let at = wire::start_packet(&mut self.wbuf, seq.wrapping_add(1));
-        let out = &mut self.wbuf;
-        out.extend_from_slice(&caps.to_le_bytes());
-        out.extend_from_slice(&(wire::MAX_PAYLOAD as u32).to_le_bytes());
-        out.push(UTF8MB4);
-        out.extend_from_slice(&[0; 23]);
-        out.extend_from_slice(config.user().as_bytes());
-        out.push(0);
-        if caps & CLIENT_PLUGIN_AUTH_LENENC != 0 {
-            wire::put_lenenc_bytes(out, &response);
-        } else {
-            out.push(response.len() as u8);
-            out.extend_from_slice(&response);
-        }
-        if let Some(db) = config.dbname() {
-            out.extend_from_slice(db.as_bytes());
-            out.push(0);
-        }
-        out.extend_from_slice(plugin.as_bytes());
-        out.push(0);
-        wire::finish_packet(&mut self.wbuf, at)?;
-        self.send().await?;
-        self.authenticate(password, plugin).await
-    }
-
-    /// Reads the server's verdict, answering auth switches and the caching_sha2 fast path.
-    async fn authenticate(
-        &mut self,
-        password: &[u8],
-        mut plugin: String,
-    ) -> Result<Result<(), Unsupported>, DbError> {
-        loop {
-            let (seq, payload) = self.read_packet().await?;
-            match payload.first().copied() {
-                Some(OK) => return Ok(Ok(())),
-                Some(ERR) => {
-                    let (code, message) = wire::err_parts(&payload);
-                    return Err(DbError::mysql_connect(connect_failure(code), code, message));
-                }
-                Some(wire::EOF) => {
-                    let mut r = Reader::new(&payload[1..]);
-                    plugin = String::from_utf8_lossy(r.nul_str()).into_owned();
-                    let nonce = r.bytes.strip_suffix(&[0]).unwrap_or(r.bytes).to_vec();
-                    let Some(response) = auth::scramble(&plugin, password, &nonce) else {
-                        return Ok(Err(Unsupported::Auth));
-                    };
-                    self.wbuf.clear();
-                    let at = wire::start_packet(&mut self.wbuf, seq.wrapping_add(1));
-                    self.wbuf.extend_from_slice(&response);
-                    wire::finish_packet(&mut self.wbuf, at)?;
-                    self.send().await?;
-                }
-                // caching_sha2_password: 3 = fast auth succeeded (an OK follows); 4 = the
-                // server wants the password in full, which needs TLS or RSA: the library's job.
-                Some(0x01) if plugin == auth::CACHING_SHA2 && payload.get(1) == Some(&3) => {}
-                _ => return Ok(Err(Unsupported::Auth)),
-            }
-        }
+    pub(super) fn is_tls(&self) -> bool {
+        self.transport.is_tls()
     }
 
     pub(super) async fn prepare(&mut self, statements: &[Statement]) -> Result<(), DbError> {
@@ -421,14 +263,9 @@ impl LeanConnection {
             .map_err(|e| DbError::connection_lost(format!("sending to the server failed: {e}")))
     }
 
-    /// Reads one packet into a fresh vector (handshake and prepare only: not the hot path).
+    /// Reads one packet into a fresh vector (prepare only: not the hot path).
     async fn read_packet(&mut self) -> Result<(u8, Vec<u8>), DbError> {
-        loop {
-            if let Some(packet) = self.reader.next_packet() {
-                return Ok((packet.seq, self.reader.payload(&packet).to_vec()));
-            }
-            self.fill().await?;
-        }
+        handshake::read_packet(&mut self.transport, &mut self.reader).await
     }
 
     async fn fill(&mut self) -> Result<(), DbError> {
@@ -591,14 +428,6 @@ fn text_row(payload: &[u8]) -> Vec<Option<String>> {
         );
     }
     row
-}
-
-fn unreachable(message: String) -> DbError {
-    DbError::connect(ConnectFailure::Unreachable, message)
-}
-
-fn protocol_error(message: String) -> DbError {
-    DbError::connect(ConnectFailure::Protocol, message)
 }
 
 #[cfg(test)]

@@ -1,202 +1,39 @@
-//! TLS with rustls (ring provider) under libpq's `sslmode` meanings: `require` encrypts without
-//! checking the certificate (unless `sslrootcert` is given, which makes it `verify-ca`, as in
-//! libpq), `verify-ca` checks the chain but not the host name, `verify-full` checks both.
+//! TLS for PostgreSQL sessions: the shared rustls set-up ([`crate::driver::tls`]) with the
+//! configuration built once per target and PostgreSQL's ALPN name.
 
-use std::fs::File;
-use std::io::BufReader;
-use std::path::Path;
 use std::sync::Arc;
 
-use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::client::WebPkiServerVerifier;
-use rustls::crypto::{ring, CryptoProvider};
-use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
-use rustls::{
-    CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme,
-};
+use rustls::ClientConfig;
 use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
-use tokio_rustls::TlsConnector;
 
 use super::config::{PgConfig, PgHost};
-use crate::driver::{ConnectFailure, DbError, TlsMode};
+use crate::driver::tls::{self, tls_error};
+use crate::driver::DbError;
 
 /// Runs the TLS handshake on a TCP stream whose SSLRequest the server accepted.
 pub(super) async fn handshake(
     config: &PgConfig,
     tcp: TcpStream,
 ) -> Result<TlsStream<TcpStream>, DbError> {
-    let client = client_config(config)?;
     let host = match config.host() {
         PgHost::Tcp(h) => h.as_str(),
         PgHost::SocketDir(_) => return Err(tls_error("TLS is not available over a Unix socket")),
     };
-    // Without name checks any syntactically valid name will do; rustls needs one for SNI.
-    let name = ServerName::try_from(host.to_string())
-        .or_else(|_| ServerName::try_from("localhost".to_string()))
-        .expect("valid server name");
-    TlsConnector::from(client)
-        .connect(name, tcp)
-        .await
-        .map_err(|e| tls_error(format!("TLS handshake with {host} failed: {e}")))
-}
-
-fn tls_error(message: impl Into<String>) -> DbError {
-    DbError::connect(ConnectFailure::Tls, message)
+    tls::handshake(client_config(config)?, host, tcp).await
 }
 
 /// The client configuration for this target, built once and shared by clones of the config.
+/// PostgreSQL 17 checks the ALPN name when one is sent; older servers ignore it.
 fn client_config(config: &PgConfig) -> Result<Arc<ClientConfig>, DbError> {
     config
         .tls_client
-        .get_or_init(|| build_client_config(config.tls_mode(), config.ssl_root_cert()))
+        .get_or_init(|| {
+            tls::client_config(
+                config.tls_mode(),
+                config.ssl_root_cert(),
+                Some(b"postgresql"),
+            )
+        })
         .clone()
-}
-
-fn build_client_config(
-    mode: TlsMode,
-    root_cert: Option<&Path>,
-) -> Result<Arc<ClientConfig>, DbError> {
-    let provider = Arc::new(ring::default_provider());
-    let builder = ClientConfig::builder_with_provider(provider.clone())
-        .with_safe_default_protocol_versions()
-        .map_err(|e| tls_error(format!("TLS setup failed: {e}")))?;
-    let verify_chain =
-        matches!(mode, TlsMode::VerifyCa | TlsMode::VerifyFull) || root_cert.is_some();
-    let mut client = if !verify_chain {
-        builder
-            .dangerous()
-            .with_custom_certificate_verifier(Arc::new(AcceptAnyCertificate(provider)))
-            .with_no_client_auth()
-    } else {
-        let roots = Arc::new(root_store(root_cert)?);
-        let webpki = WebPkiServerVerifier::builder_with_provider(roots, provider)
-            .build()
-            .map_err(|e| tls_error(format!("TLS setup failed: {e}")))?;
-        if mode == TlsMode::VerifyFull {
-            builder.with_webpki_verifier(webpki).with_no_client_auth()
-        } else {
-            builder
-                .dangerous()
-                .with_custom_certificate_verifier(Arc::new(ChainOnly(webpki)))
-                .with_no_client_auth()
-        }
-    };
-    // PostgreSQL 17 checks the ALPN name when one is sent; older servers ignore it.
-    client.alpn_protocols = vec![b"postgresql".to_vec()];
-    Ok(Arc::new(client))
-}
-
-/// Trust anchors: the `sslrootcert` file, or the Mozilla roots when none (or `system`) is given.
-fn root_store(root_cert: Option<&Path>) -> Result<RootCertStore, DbError> {
-    let mut roots = RootCertStore::empty();
-    match root_cert.filter(|p| *p != Path::new("system")) {
-        None => roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned()),
-        Some(path) => {
-            let unreadable = |e: &dyn std::fmt::Display| {
-                tls_error(format!("cannot read sslrootcert {}: {e}", path.display()))
-            };
-            let file = File::open(path).map_err(|e| unreadable(&e))?;
-            let certs = rustls_pemfile::certs(&mut BufReader::new(file))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| unreadable(&e))?;
-            if certs.is_empty() {
-                return Err(unreadable(&"no PEM certificate in the file"));
-            }
-            for cert in certs {
-                roots.add(cert).map_err(|e| unreadable(&e))?;
-            }
-        }
-    }
-    Ok(roots)
-}
-
-/// `sslmode=require` without a root certificate: encryption only. The handshake signature is
-/// still checked, so the session keys belong to whoever holds the certificate's key.
-#[derive(Debug)]
-struct AcceptAnyCertificate(Arc<CryptoProvider>);
-
-impl ServerCertVerifier for AcceptAnyCertificate {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        let algorithms = &self.0.signature_verification_algorithms;
-        rustls::crypto::verify_tls12_signature(message, cert, dss, algorithms)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        let algorithms = &self.0.signature_verification_algorithms;
-        rustls::crypto::verify_tls13_signature(message, cert, dss, algorithms)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
-    }
-}
-
-/// `verify-ca`: the full webpki check, except that a name mismatch is accepted. webpki checks
-/// the name only after the chain, so a name error means the chain verified.
-#[derive(Debug)]
-struct ChainOnly(Arc<WebPkiServerVerifier>);
-
-impl ServerCertVerifier for ChainOnly {
-    fn verify_server_cert(
-        &self,
-        end_entity: &CertificateDer<'_>,
-        intermediates: &[CertificateDer<'_>],
-        server_name: &ServerName<'_>,
-        ocsp_response: &[u8],
-        now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        let result =
-            self.0
-                .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now);
-        match result {
-            Err(rustls::Error::InvalidCertificate(
-                CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
-            )) => Ok(ServerCertVerified::assertion()),
-            other => other,
-        }
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls12_signature(message, cert, dss)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls13_signature(message, cert, dss)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_verify_schemes()
-    }
 }
