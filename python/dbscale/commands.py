@@ -21,8 +21,9 @@ from dbscale.output_format import OutputFormat
 # command (a `prepare` need not load the report's or the comparison's modules).
 if TYPE_CHECKING:
     from dbscale.compare import ComparisonOptions
+    from dbscale.data_plan import DataPlan
     from dbscale.modes import TlsMode
-    from dbscale.plan import DataPlan, RunOptions
+    from dbscale.plan import RunOptions
     from dbscale.study import Study
     from dbscale.targets import OpenTarget
     from dbscale.targets.lifecycle import TargetPool
@@ -109,7 +110,8 @@ def _open_targets(study: Study, err: Console, env: Mapping[str, str]) -> Iterato
 def _ensure_demo_data(study: Study, target: OpenTarget, err: Console) -> None:
     """The demo prepares the embedded server's TPC-B data unless that scale is already there."""
     from dbscale import data
-    from dbscale.plan import DataPlan, target_spec
+    from dbscale.data_plan import DataPlan
+    from dbscale.plan import target_spec
 
     if target.server is None:
         return  # someone else's server: the user prepares it
@@ -153,7 +155,7 @@ def plan_data(
     tls: TlsMode | None,
     env: Mapping[str, str],
 ) -> DataPlan:
-    from dbscale.plan import build_data_plan
+    from dbscale.data_plan import build_data_plan
     from dbscale.workloads import Catalog
 
     return build_data_plan(

@@ -7,18 +7,15 @@ before all of that has passed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
 from pydantic import ValidationError
 
-from dbscale.config import RunConfig, TargetConfig, WorkloadConfig, make_run_config
+from dbscale.data_plan import DataPlan, build_data_plan
 from dbscale.errors import DbscaleError, PlanError
 from dbscale.matrix import Matrix, parse_matrix, point_key
-from dbscale.modes import TlsMode
-from dbscale.options import ParamValue, parse_set
 from dbscale.plan_catalog import check_workloads
 from dbscale.plan_file import PathKey, PlanDocument
 from dbscale.plan_schema import LoadSettings, PlanSchema, TargetEntry, Transport
@@ -217,36 +214,3 @@ def _refuse_impossible(doc: PlanDocument, plan: PlanSchema, point: Point) -> Non
             f"give its socket directory: --set targets.{target.name}.socket_dir=DIR "
             "(e.g. /var/run/postgresql)",
         )
-
-
-@dataclass(frozen=True)
-class DataPlan:
-    """What `prepare`/`cleanup` send: only the target and the workload matter there."""
-
-    workload: str
-    params: dict[str, ParamValue]
-    target: TargetSpec
-    tls: TlsMode | None = None
-
-    def config(self, url: str) -> RunConfig:
-        return make_run_config(
-            target=TargetConfig(url=url, tls=self.tls),
-            workload=WorkloadConfig(name=self.workload, params=self.params),
-        )
-
-
-def build_data_plan(
-    workload: str,
-    *,
-    target: str | None,
-    set_params: Sequence[str],
-    tls: TlsMode | None,
-    load_catalog: Callable[[], Catalog],
-    env: Mapping[str, str],
-) -> DataPlan:
-    spec = resolve_target(target, env)
-    params = parse_set(set_params)
-    catalog = load_catalog()
-    info = catalog.resolve(workload)
-    catalog.check_params(info, params)
-    return DataPlan(workload=info.name, params=params, target=spec, tls=tls)
