@@ -26,7 +26,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from dbscale.stats.comparison import compare_samples
+from significance import significance  # bench/significance.py, beside this script
 
 ROOT = Path(__file__).resolve().parent.parent
 DBSCALE = [str(ROOT / ".venv" / "bin" / "dbscale")]
@@ -189,17 +189,6 @@ def report(samples: list[Sample], args: argparse.Namespace) -> None:
                 f"dbscale {spread(db_values):>26}  ratio {ratio:5.2f}  "
                 f"{significance(pg_values, db_values)}"
             )
-
-
-def significance(baseline: list[float], candidate: list[float]) -> str:
-    """The change of candidate against baseline with its 95% CI and p, or why there is none."""
-    change = compare_samples("", baseline, candidate, higher_is_better=True)
-    if change.change_pct is None or change.p_value is None:
-        return "(too few runs for a CI)"
-    return (
-        f"change {change.change_pct:+5.1f}% [{change.ci_low_pct:+5.1f}, "
-        f"{change.ci_high_pct:+5.1f}] p={change.p_value:.2f}"
-    )
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from dbscale.stats.comparison import compare_samples
+from significance import significance  # bench/significance.py, beside this script
 
 ROOT = Path(__file__).resolve().parent.parent
 DBSCALE = [str(ROOT / ".venv" / "bin" / "dbscale")]
@@ -140,7 +140,7 @@ def prepare_times(args: argparse.Namespace, url: str) -> tuple[float, float, flo
               f"{times['sysbench']:.2f} s, dbscale {times['dbscale']:.2f} s "
               f"(core {times['core']:.2f} s)", flush=True)  # fmt: skip
         rounds.append((times["sysbench"], times["dbscale"], times["core"]))
-    if rep % 2 == 1:  # the last round ended with sysbench's tables: reload dbscale's
+    if args.repeat % 2 == 0:  # the last round ended with sysbench's tables: reload dbscale's
         subprocess.run(sysbench(args, url, "oltp_read_write", "cleanup"), capture_output=True)
         timed([*DBSCALE, "prepare", "sysbench:oltp_read_write", "--target", url, "--tls",
                "disable", *dbscale_sizes(args)])  # fmt: skip
@@ -263,15 +263,6 @@ def report(
               "window CPU/event " + significance(
                   [s.cpu_us_per_event for s in sb],
                   [s.window_cpu_us_per_event or 0.0 for s in db]))  # fmt: skip
-
-
-def significance(baseline: list[float], candidate: list[float]) -> str:
-    """The change of candidate against baseline with its 95% CI and p, or why there is none."""
-    change = compare_samples("", baseline, candidate, higher_is_better=True)
-    if change.change_pct is None or change.p_value is None:
-        return "(too few runs for a CI)"
-    return (f"{change.change_pct:+.1f}% [{change.ci_low_pct:+.1f}, {change.ci_high_pct:+.1f}] "
-            f"p={change.p_value:.2f}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -47,7 +47,8 @@ pub struct MySqlConfig {
     pub(super) secure: Opts,
     /// The server's version string, read by the first connection and shared by clones.
     pub(super) version: Arc<OnceLock<String>>,
-    /// Under `prefer`: the server offered no TLS once, so later connections skip the attempt.
+    /// The library fallback under `prefer`: the server offered no TLS once, so its later
+    /// connections skip the attempt (the lean client reads the offer from each greeting).
     pub(super) no_tls_offered: Arc<AtomicBool>,
     /// The lean client's TLS configuration, built by the first connection that needs it.
     tls_client: Arc<OnceLock<Result<Arc<rustls::ClientConfig>, DbError>>>,

@@ -320,12 +320,14 @@ impl RowBatch {
         let mut out = String::with_capacity(self.rows.len() * (C_LEN + PAD_LEN + 24));
         let mut number = itoa::Buffer::new();
         for (i, &(id, k)) in self.rows.iter().enumerate() {
-            for field in [number.format(id), "\t"] {
-                out.push_str(field);
-            }
-            for field in [number.format(k), "\t", self.c(i), "\t", self.pad(i), "\n"] {
-                out.push_str(field);
-            }
+            out.push_str(number.format(id));
+            out.push('\t');
+            out.push_str(number.format(k));
+            out.push('\t');
+            out.push_str(self.c(i));
+            out.push('\t');
+            out.push_str(self.pad(i));
+            out.push('\n');
         }
         out
     }
