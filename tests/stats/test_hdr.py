@@ -41,6 +41,17 @@ def test_round_trip_and_quantiles_within_three_digits() -> None:
     assert histogram.max() == pytest.approx(20_000, rel=1e-3)
 
 
+def test_one_walk_quantiles_match_one_at_a_time() -> None:
+    values = [1 + (i * 7919) % 50_000 for i in range(5_000)] + [3_000_000]
+    histogram = HdrHistogram.from_base64(_encode(values))
+    quantiles = [0.0, 0.001, 0.25, 0.5, 0.5, 0.9, 0.999, 1.0]
+    walked = histogram.values_at_quantiles(quantiles)
+    assert walked == [histogram.values_at_quantiles([q])[0] for q in quantiles]
+    assert walked[0] == histogram.min() and walked[-1] == histogram.max()
+    assert walked == sorted(walked)
+    assert HdrHistogram(LAYOUT).values_at_quantiles([0.5, 1.0]) == [0, 0]
+
+
 def test_merging_is_exact_and_percentiles_are_not_averaged() -> None:
     fast = [100 + i % 50 for i in range(9_000)]
     slow = [5_000 + i for i in range(1_000)]

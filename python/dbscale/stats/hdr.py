@@ -13,6 +13,7 @@ import struct
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from dbscale.errors import ResultsError
 
@@ -31,20 +32,20 @@ class HdrLayout:
     highest: int
     significant_digits: int
 
-    @property
+    @cached_property
     def unit_magnitude(self) -> int:
         return self.lowest.bit_length() - 1
 
-    @property
+    @cached_property
     def sub_bucket_count_magnitude(self) -> int:
         largest_single_unit: int = 2 * 10**self.significant_digits
         return (largest_single_unit - 1).bit_length()
 
-    @property
+    @cached_property
     def sub_bucket_half_count_magnitude(self) -> int:
         return self.sub_bucket_count_magnitude - 1
 
-    @property
+    @cached_property
     def sub_bucket_half_count(self) -> int:
         return 1 << self.sub_bucket_half_count_magnitude
 
@@ -143,19 +144,35 @@ class HdrHistogram:
         for index, count in other.counts.items():
             self.counts[index] = self.counts.get(index, 0) + count
 
+    def buckets(self) -> list[tuple[int, int]]:
+        """(bucket index, count) in ascending order of value."""
+        return sorted(self.counts.items())
+
     def value_at_quantile(self, quantile: float) -> int:
         """Like the crate: the highest value equivalent to the bucket that reaches the rank."""
-        quantile = min(quantile, 1.0)
-        rank = max(int(_ceil(quantile * self.total_count)), 1)
-        running = 0
-        for index in sorted(self.counts):
-            running += self.counts[index]
-            if running >= rank:
-                value = self.layout.value_for(index)
-                if quantile == 0.0:
-                    return self.layout.lowest_equivalent(value)
-                return self.layout.highest_equivalent(value)
-        return 0
+        return self.values_at_quantiles([quantile])[0]
+
+    def values_at_quantiles(self, quantiles: list[float]) -> list[int]:
+        """`value_at_quantile` for each of `quantiles` (ascending), in one walk of the buckets."""
+        buckets = self.buckets()
+        total = sum(count for _, count in buckets)
+        values: list[int] = []
+        position, running = 0, 0
+        for quantile in quantiles:
+            quantile = min(quantile, 1.0)
+            rank = max(int(_ceil(quantile * total)), 1)
+            while position < len(buckets) and running < rank:
+                running += buckets[position][1]
+                position += 1
+            if running < rank or not position:
+                values.append(0)
+                continue
+            value = self.layout.value_for(buckets[position - 1][0])
+            if quantile == 0.0:
+                values.append(self.layout.lowest_equivalent(value))
+            else:
+                values.append(self.layout.highest_equivalent(value))
+        return values
 
     def max(self) -> int:
         if not self.counts:
@@ -168,25 +185,27 @@ class HdrHistogram:
         return self.layout.lowest_equivalent(self.layout.value_for(min(self.counts)))
 
     def mean(self) -> float:
-        total = self.total_count
-        if not total:
-            return 0.0
-        acc = 0.0
-        for index in sorted(self.counts):
-            value = self.layout.median_equivalent(self.layout.value_for(index))
-            acc += value * self.counts[index] / total
-        return acc
+        return self.mean_and_stdev()[0]
 
     def stdev(self) -> float:
-        total = self.total_count
+        return self.mean_and_stdev()[1]
+
+    def mean_and_stdev(self) -> tuple[float, float]:
+        """Both from each bucket's median-equivalent value, as the crate computes them."""
+        buckets = self.buckets()
+        total = sum(count for _, count in buckets)
         if not total:
-            return 0.0
-        mean = self.mean()
+            return 0.0, 0.0
+        layout = self.layout
+        middles = [layout.median_equivalent(layout.value_for(index)) for index, _ in buckets]
+        mean = 0.0
+        for middle, (_, count) in zip(middles, buckets, strict=True):
+            mean += middle * count / total
         acc = 0.0
-        for index in sorted(self.counts):
-            dev = self.layout.median_equivalent(self.layout.value_for(index)) - mean
-            acc += dev * dev * self.counts[index]
-        return float((acc / total) ** 0.5)
+        for middle, (_, count) in zip(middles, buckets, strict=True):
+            dev = middle - mean
+            acc += dev * dev * count
+        return mean, float((acc / total) ** 0.5)
 
 
 def _ceil(x: float) -> int:
@@ -235,13 +254,15 @@ def latency_summary_ms(histogram: HdrHistogram | None) -> dict[str, float | int 
     """count, min, mean, stddev, p50 ... p999, max in milliseconds (microsecond histograms)."""
     if histogram is None or not histogram.counts:
         return {"count": 0, **dict.fromkeys(["min", "mean", "stddev", *PERCENTILES, "max"])}
+    mean, stdev = histogram.mean_and_stdev()
     summary: dict[str, float | int | None] = {
         "count": histogram.total_count,
         "min": histogram.min() / 1000.0,
-        "mean": histogram.mean() / 1000.0,
-        "stddev": histogram.stdev() / 1000.0,
+        "mean": mean / 1000.0,
+        "stddev": stdev / 1000.0,
     }
-    for name, quantile in PERCENTILES.items():
-        summary[name] = histogram.value_at_quantile(quantile) / 1000.0
+    values = histogram.values_at_quantiles(list(PERCENTILES.values()))
+    for name, value in zip(PERCENTILES, values, strict=True):
+        summary[name] = value / 1000.0
     summary["max"] = histogram.max() / 1000.0
     return summary
