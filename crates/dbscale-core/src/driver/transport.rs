@@ -2,10 +2,11 @@
 //! tokio's `AsyncFd`, or a rustls stream.
 //!
 //! The plain path exists for syscall economy on the hot loop: a request is one `write` (tried at
-//! once, no readiness check), and after a read that did not fill the buffer the readiness flag is
-//! cleared, so the next read waits in epoll instead of first failing with EAGAIN. Nothing is lost
-//! by that: the socket was drained at the moment of the read, and epoll (edge-triggered) reports
-//! any byte that arrives later as a new event.
+//! once, no readiness check), and a response is read at once after it, going to epoll only when
+//! that read finds nothing (EAGAIN). On a busy client the answer has often arrived by the time
+//! the task reads, so this trades epoll waits and sleeps for cheap reads: against clearing the
+//! readiness after each short read (always waiting in epoll) it measured +6.2% TPC-B TPS
+//! [+0.7, +12.0] at -3.4% client CPU per transaction (docs/performance.md).
 
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, RawFd};
@@ -128,12 +129,9 @@ impl Transport {
         loop {
             let mut guard = fd.readable().await?;
             match guard.try_io(|s| s.get_ref().read(dst)) {
-                Ok(Ok(n)) => {
-                    if n < dst.len() {
-                        guard.clear_ready();
-                    }
-                    return Ok(n);
-                }
+                // Readiness stays set after a short read: the next read is tried at once and only
+                // an EAGAIN sends the task to epoll (as libpq reads until EAGAIN).
+                Ok(Ok(n)) => return Ok(n),
                 Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Ok(Err(e)) => return Err(e),
                 // Spurious readiness: `try_io` cleared it; wait for the next event.
