@@ -153,25 +153,24 @@ class HdrHistogram:
         return self.values_at_quantiles([quantile])[0]
 
     def values_at_quantiles(self, quantiles: list[float]) -> list[int]:
-        """`value_at_quantile` for each of `quantiles` (ascending), in one walk of the buckets."""
+        """`value_at_quantile` for each of `quantiles`, in one walk of the buckets."""
         buckets = self.buckets()
         total = sum(count for _, count in buckets)
-        values: list[int] = []
+        values = [0] * len(quantiles)
         position, running = 0, 0
-        for quantile in quantiles:
-            quantile = min(quantile, 1.0)
+        for slot in sorted(range(len(quantiles)), key=quantiles.__getitem__):
+            quantile = min(quantiles[slot], 1.0)
             rank = max(int(_ceil(quantile * total)), 1)
             while position < len(buckets) and running < rank:
                 running += buckets[position][1]
                 position += 1
-            if running < rank or not position:
-                values.append(0)
-                continue
+            if running < rank:
+                continue  # an empty histogram
             value = self.layout.value_for(buckets[position - 1][0])
             if quantile == 0.0:
-                values.append(self.layout.lowest_equivalent(value))
+                values[slot] = self.layout.lowest_equivalent(value)
             else:
-                values.append(self.layout.highest_equivalent(value))
+                values[slot] = self.layout.highest_equivalent(value)
         return values
 
     def max(self) -> int:

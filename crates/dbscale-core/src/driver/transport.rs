@@ -134,7 +134,7 @@ impl Transport {
                 Ok(Ok(n)) => return Ok(n),
                 Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Ok(Err(e)) => return Err(e),
-                // Spurious readiness: `try_io` cleared it; wait for the next event.
+                // Nothing yet (EAGAIN): `try_io` cleared the readiness; wait in epoll.
                 Err(_would_block) => continue,
             }
         }
