@@ -2,6 +2,7 @@
 //! workloads talk to. Workloads describe statements once ([`Statement`]) and execute them by index,
 //! so each driver can choose how to send them (simple, extended or prepared protocol).
 
+pub(crate) mod direct_wait;
 pub mod error;
 pub mod mysql;
 pub mod postgres;

@@ -2,17 +2,19 @@
 //! tokio's `AsyncFd`, or a rustls stream.
 //!
 //! The plain path exists for syscall economy on the hot loop: a request is one `write` (tried at
-//! once, no readiness check), and a response is read at once after it, going to epoll only when
-//! that read finds nothing (EAGAIN). On a busy client the answer has often arrived by the time
-//! the task reads, so this trades epoll waits and sleeps for cheap reads: against clearing the
-//! readiness after each short read (always waiting in epoll) it measured +6.2% TPC-B TPS
-//! [+0.7, +12.0] at -3.4% client CPU per transaction (docs/performance.md).
+//! once, no readiness check). On an engine thread with direct waits on (driver/direct_wait.rs),
+//! the first read of the answer waits in the thread's own epoll, which reports it at once if it
+//! is already there, and the read that follows finds it: one `recvfrom` per answer. Elsewhere
+//! (admin sessions, loaders, threads waiting on tokio for something else) a read is tried at
+//! once and only an EAGAIN goes to tokio's epoll, as libpq reads until EAGAIN.
 
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixStream;
 
 use tokio::io::unix::AsyncFd;
+
+use super::direct_wait;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_rustls::client::TlsStream;
 
@@ -48,7 +50,13 @@ impl PlainSocket {
 }
 
 pub(crate) enum Transport {
-    Plain(AsyncFd<PlainSocket>),
+    Plain {
+        fd: AsyncFd<PlainSocket>,
+        /// The engine thread's direct-wait epoll this socket was added to, or -1.
+        direct_epoll: RawFd,
+        /// A request went out and nothing of its answer was read yet.
+        answer_due: bool,
+    },
     Tls(Box<TlsStream<tokio::net::TcpStream>>),
 }
 
@@ -66,7 +74,11 @@ impl Transport {
         // SAFETY: the AsyncFd owns the socket, so its descriptor stays open and the same
         // until the AsyncFd is dropped.
         let fd = unsafe { AsyncFd::register(socket) }.map_err(io::Error::from)?;
-        Ok(Transport::Plain(fd))
+        Ok(Transport::Plain {
+            fd,
+            direct_epoll: -1,
+            answer_due: false,
+        })
     }
 
     pub(crate) fn tls(stream: TlsStream<tokio::net::TcpStream>) -> Transport {
@@ -77,7 +89,14 @@ impl Transport {
     /// protocol that agrees on TLS after its first messages, as MySQL's does).
     pub(crate) fn into_tcp(self) -> io::Result<tokio::net::TcpStream> {
         match self {
-            Transport::Plain(fd) => match fd.into_inner() {
+            Transport::Plain {
+                fd, direct_epoll, ..
+            } => match fd.into_inner() {
+                // The TLS session reads through tokio from here on.
+                PlainSocket::Tcp(stream) if direct_epoll >= 0 => {
+                    direct_wait::remove(direct_epoll, stream.as_raw_fd());
+                    tokio::net::TcpStream::from_std(stream)
+                }
                 PlainSocket::Tcp(stream) => tokio::net::TcpStream::from_std(stream),
                 PlainSocket::Unix(_) => Err(io::Error::other("TLS needs a TCP connection")),
             },
@@ -92,7 +111,10 @@ impl Transport {
     /// Writes all of `buf`; small requests leave in exactly one `write` syscall.
     pub(crate) async fn write_all(&mut self, mut buf: &[u8]) -> io::Result<()> {
         let fd = match self {
-            Transport::Plain(fd) => fd,
+            Transport::Plain { fd, answer_due, .. } => {
+                *answer_due = true;
+                fd
+            }
             Transport::Tls(stream) => {
                 stream.write_all(buf).await?;
                 return stream.flush().await;
@@ -122,10 +144,35 @@ impl Transport {
 
     /// Reads what is available into `dst` (at least one byte unless EOF, then 0).
     pub(crate) async fn read(&mut self, dst: &mut [u8]) -> io::Result<usize> {
-        let fd = match self {
-            Transport::Plain(fd) => fd,
+        let (fd, direct_epoll, answer_due) = match self {
+            Transport::Plain {
+                fd,
+                direct_epoll,
+                answer_due,
+            } => (fd, direct_epoll, std::mem::take(answer_due)),
             Transport::Tls(stream) => return stream.read(dst).await,
         };
+        if let Some(epoll) = direct_wait::epoll() {
+            if *direct_epoll != epoll {
+                direct_wait::add(epoll, fd.as_raw_fd())?;
+                *direct_epoll = epoll;
+            }
+            // The first read of an answer waits first: right after the request it would almost
+            // always find nothing (EAGAIN), and the thread's epoll (level-triggered) says at once
+            // if the answer is already there. Later reads of the same answer are tried at once;
+            // on EAGAIN they wait too. A wait handed back to tokio continues below.
+            let mut ready = !answer_due || direct_wait::Readable::new(fd.as_raw_fd()).await;
+            while ready {
+                match fd.get_ref().read(dst) {
+                    Ok(n) => return Ok(n),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                        ready = direct_wait::Readable::new(fd.as_raw_fd()).await;
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+        }
         loop {
             let mut guard = fd.readable().await?;
             match guard.try_io(|s| s.get_ref().read(dst)) {
@@ -145,5 +192,95 @@ impl Transport {
         if let Transport::Tls(stream) = self {
             let _ = stream.shutdown().await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::driver::direct_wait;
+    use crate::engine::client_set::{ClientFuture, ClientSet};
+    use std::cell::{Cell, RefCell};
+    use std::rc::Rc;
+    use std::time::Duration;
+
+    /// Echoes each byte back after the delay its value asks for (in milliseconds).
+    fn echo_server(mut stream: std::os::unix::net::UnixStream) {
+        let mut byte = [0u8; 1];
+        while stream.read_exact(&mut byte).is_ok() {
+            std::thread::sleep(Duration::from_millis(u64::from(byte[0])));
+            if stream.write_all(&byte).is_err() {
+                return;
+            }
+        }
+    }
+
+    /// A client that sends `delays` one by one, checks each answer, and notes when it is done.
+    async fn client(
+        name: &'static str,
+        mut transport: Transport,
+        delays: Vec<u8>,
+        pause: Option<Duration>,
+        finished: Rc<RefCell<Vec<&'static str>>>,
+    ) {
+        for delay in delays {
+            transport.write_all(&[delay]).await.unwrap();
+            let mut answer = [0u8; 1];
+            assert_eq!(transport.read(&mut answer).await.unwrap(), 1);
+            assert_eq!(answer[0], delay);
+            if let Some(pause) = pause {
+                tokio::time::sleep(pause).await;
+            }
+        }
+        finished.borrow_mut().push(name);
+    }
+
+    #[test]
+    fn client_set_runs_direct_waits_and_falls_back_to_tokio() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let finished = Rc::new(RefCell::new(Vec::new()));
+        let waits = runtime.block_on(async {
+            direct_wait::set_enabled(true).unwrap();
+            let mut clients: Vec<ClientFuture> = Vec::new();
+            // Fast answers; one answer slower than the direct wait's limit (tokio takes over);
+            // and a client that sleeps on a tokio timer between its requests: while it sleeps,
+            // the others must go on through tokio instead of waiting for its timer.
+            let scripts = [
+                ("fast", vec![0u8; 300], None),
+                ("slow", vec![0, 0, 60, 0, 0], None),
+                ("sleeper", vec![0u8; 10], Some(Duration::from_millis(50))),
+            ];
+            let mut servers = Vec::new();
+            for (name, delays, pause) in scripts {
+                let (ours, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+                servers.push(std::thread::spawn(move || echo_server(theirs)));
+                ours.set_nonblocking(true).unwrap();
+                let stream = tokio::net::UnixStream::from_std(ours).unwrap();
+                let transport = Transport::unix(stream).unwrap();
+                clients.push(Box::pin(client(
+                    name,
+                    transport,
+                    delays,
+                    pause,
+                    finished.clone(),
+                )));
+            }
+            tokio::time::timeout(Duration::from_secs(30), ClientSet::new(clients))
+                .await
+                .expect("a client never finished: a wait was lost");
+            direct_wait::set_enabled(false).unwrap();
+            for server in servers {
+                server.join().unwrap();
+            }
+            direct_wait::WAITS.with(Cell::get)
+        });
+        assert!(waits > 0, "the thread's own epoll was never used");
+        // 300 round trips take milliseconds unless they wait for the sleeper's timers (half a
+        // second in all): the fast client finishes first only if the hand-back to tokio works.
+        assert_eq!(finished.borrow().last(), Some(&"sleeper"));
+        assert_eq!(finished.borrow().first(), Some(&"fast"));
     }
 }

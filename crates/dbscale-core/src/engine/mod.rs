@@ -5,6 +5,7 @@
 mod admin;
 mod assemble;
 mod client;
+pub(crate) mod client_set;
 pub mod cpu;
 mod recorder;
 mod schedule;

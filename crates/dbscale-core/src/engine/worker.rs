@@ -1,6 +1,7 @@
 //! One engine thread: a single-threaded tokio event loop running its share of the clients, like
 //! pgbench's `-j` threads. Single-threaded loops avoid work-stealing overhead and cross-thread
-//! wake-ups on the hot path.
+//! wake-ups on the hot path; the clients run as one `ClientSet`, which waits for their servers
+//! in one `poll(2)` instead of tokio's reactor whenever all of them are waiting.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -12,10 +13,11 @@ use rand::SeedableRng;
 use tokio::task::LocalSet;
 
 use super::client::Client;
+use super::client_set::{ClientFuture, ClientSet};
 use super::recorder::{ThreadRecorder, ThreadTotals};
 use super::schedule::ArrivalSchedule;
 use super::RunShared;
-use crate::driver::{ConnectMode, Connection, DbError};
+use crate::driver::{direct_wait, ConnectMode, Connection, DbError};
 use crate::Error;
 
 /// After the deadline, how long transactions still running may take before they are abandoned.
@@ -71,8 +73,11 @@ pub fn run_thread(
         )))
     });
 
+    // Reads wait through the thread's own poll while every client waits (client_set.rs).
+    direct_wait::set_enabled(true)
+        .map_err(|e| Error::Internal(format!("cannot create an epoll instance: {e}")))?;
     local.block_on(&runtime, async {
-        let mut clients = Vec::new();
+        let mut clients: Vec<ClientFuture> = Vec::new();
         for (client_id, opened) in client_ids.iter().zip(initial) {
             let conn = match opened {
                 Some(Ok((conn, took))) => {
@@ -95,21 +100,17 @@ pub fn run_thread(
                 rng: SmallRng::seed_from_u64(client_seed(shared.seed, *client_id)),
                 deadline,
             };
-            clients.push(tokio::task::spawn_local(client.run()));
+            clients.push(Box::pin(client.run()));
         }
         let ticker =
             tokio::task::spawn_local(tick_intervals(recorder.clone(), start, interval, deadline));
-        let all_done = async {
-            for handle in clients {
-                let _ = handle.await;
-            }
-        };
         tokio::select! {
-            _ = all_done => {}
+            _ = ClientSet::new(clients) => {}
             _ = hard_stop(&shared, deadline + GRACE) => {}
         }
         ticker.abort();
     });
+    let _ = direct_wait::set_enabled(false);
     // Dropping the event loop drops any transaction still running.
     drop(local);
     let mut recorder = Rc::try_unwrap(recorder)
