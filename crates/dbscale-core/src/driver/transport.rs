@@ -13,10 +13,10 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixStream;
 
 use tokio::io::unix::AsyncFd;
-
-use super::direct_wait;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_rustls::client::TlsStream;
+
+use super::direct_wait;
 
 /// A connected, non-blocking socket.
 pub(crate) enum PlainSocket {
@@ -92,12 +92,13 @@ impl Transport {
             Transport::Plain {
                 fd, direct_epoll, ..
             } => match fd.into_inner() {
-                // The TLS session reads through tokio from here on.
-                PlainSocket::Tcp(stream) if direct_epoll >= 0 => {
-                    direct_wait::remove(direct_epoll, stream.as_raw_fd());
+                PlainSocket::Tcp(stream) => {
+                    // The TLS session reads through tokio from here on.
+                    if direct_epoll >= 0 {
+                        direct_wait::remove(direct_epoll, stream.as_raw_fd());
+                    }
                     tokio::net::TcpStream::from_std(stream)
                 }
-                PlainSocket::Tcp(stream) => tokio::net::TcpStream::from_std(stream),
                 PlainSocket::Unix(_) => Err(io::Error::other("TLS needs a TCP connection")),
             },
             Transport::Tls(_) => Err(io::Error::other("the connection is already encrypted")),

@@ -1,8 +1,8 @@
 //! An engine thread's clients driven as one future, so that when all of them wait for their
-//! servers the thread waits in a single `poll(2)` over their sockets (driver/direct_wait.rs)
+//! servers the thread waits in a single `epoll_wait` on its own epoll (driver/direct_wait.rs)
 //! and runs exactly the clients whose answers arrived, in client order, as pgbench's thread
-//! loop does. Anything else a client waits for (timers, connects, TLS) goes through tokio as
-//! before: the set then hands its direct waits back to tokio and returns Pending.
+//! loop does with ppoll. Anything else a client waits for (timers, connects, TLS) goes through
+//! tokio as before: the set then hands its direct waits back to tokio and returns Pending.
 
 use std::cell::Cell;
 use std::future::Future;
@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use crate::driver::direct_wait;
 
-/// The longest a thread blocks in its own poll before handing the waits to tokio, so timers,
+/// The longest a thread blocks in its own epoll before handing the waits to tokio, so timers,
 /// progress ticks and a hard stop still run while statements take long.
 const DIRECT_WAIT_LIMIT: Duration = Duration::from_millis(20);
 /// Client polls per turn before the set yields to the thread's other tasks.

@@ -1,7 +1,8 @@
 //! One engine thread: a single-threaded tokio event loop running its share of the clients, like
 //! pgbench's `-j` threads. Single-threaded loops avoid work-stealing overhead and cross-thread
-//! wake-ups on the hot path; the clients run as one `ClientSet`, which waits for their servers
-//! in one `poll(2)` instead of tokio's reactor whenever all of them are waiting.
+//! wake-ups on the hot path. The clients run as one `ClientSet`, which waits for their servers
+//! in one `epoll_wait` on the thread's own epoll instead of tokio's reactor whenever all of them
+//! are waiting.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -73,8 +74,9 @@ pub fn run_thread(
         )))
     });
 
-    // Reads wait through the thread's own poll while every client waits (client_set.rs).
-    direct_wait::set_enabled(true)
+    // Closed model: reads wait in the thread's own epoll while every client waits
+    // (client_set.rs). In the open model clients mostly sleep on timers, which tokio keeps.
+    direct_wait::set_enabled(shared.config.rate_tps.is_none())
         .map_err(|e| Error::Internal(format!("cannot create an epoll instance: {e}")))?;
     local.block_on(&runtime, async {
         let mut clients: Vec<ClientFuture> = Vec::new();
