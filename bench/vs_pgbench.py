@@ -26,6 +26,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import syscall_counts  # bench/syscall_counts.py, beside this script
 from significance import significance  # bench/significance.py, beside this script
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,6 +41,7 @@ class Sample:
     transactions: int
     cpu_s: float
     window_cpu_s: float | None = None
+    syscalls: dict[str, int] | None = None
 
     @property
     def cpu_us_per_txn(self) -> float:
@@ -52,18 +54,26 @@ class Sample:
         return self.window_cpu_s * 1e6 / max(self.transactions, 1)
 
 
-def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[str, float]:
-    """Runs cmd, returns its output and the CPU seconds it used (user + system)."""
+def timed(
+    cmd: list[str], env: dict[str, str] | None = None, count: bool = False
+) -> tuple[str, float, dict[str, int] | None]:
+    """Runs cmd, returns its output, the CPU seconds it used (user + system) and, with `count`,
+    its syscalls and context switches (perf stat adds its own CPU then: such runs are extra)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    counts = None
+    if count:
+        out, counts = syscall_counts.counted(cmd, env)
+    else:
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        if proc.returncode != 0:
+            sys.exit(f"error: {' '.join(cmd[:3])} failed:\n{proc.stdout}\n{proc.stderr}")
+        out = proc.stdout + proc.stderr
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
-        sys.exit(f"error: {' '.join(cmd[:3])} failed:\n{proc.stdout}\n{proc.stderr}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return proc.stdout + proc.stderr, cpu
+    return out, cpu, counts
 
 
-def pgbench(args: argparse.Namespace, workload: str) -> Sample:
+def pgbench(args: argparse.Namespace, workload: str, count: bool = False) -> Sample:
     flag = {"tpcb": [], "tpcb-select-only": ["-S"]}[workload]
     # Without -n: both tools vacuum branches and tellers and truncate history before each run,
     # so every run starts from the same state instead of an ever longer history table.
@@ -80,13 +90,13 @@ def pgbench(args: argparse.Namespace, workload: str) -> Sample:
         str(args.duration),
         args.url,
     ]
-    out, cpu = timed(cmd)
+    out, cpu, counts = timed(cmd, count=count)
     tps = float(re.search(r"tps = ([\d.]+) \(without initial", out).group(1))
     txns = int(re.search(r"number of transactions actually processed: (\d+)", out).group(1))
-    return Sample("pgbench", workload, tps, txns, cpu)
+    return Sample("pgbench", workload, tps, txns, cpu, syscalls=counts)
 
 
-def dbscale(args: argparse.Namespace, workload: str, out_dir: Path) -> Sample:
+def dbscale(args: argparse.Namespace, workload: str, out_dir: Path, count: bool = False) -> Sample:
     run_dir = out_dir / f"run{len(list(out_dir.iterdir()))}"
     cmd = [
         *DBSCALE,
@@ -105,11 +115,17 @@ def dbscale(args: argparse.Namespace, workload: str, out_dir: Path) -> Sample:
         "--out",
         str(run_dir),
     ]
-    _, cpu = timed(cmd, env={**os.environ, "NO_COLOR": "1"})
+    _, cpu, counts = timed(cmd, env={**os.environ, "NO_COLOR": "1"}, count=count)
     lines = (run_dir / "runs.jsonl").read_text().splitlines()
     run = json.loads(lines[-1])
     return Sample(
-        "dbscale", workload, run["tps"], run["transactions"], cpu, run["client_cpu_s"]["total"]
+        "dbscale",
+        workload,
+        run["tps"],
+        run["transactions"],
+        cpu,
+        run["client_cpu_s"]["total"],
+        syscalls=counts,
     )
 
 
@@ -124,15 +140,23 @@ def main() -> None:
     parser.add_argument("--protocol", default="prepared")
     parser.add_argument("--workloads", default="tpcb,tpcb-select-only")
     parser.add_argument("--skip-load", action="store_true")
+    parser.add_argument(
+        "--syscalls",
+        action="store_true",
+        help="after the timed runs, one run of each tool under perf stat: syscalls per transaction",
+    )
     args = parser.parse_args()
     if not shutil.which("pgbench"):
         sys.exit("error: pgbench is not installed\nhint: apt-get install postgresql-client")
+    if args.syscalls and (why := syscall_counts.unavailable()):
+        sys.exit(f"error: --syscalls: {why}\nhint: run without --syscalls")
     if not args.skip_load:
         subprocess.run(
             [*DBSCALE, "prepare", "tpcb", "--target", args.url, "--set", f"scale={args.scale}"],
             check=True,
         )
     samples: list[Sample] = []
+    counted: list[Sample] = []
     with tempfile.TemporaryDirectory(prefix="dbscale-bench-") as tmp:
         for workload in args.workloads.split(","):
             # One unrecorded run first: caches, hint bits and the checkpoint cycle settle.
@@ -150,7 +174,14 @@ def main() -> None:
                         f"{s.cpu_us_per_txn:7.2f} us CPU/txn{extra}",
                         flush=True,
                     )
+            if args.syscalls:
+                counted.append(pgbench(args, workload, count=True))
+                counted.append(dbscale(args, workload, Path(tmp), count=True))
     report(samples, args)
+    if counted:
+        syscall_counts.print_table(
+            [(f"{s.workload} {s.tool}", s.transactions, s.syscalls or {}) for s in counted]
+        )
 
 
 def spread(values: list[float]) -> str:

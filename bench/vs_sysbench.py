@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import syscall_counts  # bench/syscall_counts.py, beside this script
 from significance import significance  # bench/significance.py, beside this script
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,6 +53,7 @@ class Sample:
     events: int
     cpu_s: float
     window_cpu_s: float | None = None
+    syscalls: dict[str, int] | None = None
 
     @property
     def cpu_us_per_event(self) -> float:
@@ -64,14 +66,20 @@ class Sample:
         return self.window_cpu_s * 1e6 / max(self.events, 1)
 
 
-def timed(cmd: list[str]) -> tuple[str, float, float]:
-    """Runs cmd; returns its output, the CPU seconds it used (user + system) and wall seconds."""
+def tool_env(cmd: list[str]) -> dict[str, str]:
+    """The environment both tools run in: no PG*/MYSQL* settings of the caller's, no colours."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PG", "MYSQL"))}
     env["NO_COLOR"] = "1"
     if cmd[0] == "sysbench":
         # sysbench's pgsql driver leaves sslmode to libpq, whose default (prefer) encrypts
         # whenever the server offers TLS; its mysql driver does not encrypt by default.
         env["PGSSLMODE"] = "disable"
+    return env
+
+
+def timed(cmd: list[str]) -> tuple[str, float, float]:
+    """Runs cmd; returns its output, the CPU seconds it used (user + system) and wall seconds."""
+    env = tool_env(cmd)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
@@ -148,9 +156,19 @@ def prepare_times(args: argparse.Namespace, url: str) -> tuple[float, float, flo
     return s, d, c
 
 
-def sysbench_run(args: argparse.Namespace, url: str, workload: str) -> Sample:
-    out, cpu, _ = timed(sysbench(args, url, workload, f"--threads={args.threads}",
-                                 f"--time={args.duration}", "--percentile=95", "run"))  # fmt: skip
+def run_tool(cmd: list[str], count: bool) -> tuple[str, float, dict[str, int] | None]:
+    """Output, CPU seconds and, with `count`, syscalls under perf stat (CPU not measured then)."""
+    if count:
+        out, counts = syscall_counts.counted(cmd, tool_env(cmd))
+        return out, 0.0, counts
+    out, cpu, _ = timed(cmd)
+    return out, cpu, None
+
+
+def sysbench_run(args: argparse.Namespace, url: str, workload: str, count: bool = False) -> Sample:
+    out, cpu, counts = run_tool(sysbench(args, url, workload, f"--threads={args.threads}",
+                                         f"--time={args.duration}", "--percentile=95", "run"),
+                                count)  # fmt: skip
 
     def number(pattern: str) -> float:
         match = re.search(pattern, out)
@@ -164,23 +182,26 @@ def sysbench_run(args: argparse.Namespace, url: str, workload: str) -> Sample:
         qps=number(r"queries:\s+\d+\s+\(([\d.]+) per sec"),
         p95_ms=number(r"95th percentile:\s+([\d.]+)"),
         events=int(number(r"total number of events:\s+(\d+)")),
-        cpu_s=cpu,
+        cpu_s=cpu, syscalls=counts,
     )  # fmt: skip
 
 
-def dbscale_run(args: argparse.Namespace, url: str, workload: str, out_dir: Path) -> Sample:
+def dbscale_run(
+    args: argparse.Namespace, url: str, workload: str, out_dir: Path, count: bool = False
+) -> Sample:
     run_dir = out_dir / f"run{len(list(out_dir.iterdir()))}"
     # One worker thread per client, as sysbench runs them: on a small machine shared with the
     # server, the number of client threads decides the client's share of the CPU.
-    _, cpu, _ = timed([*DBSCALE, "run", f"sysbench:{workload}", "--target", url, "--tls",
-                       "disable", "--clients", str(args.threads), "--threads", str(args.threads),
-                       "--duration", f"{args.duration}s", "--protocol", "prepared",
-                       *dbscale_sizes(args), "--out", str(run_dir)])  # fmt: skip
+    _, cpu, counts = run_tool([*DBSCALE, "run", f"sysbench:{workload}", "--target", url,
+                               "--tls", "disable", "--clients", str(args.threads), "--threads",
+                               str(args.threads), "--duration", f"{args.duration}s",
+                               "--protocol", "prepared", *dbscale_sizes(args), "--out",
+                               str(run_dir)], count)  # fmt: skip
     run = json.loads((run_dir / "runs.jsonl").read_text().splitlines()[-1])
     return Sample(
         "dbscale", server_name(url), workload, tps=run["tps"], qps=run["qps"],
         p95_ms=run["latency_ms"]["p95"], events=run["transactions"], cpu_s=cpu,
-        window_cpu_s=run["client_cpu_s"]["total"],
+        window_cpu_s=run["client_cpu_s"]["total"], syscalls=counts,
     )  # fmt: skip
 
 
@@ -195,11 +216,17 @@ def main() -> None:
     parser.add_argument("--rand-type", default="special")
     parser.add_argument("--workloads", default=WORKLOADS)
     parser.add_argument("--skip-prepare", action="store_true")
+    parser.add_argument("--syscalls", action="store_true",
+                        help="after the timed runs, one run of each tool under perf stat: "
+                        "syscalls and context switches per event")  # fmt: skip
     args = parser.parse_args()
     if not shutil.which("sysbench"):
         sys.exit("error: sysbench is not installed\nhint: apt-get install sysbench")
+    if args.syscalls and (why := syscall_counts.unavailable()):
+        sys.exit(f"error: --syscalls: {why}\nhint: run without --syscalls")
     prepared: dict[str, tuple[float, float, float]] = {}
     samples: list[Sample] = []
+    counted: list[Sample] = []
     with tempfile.TemporaryDirectory(prefix="dbscale-bench-") as tmp:
         for url in args.url:
             name = server_name(url)
@@ -207,7 +234,13 @@ def main() -> None:
                 prepared[name] = prepare_times(args, url)
             for workload in args.workloads.split(","):
                 samples += measure(args, url, workload, Path(tmp))
+                if args.syscalls:
+                    counted.append(sysbench_run(args, url, workload, count=True))
+                    counted.append(dbscale_run(args, url, workload, Path(tmp), count=True))
     report(samples, prepared, args)
+    if counted:
+        syscall_counts.print_table([(f"{s.server} {s.workload} {s.tool}", s.events,
+                                     s.syscalls or {}) for s in counted])  # fmt: skip
 
 
 def measure(args: argparse.Namespace, url: str, workload: str, tmp: Path) -> list[Sample]:
