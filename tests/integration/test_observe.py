@@ -119,7 +119,11 @@ def test_open_model_below_capacity_is_the_target_rate(tpcb_url: str, tmp_path: P
     _, record = observed_run(tmp_path / "rate", "tpcb-select-only", "--target", tpcb_url,
                              "-c", "4", "--rate", "200", "-T", RUN_S)  # fmt: skip
     verdict = limited_by(record)
-    assert verdict["verdict"] == "target-rate", verdict
+    # What the rule judged, so a failure says which condition missed.
+    judged = {key: record.get(key) for key in ("tps", "transactions", "unstarted", "late_starts")}
+    judged["lag_ms"] = record.get("schedule_lag_ms")
+    judged["latency_p99_ms"] = record["latency_ms"]["p99"]
+    assert verdict["verdict"] == "target-rate", (verdict, judged)
     assert verdict["numbers"]["rate_tps"] == 200
     assert verdict["client_bound"] is False
 

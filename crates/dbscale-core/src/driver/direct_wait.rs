@@ -206,7 +206,14 @@ impl Future for Readable {
                     .get(fd)
                     .filter(|slot| slot.generation == generation);
                 return match slot.map(|slot| slot.outcome) {
-                    Some(Outcome::Waiting) => Poll::Pending,
+                    Some(Outcome::Waiting) => {
+                        // Polled again by another task than the one registered: wake that one.
+                        let slot = &mut set.by_fd[fd];
+                        if !slot.waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                            slot.waker = Some(cx.waker().clone());
+                        }
+                        Poll::Pending
+                    }
                     Some(Outcome::Readable) => Poll::Ready(true),
                     // Released, or not this thread's wait any more: tokio takes over.
                     _ => Poll::Ready(false),
@@ -284,10 +291,17 @@ mod tests {
         assert!(wait_for_data.as_mut().poll(&mut cx).is_pending());
         assert_eq!(waiting(), 1);
         assert_eq!(wait(Duration::from_millis(5)), 0, "nothing to read yet");
-        assert!(wait_for_data.as_mut().poll(&mut cx).is_pending());
+        // Polled again from another task: that task is the one woken.
+        let other = Arc::new(CountingWaker(AtomicUsize::new(0)));
+        let other_waker = Waker::from(other.clone());
+        assert!(wait_for_data
+            .as_mut()
+            .poll(&mut Context::from_waker(&other_waker))
+            .is_pending());
         writer.write_all(b"x").unwrap();
         assert_eq!(wait(Duration::from_secs(5)), 1);
-        assert_eq!(counter.0.load(Ordering::SeqCst), 1);
+        assert_eq!(other.0.load(Ordering::SeqCst), 1);
+        assert_eq!(counter.0.load(Ordering::SeqCst), 0);
         assert_eq!(waiting(), 0);
         assert_eq!(wait_for_data.as_mut().poll(&mut cx), Poll::Ready(true));
 
