@@ -62,9 +62,11 @@ test-python: $(STAMP) system-deps ## Only the Python tests (servers started and 
 	set -a; . $(TEST_ENV); set +a; \
 	$(VENV)/bin/pytest
 
-lint: $(STAMP) ## cargo fmt --check, clippy -D warnings, ruff check + format --check, mypy
+lint: $(STAMP) ## cargo fmt --check, clippy -D warnings (bench's floor client too), ruff, mypy
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
+	rustfmt --check --edition 2021 bench/round_trip_floor.rs
+	clippy-driver --edition 2021 -D warnings -o $(CURDIR)/target/round_trip_floor.lint bench/round_trip_floor.rs
 	$(VENV)/bin/ruff check python tests scripts bench
 	$(VENV)/bin/ruff format --check python tests scripts bench
 	$(VENV)/bin/mypy python/dbscale

@@ -15,6 +15,7 @@ dbscale uses server-side prepared statements (-M prepared), as sysbench does by 
 Usage: bench/vs_sysbench.py --url mysql://root@127.0.0.1:3306/sbtest
            [--url postgresql://postgres@127.0.0.1:5432/sbtest] [--tables 4] [--table-size 100000]
            [--threads 8] [--duration 10] [--repeat 3] [--rand-type special]
+           [--floor] [--syscalls] [--prepare-only | --skip-prepare]
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import floor_client  # bench/floor_client.py, beside this script
 import syscall_counts  # bench/syscall_counts.py, beside this script
 from significance import significance  # bench/significance.py, beside this script
 
@@ -186,6 +188,15 @@ def sysbench_run(args: argparse.Namespace, url: str, workload: str, count: bool 
     )  # fmt: skip
 
 
+def floor_run(args: argparse.Namespace, url: str, workload: str) -> Sample:
+    cmd = floor_client.command(url, args.tables, args.table_size, args.threads, args.duration)
+    out, cpu, _ = timed(cmd)
+    events, seconds = floor_client.parse(out)
+    rate = events / seconds
+    return Sample("floor", server_name(url), workload, tps=rate, qps=rate, p95_ms=float("nan"),
+                  events=events, cpu_s=cpu)  # fmt: skip
+
+
 def dbscale_run(
     args: argparse.Namespace, url: str, workload: str, out_dir: Path, count: bool = False
 ) -> Sample:
@@ -216,6 +227,12 @@ def main() -> None:
     parser.add_argument("--rand-type", default="special")
     parser.add_argument("--workloads", default=WORKLOADS)
     parser.add_argument("--skip-prepare", action="store_true")
+    parser.add_argument("--floor", action="store_true",
+                        help="with oltp_point_select, also run the round-trip floor client "
+                        "(bench/round_trip_floor.rs): the least CPU per event any client can "
+                        "spend")  # fmt: skip
+    parser.add_argument("--prepare-only", action="store_true",
+                        help="time the prepares only, no workload runs")  # fmt: skip
     parser.add_argument("--syscalls", action="store_true",
                         help="after the timed runs, one run of each tool under perf stat: "
                         "syscalls and context switches per event")  # fmt: skip
@@ -224,6 +241,8 @@ def main() -> None:
         sys.exit("error: sysbench is not installed\nhint: apt-get install sysbench")
     if args.syscalls and (why := syscall_counts.unavailable()):
         sys.exit(f"error: --syscalls: {why}\nhint: run without --syscalls")
+    if args.floor and (why := floor_client.unavailable()):
+        sys.exit(f"error: --floor: {why}\nhint: run without --floor")
     prepared: dict[str, tuple[float, float, float]] = {}
     samples: list[Sample] = []
     counted: list[Sample] = []
@@ -232,7 +251,7 @@ def main() -> None:
             name = server_name(url)
             if not args.skip_prepare:
                 prepared[name] = prepare_times(args, url)
-            for workload in args.workloads.split(","):
+            for workload in [] if args.prepare_only else args.workloads.split(","):
                 samples += measure(args, url, workload, Path(tmp))
                 if args.syscalls:
                     counted.append(sysbench_run(args, url, workload, count=True))
@@ -247,9 +266,13 @@ def measure(args: argparse.Namespace, url: str, workload: str, tmp: Path) -> lis
     """`--repeat` runs of each tool, alternating which goes first so neither always gets the
     warmer cache; each printed as it ends."""
     samples = []
+    tools = ["sysbench", "dbscale"]
+    if args.floor and workload == "oltp_point_select":
+        tools.append("floor")
     for rep in range(args.repeat):
-        for tool in ("sysbench", "dbscale") if rep % 2 == 0 else ("dbscale", "sysbench"):
+        for tool in tools if rep % 2 == 0 else tools[::-1]:
             s = (sysbench_run(args, url, workload) if tool == "sysbench"
+                 else floor_run(args, url, workload) if tool == "floor"
                  else dbscale_run(args, url, workload, tmp))  # fmt: skip
             samples.append(s)
             window = (f" (window {s.window_cpu_us_per_event:.1f})"
@@ -296,6 +319,13 @@ def report(
               "window CPU/event " + significance(
                   [s.cpu_us_per_event for s in sb],
                   [s.window_cpu_us_per_event or 0.0 for s in db]))  # fmt: skip
+        floor = [s for s in mine if s.tool == "floor"]
+        if floor:
+            floor_cpu = med(floor, "cpu_us_per_event")
+            print(f"{'':29} round-trip floor: {med(floor, 'tps'):.1f} events/s, "
+                  f"{floor_cpu:.1f} us CPU/event = {floor_cpu / sb_cpu:.2f}x sysbench's; "
+                  "CPU/event " + significance([s.cpu_us_per_event for s in sb],
+                                              [s.cpu_us_per_event for s in floor]))  # fmt: skip
 
 
 if __name__ == "__main__":

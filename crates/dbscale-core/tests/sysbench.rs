@@ -226,6 +226,14 @@ fn prepare_check_and_cleanup() {
                 Dialect::Postgres => "SELECT nextval(pg_get_serial_sequence('sbtest2', 'id')), (SELECT count(*) FROM pg_indexes WHERE indexname = 'sbtest2_pkey')",
             };
             let key = conn.query(key_sql).await.unwrap();
+            // The values arrive as sysbench writes them: digit groups joined by dashes.
+            let values = conn.query("SELECT c, pad FROM sbtest2 WHERE id = 500").await.unwrap();
+            for (value, groups) in values[0].iter().zip([10, 5]) {
+                let value = value.as_deref().unwrap().trim_end();
+                let parts: Vec<&str> = value.split('-').collect();
+                assert_eq!(parts.len(), groups, "{url}: {value}");
+                assert!(parts.iter().all(|p| p.len() == 11 && p.bytes().all(|b| b.is_ascii_digit())), "{url}: {value}");
+            }
             assert_eq!(key[0][0].as_deref(), Some("1001"), "{url}: next id");
             assert_eq!(key[0][1].as_deref(), Some("1"), "{url}: primary key");
             conn.close().await;

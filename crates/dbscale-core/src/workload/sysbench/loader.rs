@@ -1,9 +1,10 @@
 //! `sysbench … prepare` and `cleanup`: the `sbtest<N>` tables with sysbench's DDL and rows, loaded
 //! in parallel over several connections (each takes tables i, i+n, …, like sysbench's prepare
 //! threads); MySQL by server-prepared multi-row INSERTs (about a third faster than the same
-//! INSERTs as text: the server parses no literals), PostgreSQL by COPY with the primary key built
-//! after the rows (a quarter faster than keeping it up row by row). Tables are dropped first
-//! if present (sysbench would fail on them instead).
+//! INSERTs as text: the server parses no literals) sent in the tables' character set,
+//! PostgreSQL by binary COPY with the primary key built after the rows (a quarter faster than
+//! keeping it up row by row). Tables are dropped first if present (sysbench would fail on them
+//! instead).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -14,7 +15,7 @@ use bytes::Bytes;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
-use super::random::{push_digit_groups, C_GROUPS, PAD_GROUPS};
+use super::rows::{RowBatch, COPY_BINARY_HEADER, COPY_BINARY_TRAILER};
 use super::{Sysbench, Test};
 use crate::driver::{Connection, Dialect, Endpoint, Param, QueryProtocol, Statement};
 use crate::workload::{PrepareStep, PrepareSummary};
@@ -111,6 +112,9 @@ impl Sysbench {
         seed: u64,
     ) -> Result<LoaderTimes, Error> {
         let mut conn = connect_with(endpoint, QueryProtocol::Prepared).await?;
+        if conn.dialect() == Dialect::Mysql {
+            send_in_table_charset(&mut conn).await?;
+        }
         let mut rng = SmallRng::seed_from_u64(seed);
         let mut times = LoaderTimes::default();
         // oltp_insert.lua leaves the tables empty when ids come from the client.
@@ -232,10 +236,10 @@ impl Sysbench {
             let mut params = Vec::with_capacity(batch.rows.len() * width);
             for (i, &(id, k)) in batch.rows.iter().enumerate() {
                 if !auto_inc {
-                    params.push(Param::Int(id));
+                    params.push(Param::Int(i64::from(id)));
                 }
                 params.extend([
-                    Param::Int(k),
+                    Param::Int(i64::from(k)),
                     Param::Text(batch.c(i)),
                     Param::Text(batch.pad(i)),
                 ]);
@@ -259,7 +263,8 @@ impl Sysbench {
             return Ok(0);
         }
         // Explicit ids even under auto_inc: a nextval() per row costs more than one setval().
-        let sql = format!("COPY sbtest{t} (id, k, c, pad) FROM STDIN");
+        // `WITH BINARY` rather than `(FORMAT binary)`: CockroachDB takes only the former.
+        let sql = format!("COPY sbtest{t} (id, k, c, pad) FROM STDIN WITH BINARY");
         let mut batch = RowBatch::default();
         let mut next = 1;
         let chunks = std::iter::from_fn(|| {
@@ -268,8 +273,16 @@ impl Sysbench {
             }
             let last = rows.min(next + COPY_ROWS_PER_CHUNK - 1);
             self.fill_batch(&mut batch, next, last, rng);
+            let mut data = Vec::new();
+            if next == 1 {
+                data.extend_from_slice(COPY_BINARY_HEADER);
+            }
+            batch.copy_binary(&mut data);
+            if last == rows {
+                data.extend_from_slice(COPY_BINARY_TRAILER);
+            }
             next = last + 1;
-            Some(Bytes::from(batch.copy_text()))
+            Some(Bytes::from(data))
         });
         conn.copy_in(&sql, chunks)
             .await
@@ -277,59 +290,6 @@ impl Sysbench {
                 context: format!("loading sbtest{t}"),
                 source,
             })
-    }
-
-    /// Rows `from..=to` as sysbench makes them: c, pad, then k from the default distribution
-    /// (`sb_rand(1, table_size)`); the id is the row number.
-    fn fill_batch(&self, batch: &mut RowBatch, from: u32, to: u32, rng: &mut SmallRng) {
-        batch.rows.clear();
-        batch.text.clear();
-        for id in from..=to {
-            push_digit_groups(&mut batch.text, C_GROUPS, rng);
-            push_digit_groups(&mut batch.text, PAD_GROUPS, rng);
-            let k = self.distribution.sample(rng, 1, self.options.table_size);
-            batch.rows.push((i64::from(id), i64::from(k)));
-        }
-    }
-}
-
-/// Lengths of sysbench's `c` (10 digit groups) and `pad` (5 groups) values.
-const C_LEN: usize = 119;
-const PAD_LEN: usize = 59;
-
-/// Generated rows: (id, k) pairs, and every row's c and pad back to back in one buffer.
-#[derive(Default)]
-struct RowBatch {
-    rows: Vec<(i64, i64)>,
-    text: String,
-}
-
-impl RowBatch {
-    fn c(&self, row: usize) -> &str {
-        let at = row * (C_LEN + PAD_LEN);
-        &self.text[at..at + C_LEN]
-    }
-
-    fn pad(&self, row: usize) -> &str {
-        let at = row * (C_LEN + PAD_LEN) + C_LEN;
-        &self.text[at..at + PAD_LEN]
-    }
-
-    /// COPY text format: `id\tk\tc\tpad\n` per row.
-    fn copy_text(&self) -> String {
-        let mut out = String::with_capacity(self.rows.len() * (C_LEN + PAD_LEN + 24));
-        let mut number = itoa::Buffer::new();
-        for (i, &(id, k)) in self.rows.iter().enumerate() {
-            out.push_str(number.format(id));
-            out.push('\t');
-            out.push_str(number.format(k));
-            out.push('\t');
-            out.push_str(self.c(i));
-            out.push('\t');
-            out.push_str(self.pad(i));
-            out.push('\n');
-        }
-        out
     }
 }
 
@@ -345,6 +305,31 @@ async fn connect_with(endpoint: &Endpoint, protocol: QueryProtocol) -> Result<Co
             target: endpoint.redacted(),
             source,
         })
+}
+
+/// MySQL: makes the connection's character set the database's, which the new tables take. The
+/// values are ASCII digits and dashes, the same bytes in every ASCII-based character set, so
+/// the rows are unchanged; but the server no longer converts each one from the connection's
+/// utf8mb4 (on a latin1 database that conversion was a third of its CPU). UCS-2 and UTF-16/32
+/// cannot be a connection's character set; there the connection keeps its own.
+async fn send_in_table_charset(conn: &mut Connection) -> Result<(), Error> {
+    let sql = "SELECT @@character_set_database";
+    let rows = conn.query(sql).await.map_err(|source| Error::Sql {
+        context: sql.into(),
+        source,
+    })?;
+    let charset = rows.first().and_then(|row| row.first()?.clone());
+    match charset {
+        Some(name) if connection_charset_allowed(&name) => {
+            exec(conn, &format!("SET NAMES {name}")).await
+        }
+        _ => Ok(()),
+    }
+}
+
+fn connection_charset_allowed(name: &str) -> bool {
+    let plain = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    plain && !["ucs2", "utf16", "utf16le", "utf32"].contains(&name)
 }
 
 async fn exec(conn: &mut Connection, sql: &str) -> Result<(), Error> {
@@ -427,28 +412,13 @@ mod tests {
     }
 
     #[test]
-    fn rows_have_sysbench_shapes() {
-        let mut rng = SmallRng::seed_from_u64(3);
-        let w = workload(&[("table_size", 1000.into())]);
-        let mut batch = RowBatch::default();
-        w.fill_batch(&mut batch, 41, 43, &mut rng);
-        assert_eq!(
-            batch.rows.iter().map(|r| r.0).collect::<Vec<_>>(),
-            [41, 42, 43]
-        );
-        assert!(batch.rows.iter().all(|r| (1..=1000).contains(&r.1)));
-        for i in 0..3 {
-            let (c, pad) = (batch.c(i), batch.pad(i));
-            assert_eq!((c.len(), c.matches('-').count()), (119, 9), "{c}");
-            assert_eq!((pad.len(), pad.matches('-').count()), (59, 4), "{pad}");
-        }
-        let copy = batch.copy_text();
-        let first: Vec<&str> = copy.lines().next().unwrap().split('\t').collect();
-        assert_eq!(first.len(), 4);
-        assert_eq!(
-            (first[0], first[2], first[3]),
-            ("41", batch.c(0), batch.pad(0))
-        );
+    fn only_ascii_based_charsets_become_the_connections() {
+        assert!(connection_charset_allowed("latin1"));
+        assert!(connection_charset_allowed("utf8mb4"));
+        assert!(!connection_charset_allowed("utf16"));
+        assert!(!connection_charset_allowed("ucs2"));
+        assert!(!connection_charset_allowed("latin1; DROP TABLE x"));
+        assert!(!connection_charset_allowed(""));
     }
 
     #[test]

@@ -9,6 +9,7 @@
 mod loader;
 mod plan;
 mod random;
+mod rows;
 mod script;
 
 use std::sync::Arc;
