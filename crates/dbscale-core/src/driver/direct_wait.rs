@@ -10,7 +10,8 @@
 //! level-triggered epoll and wakes exactly the readers whose sockets have data. A thread that
 //! has anything else to wait for (a timer, a connect, a TLS session) hands its waiting reads back
 //! to tokio with [`release_all`] first. Each socket joins the thread's epoll once, on its first
-//! direct wait, and leaves it when it is closed.
+//! direct wait, and leaves it when it is closed. A thread's only client needs no epoll at all:
+//! its read sleeps in `recv` itself (see [`sole_client`] and driver/transport.rs).
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -75,6 +76,26 @@ thread_local! {
     /// The thread's epoll descriptor while direct waits are on, else -1.
     static EPOLL: Cell<RawFd> = const { Cell::new(-1) };
     static WAITING: RefCell<WaitSet> = RefCell::new(WaitSet::default());
+}
+
+/// The longest a thread blocks in a direct wait before handing it to tokio, so timers,
+/// progress ticks and a hard stop still run while statements take long.
+pub(crate) const WAIT_LIMIT: Duration = Duration::from_millis(20);
+
+thread_local! {
+    /// True while the thread's client set runs its only remaining client.
+    static SOLE_CLIENT: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Marks whether the client being run is the thread's only one. A sole client's reads may block
+/// in `recv` itself (bounded like a direct wait): nobody else on the thread could run meanwhile.
+pub(crate) fn set_sole_client(sole: bool) {
+    SOLE_CLIENT.with(|s| s.set(sole));
+}
+
+/// Whether direct waits are on and the client being run is the thread's only one.
+pub(crate) fn sole_client() -> bool {
+    SOLE_CLIENT.with(Cell::get) && EPOLL.with(Cell::get) >= 0
 }
 
 /// Turns direct waits on (a new epoll for this thread) or off (waiting reads go back to tokio).

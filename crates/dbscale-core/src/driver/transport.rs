@@ -1,14 +1,18 @@
 //! The byte stream under a connection: a plain TCP or Unix socket driven directly through
 //! tokio's `AsyncFd`, or a rustls stream.
 //!
-//! The plain path exists for syscall economy on the hot loop: a request is one `write` (tried at
+//! The plain path exists for syscall economy on the hot loop: a request is one `send` (tried at
 //! once, no readiness check). On an engine thread with direct waits on (driver/direct_wait.rs),
 //! the first read of the answer waits in the thread's own epoll, which reports it at once if it
-//! is already there, and the read that follows finds it: one `recvfrom` per answer. Elsewhere
-//! (admin sessions, loaders, threads waiting on tokio for something else) a read is tried at
-//! once and only an EAGAIN goes to tokio's epoll, as libpq reads until EAGAIN.
+//! is already there, and the read that follows finds it: one `recvfrom` per answer. When the
+//! thread runs a single client (sysbench's shape: one connection per thread), the read itself
+//! sleeps in a blocking `recvfrom`, bounded by a receive timeout: one syscall per answer, as
+//! the least a client can do (bench/round_trip_floor.rs). Elsewhere (admin sessions, loaders,
+//! threads waiting on tokio for something else) a read is tried at once and only an EAGAIN goes
+//! to tokio's epoll, as libpq reads until EAGAIN. Sends and those reads pass MSG_DONTWAIT, so
+//! they never block whichever mode the socket is in.
 
-use std::io::{self, Read, Write};
+use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixStream;
 
@@ -18,7 +22,8 @@ use tokio_rustls::client::TlsStream;
 
 use super::direct_wait;
 
-/// A connected, non-blocking socket.
+/// A connected socket: non-blocking, or blocking with a receive timeout once a sole client's
+/// reads use it.
 pub(crate) enum PlainSocket {
     Tcp(std::net::TcpStream),
     Unix(UnixStream),
@@ -34,18 +39,48 @@ impl AsRawFd for PlainSocket {
 }
 
 impl PlainSocket {
+    /// A read that never blocks, whatever the socket's own mode.
     fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
-        match self {
-            PlainSocket::Tcp(s) => (&*s).read(buf),
-            PlainSocket::Unix(s) => (&*s).read(buf),
+        self.recv(buf, libc::MSG_DONTWAIT)
+    }
+
+    /// A read that blocks when the socket is in blocking mode (up to its receive timeout).
+    fn recv(&self, buf: &mut [u8], flags: libc::c_int) -> io::Result<usize> {
+        // SAFETY: the descriptor is open; buf is valid for len bytes.
+        let n = unsafe { libc::recv(self.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), flags) };
+        if n < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(n as usize)
         }
     }
 
+    /// A write that never blocks, whatever the socket's own mode.
     fn write(&self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            PlainSocket::Tcp(s) => (&*s).write(buf),
-            PlainSocket::Unix(s) => (&*s).write(buf),
+        let flags = libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL;
+        // SAFETY: the descriptor is open; buf is valid for len bytes.
+        let n = unsafe { libc::send(self.as_raw_fd(), buf.as_ptr().cast(), buf.len(), flags) };
+        if n < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(n as usize)
         }
+    }
+
+    /// Blocking mode with a receive timeout, or back to non-blocking.
+    fn set_blocking(&self, blocking: bool) -> io::Result<()> {
+        match self {
+            PlainSocket::Tcp(s) => s.set_nonblocking(!blocking)?,
+            PlainSocket::Unix(s) => s.set_nonblocking(!blocking)?,
+        }
+        if blocking {
+            let timeout = Some(direct_wait::WAIT_LIMIT);
+            match self {
+                PlainSocket::Tcp(s) => s.set_read_timeout(timeout)?,
+                PlainSocket::Unix(s) => s.set_read_timeout(timeout)?,
+            }
+        }
+        Ok(())
     }
 }
 
@@ -56,6 +91,8 @@ pub(crate) enum Transport {
         direct_epoll: RawFd,
         /// A request went out and nothing of its answer was read yet.
         answer_due: bool,
+        /// The socket is in blocking mode, for a sole client's reads (see `read`).
+        blocking: bool,
     },
     Tls(Box<TlsStream<tokio::net::TcpStream>>),
 }
@@ -78,6 +115,7 @@ impl Transport {
             fd,
             direct_epoll: -1,
             answer_due: false,
+            blocking: false,
         })
     }
 
@@ -90,9 +128,15 @@ impl Transport {
     pub(crate) fn into_tcp(self) -> io::Result<tokio::net::TcpStream> {
         match self {
             Transport::Plain {
-                fd, direct_epoll, ..
+                fd,
+                direct_epoll,
+                blocking,
+                ..
             } => match fd.into_inner() {
                 PlainSocket::Tcp(stream) => {
+                    if blocking {
+                        stream.set_nonblocking(true)?;
+                    }
                     // The TLS session reads through tokio from here on.
                     if direct_epoll >= 0 {
                         direct_wait::remove(direct_epoll, stream.as_raw_fd());
@@ -145,15 +189,32 @@ impl Transport {
 
     /// Reads what is available into `dst` (at least one byte unless EOF, then 0).
     pub(crate) async fn read(&mut self, dst: &mut [u8]) -> io::Result<usize> {
-        let (fd, direct_epoll, answer_due) = match self {
+        let (fd, direct_epoll, answer_due, blocking) = match self {
             Transport::Plain {
                 fd,
                 direct_epoll,
                 answer_due,
-            } => (fd, direct_epoll, std::mem::take(answer_due)),
+                blocking,
+            } => (fd, direct_epoll, std::mem::take(answer_due), blocking),
             Transport::Tls(stream) => return stream.read(dst).await,
         };
-        if let Some(epoll) = direct_wait::epoll() {
+        if direct_wait::sole_client() {
+            // The thread's only client: nothing else could run while it waits, so the read
+            // itself sleeps until the answer arrives (one syscall, where a wait in epoll takes
+            // two), bounded by the socket's receive timeout like any direct wait.
+            if !*blocking {
+                fd.get_ref().set_blocking(true)?;
+                *blocking = true;
+            }
+            loop {
+                match fd.get_ref().recv(dst, 0) {
+                    Ok(n) => return Ok(n),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                    Err(e) => return Err(e),
+                }
+            }
+        } else if let Some(epoll) = direct_wait::epoll() {
             if *direct_epoll != epoll {
                 direct_wait::add(epoll, fd.as_raw_fd())?;
                 *direct_epoll = epoll;
@@ -202,6 +263,7 @@ mod tests {
     use crate::driver::direct_wait;
     use crate::engine::client_set::{ClientFuture, ClientSet};
     use std::cell::{Cell, RefCell};
+    use std::io::{Read, Write};
     use std::rc::Rc;
     use std::time::Duration;
 
@@ -283,5 +345,67 @@ mod tests {
         // second in all): the fast client finishes first only if the hand-back to tokio works.
         assert_eq!(finished.borrow().last(), Some(&"sleeper"));
         assert_eq!(finished.borrow().first(), Some(&"fast"));
+    }
+
+    fn is_blocking(fd: RawFd) -> bool {
+        // SAFETY: plain fcntl on a descriptor the test keeps open.
+        unsafe { libc::fcntl(fd, libc::F_GETFL) & libc::O_NONBLOCK == 0 }
+    }
+
+    #[test]
+    fn a_sole_client_sleeps_in_recv_and_hands_long_waits_to_tokio() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let (ours, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+        let server = std::thread::spawn(move || echo_server(theirs));
+        ours.set_nonblocking(true).unwrap();
+        let raw = ours.as_raw_fd();
+        let done = Rc::new(Cell::new(false));
+        let ticks = runtime.block_on(async {
+            direct_wait::set_enabled(true).unwrap();
+            let transport =
+                Transport::unix(tokio::net::UnixStream::from_std(ours).unwrap()).unwrap();
+            let client_done = done.clone();
+            let set = ClientSet::new(vec![Box::pin(async move {
+                let mut transport = transport;
+                for delay in [0u8, 0, 120, 0] {
+                    transport.write_all(&[delay]).await.unwrap();
+                    let mut answer = [0u8; 1];
+                    assert_eq!(transport.read(&mut answer).await.unwrap(), 1);
+                    assert_eq!(answer[0], delay);
+                }
+                // The reads switched the socket to blocking mode: the sole client's path.
+                assert!(
+                    is_blocking(raw),
+                    "the sole client's reads did not block in recv"
+                );
+                client_done.set(true);
+            })]);
+            // A timer on the same thread: it ticks only while the client's wait is with tokio.
+            let ticker = async {
+                let mut ticks = 0;
+                let mut interval = tokio::time::interval(Duration::from_millis(5));
+                while !done.get() {
+                    interval.tick().await;
+                    ticks += 1;
+                }
+                ticks
+            };
+            let (_, ticks) =
+                tokio::time::timeout(Duration::from_secs(30), async { tokio::join!(set, ticker) })
+                    .await
+                    .expect("the client never finished: a wait was lost");
+            direct_wait::set_enabled(false).unwrap();
+            ticks
+        });
+        server.join().unwrap();
+        // The 120 ms answer: at most 20 ms in recv, the rest with tokio, where the 5 ms timer
+        // runs (about 20 ticks). A recv that slept the whole time would leave one or two.
+        assert!(
+            ticks >= 8,
+            "the timer ticked {ticks} times: the wait was not handed back"
+        );
     }
 }

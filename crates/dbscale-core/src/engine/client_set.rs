@@ -10,13 +10,9 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
-use std::time::Duration;
 
 use crate::driver::direct_wait;
 
-/// The longest a thread blocks in its own epoll before handing the waits to tokio, so timers,
-/// progress ticks and a hard stop still run while statements take long.
-const DIRECT_WAIT_LIMIT: Duration = Duration::from_millis(20);
 /// Client polls per turn before the set yields to the thread's other tasks.
 const POLLS_PER_TURN: usize = 4096;
 
@@ -132,7 +128,7 @@ impl ClientSet {
             if waiting == 0 || released {
                 return Poll::Pending;
             }
-            if waiting == self.remaining && direct_wait::wait(DIRECT_WAIT_LIMIT) > 0 {
+            if waiting == self.remaining && direct_wait::wait(direct_wait::WAIT_LIMIT) > 0 {
                 continue;
             }
             // Some client waits on tokio (or the wait took too long): every wait goes there.
@@ -153,7 +149,9 @@ impl Future for ClientSet {
             }
         }
         POLLING.with(|p| p.set(true));
+        direct_wait::set_sole_client(self.remaining == 1);
         let outcome = self.run_turn(cx);
+        direct_wait::set_sole_client(false);
         POLLING.with(|p| p.set(false));
         outcome
     }
