@@ -56,5 +56,7 @@ def print_table(rows: list[tuple[str, int, dict[str, int]]]) -> None:
     header = "".join(f"{name:>13}" for name in EVENTS)
     print(f"\n{'per transaction (perf stat)':{width + 2}}{header}")
     for label, transactions, counts in rows:
-        cells = "".join(f"{counts.get(name, 0) / max(transactions, 1):13.2f}" for name in EVENTS)
+        # An event perf could not count shows as "-", not as a zero.
+        cells = "".join(f"{counts[name] / max(transactions, 1):13.2f}" if name in counts
+                        else f"{'-':>13}" for name in EVENTS)  # fmt: skip
         print(f"  {label:{width}}{cells}")
