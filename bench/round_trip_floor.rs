@@ -58,10 +58,16 @@ fn main() {
             })
         })
         .collect();
-    let events: u64 = threads
-        .into_iter()
-        .map(|t| t.join().expect("client").expect("client"))
-        .sum();
+    let mut events = 0;
+    for thread in threads {
+        match thread.join().expect("a client thread panicked") {
+            Ok(n) => events += n,
+            Err(e) => {
+                eprintln!("error: a client failed: {e}");
+                std::process::exit(1);
+            }
+        }
+    }
     println!(
         "events {events} seconds {:.3}",
         started.elapsed().as_secs_f64()
@@ -189,25 +195,13 @@ impl Conn {
         body.push(0);
         body.extend_from_slice(b"mysql_native_password\0");
         self.mysql_send(1, &body)?;
-        let reply = self.mysql_packet()?;
-        if reply.first() != Some(&0) {
-            return Err(io::Error::other(format!(
-                "login refused: {}",
-                String::from_utf8_lossy(&reply)
-            )));
-        }
+        self.mysql_ok("login refused")?;
         let mut ids = Vec::new();
         for t in 1..=args.tables {
             let mut body = vec![0x16];
             body.extend_from_slice(format!("SELECT c FROM sbtest{t} WHERE id=?").as_bytes());
             self.mysql_send(0, &body)?;
-            let ok = self.mysql_packet()?;
-            if ok.first() != Some(&0) {
-                return Err(io::Error::other(format!(
-                    "prepare failed: {}",
-                    String::from_utf8_lossy(&ok)
-                )));
-            }
+            let ok = self.mysql_ok("prepare failed")?;
             ids.push(u32::from_le_bytes([ok[1], ok[2], ok[3], ok[4]]));
             let columns = usize::from(u16::from_le_bytes([ok[5], ok[6]]));
             let params = usize::from(u16::from_le_bytes([ok[7], ok[8]]));
@@ -216,6 +210,17 @@ impl Conn {
             }
         }
         Ok(ids)
+    }
+
+    /// The next packet, which must be an OK (first byte 0); else an error saying `failed`.
+    fn mysql_ok(&mut self, failed: &str) -> io::Result<Vec<u8>> {
+        let reply = self.mysql_packet()?;
+        if reply.first() != Some(&0) {
+            // An ERR packet: 0xff, a 2-byte code, '#', a 5-byte SQLSTATE, then the message.
+            let text = String::from_utf8_lossy(reply.get(9..).unwrap_or_default());
+            return Err(io::Error::other(format!("{failed}: {text}")));
+        }
+        Ok(reply)
     }
 
     fn mysql_send(&mut self, seq: u8, body: &[u8]) -> io::Result<()> {

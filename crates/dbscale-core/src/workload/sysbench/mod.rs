@@ -415,7 +415,12 @@ mod tests {
     use super::*;
     use std::collections::BTreeMap;
 
-    fn workload(name: &str, params: &[(&str, serde_json::Value)]) -> Result<Sysbench, Error> {
+    /// A sysbench workload from a test name and `--set` parameters (the loader's and rows' tests
+    /// use it too).
+    pub(super) fn workload(
+        name: &str,
+        params: &[(&str, serde_json::Value)],
+    ) -> Result<Sysbench, Error> {
         let config = WorkloadConfig {
             name: name.into(),
             params: params

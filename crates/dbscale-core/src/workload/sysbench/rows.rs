@@ -82,18 +82,10 @@ fn text_len(text: &str) -> [u8; 4] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::WorkloadConfig;
     use rand::SeedableRng;
 
     fn workload(params: &[(&str, serde_json::Value)]) -> Sysbench {
-        let config = WorkloadConfig {
-            name: "oltp_read_write".into(),
-            params: params
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.clone()))
-                .collect(),
-        };
-        Sysbench::from_config(&config).unwrap().unwrap()
+        super::super::tests::workload("oltp_read_write", params).unwrap()
     }
 
     #[test]
