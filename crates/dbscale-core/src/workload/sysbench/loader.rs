@@ -377,10 +377,7 @@ async fn join_all<F: Future>(futures: Vec<F>) -> Vec<F::Output> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn workload(params: &[(&str, serde_json::Value)]) -> Sysbench {
-        super::super::tests::workload("oltp_read_write", params).unwrap()
-    }
+    use crate::workload::sysbench::tests::read_write as workload;
 
     #[test]
     fn ddl_matches_sysbench() {

@@ -415,12 +415,8 @@ mod tests {
     use super::*;
     use std::collections::BTreeMap;
 
-    /// A sysbench workload from a test name and `--set` parameters (the loader's and rows' tests
-    /// use it too).
-    pub(super) fn workload(
-        name: &str,
-        params: &[(&str, serde_json::Value)],
-    ) -> Result<Sysbench, Error> {
+    /// A sysbench workload from a test name and `--set` parameters.
+    fn workload(name: &str, params: &[(&str, serde_json::Value)]) -> Result<Sysbench, Error> {
         let config = WorkloadConfig {
             name: name.into(),
             params: params
@@ -429,6 +425,11 @@ mod tests {
                 .collect::<BTreeMap<_, _>>(),
         };
         Sysbench::from_config(&config).map(|w| w.expect("a sysbench name"))
+    }
+
+    /// oltp_read_write with `--set` parameters, for the loader's and rows' tests.
+    pub(super) fn read_write(params: &[(&str, serde_json::Value)]) -> Sysbench {
+        workload("oltp_read_write", params).unwrap()
     }
 
     #[test]

@@ -15,7 +15,11 @@ pub(super) const COPY_BINARY_HEADER: &[u8] = b"PGCOPY\n\xff\r\n\0\0\0\0\0\0\0\0\
 /// End of a binary COPY stream: a field count of -1.
 pub(super) const COPY_BINARY_TRAILER: &[u8] = &(-1i16).to_be_bytes();
 /// Columns per row in the COPY: id, k, c, pad.
-const COPY_FIELDS: i16 = 4;
+const COPY_FIELDS: [u8; 2] = 4i16.to_be_bytes();
+/// Field lengths in the COPY: INTEGER, and the fixed lengths of c and pad.
+const INT_FIELD: [u8; 4] = 4i32.to_be_bytes();
+const C_FIELD: [u8; 4] = (C_LEN as i32).to_be_bytes();
+const PAD_FIELD: [u8; 4] = (PAD_LEN as i32).to_be_bytes();
 
 /// Generated rows: (id, k) pairs, and every row's c and pad back to back in one buffer.
 #[derive(Default)]
@@ -54,46 +58,40 @@ impl RowBatch {
     /// its bytes (INTEGER big-endian, CHAR as its text). The server parses no text for them,
     /// which saves it about a sixth of its CPU against the text format.
     pub fn copy_binary(&self, out: &mut Vec<u8>) {
-        const INT_LEN: [u8; 4] = 4i32.to_be_bytes();
         out.reserve(self.rows.len() * (2 + 4 * 4 + 4 + 4 + C_LEN + PAD_LEN));
         for (i, &(id, k)) in self.rows.iter().enumerate() {
-            out.extend_from_slice(&COPY_FIELDS.to_be_bytes());
+            out.extend_from_slice(&COPY_FIELDS);
             // Ids and k are at most i32::MAX (option parsing ensures it), so their u32 bytes
             // are the INTEGER's.
             for value in [id, k] {
-                out.extend_from_slice(&INT_LEN);
+                out.extend_from_slice(&INT_FIELD);
                 out.extend_from_slice(&value.to_be_bytes());
             }
-            for text in [self.c(i), self.pad(i)] {
-                out.extend_from_slice(&text_len(text));
+            for (len, text) in [(C_FIELD, self.c(i)), (PAD_FIELD, self.pad(i))] {
+                out.extend_from_slice(&len);
                 out.extend_from_slice(text.as_bytes());
             }
         }
     }
 }
 
-fn text_len(text: &str) -> [u8; 4] {
-    // c and pad are 119 and 59 bytes long.
-    i32::try_from(text.len())
-        .expect("c and pad are short")
-        .to_be_bytes()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::sysbench::tests::read_write;
     use rand::SeedableRng;
 
-    fn workload(params: &[(&str, serde_json::Value)]) -> Sysbench {
-        super::super::tests::workload("oltp_read_write", params).unwrap()
+    /// Rows `from..=to` of an oltp_read_write load with `table_size` rows.
+    fn batch(table_size: u32, from: u32, to: u32) -> RowBatch {
+        let mut rng = SmallRng::seed_from_u64(u64::from(from));
+        let mut batch = RowBatch::default();
+        read_write(&[("table_size", table_size.into())]).fill_batch(&mut batch, from, to, &mut rng);
+        batch
     }
 
     #[test]
     fn rows_have_sysbench_shapes() {
-        let mut rng = SmallRng::seed_from_u64(3);
-        let w = workload(&[("table_size", 1000.into())]);
-        let mut batch = RowBatch::default();
-        w.fill_batch(&mut batch, 41, 43, &mut rng);
+        let batch = batch(1000, 41, 43);
         assert_eq!(
             batch.rows.iter().map(|r| r.0).collect::<Vec<_>>(),
             [41, 42, 43]
@@ -109,10 +107,7 @@ mod tests {
     /// Decodes the tuples back field by field, as the server reads them.
     #[test]
     fn copy_binary_tuples_decode_to_the_rows() {
-        let mut rng = SmallRng::seed_from_u64(5);
-        let w = workload(&[("table_size", 100.into())]);
-        let mut batch = RowBatch::default();
-        w.fill_batch(&mut batch, 7, 8, &mut rng);
+        let batch = batch(100, 7, 8);
         let mut out = Vec::new();
         batch.copy_binary(&mut out);
         let mut at = 0;
