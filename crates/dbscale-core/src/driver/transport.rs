@@ -38,6 +38,11 @@ impl AsRawFd for PlainSocket {
     }
 }
 
+/// A `recv`/`send` result: the bytes moved, or the errno as an error.
+fn byte_count(n: isize) -> io::Result<usize> {
+    usize::try_from(n).map_err(|_| io::Error::last_os_error())
+}
+
 impl PlainSocket {
     /// A read that never blocks, whatever the socket's own mode.
     fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
@@ -47,40 +52,31 @@ impl PlainSocket {
     /// A read that blocks when the socket is in blocking mode (up to its receive timeout).
     fn recv(&self, buf: &mut [u8], flags: libc::c_int) -> io::Result<usize> {
         // SAFETY: the descriptor is open; buf is valid for len bytes.
-        let n = unsafe { libc::recv(self.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), flags) };
-        if n < 0 {
-            Err(io::Error::last_os_error())
-        } else {
-            Ok(n as usize)
-        }
+        byte_count(unsafe {
+            libc::recv(self.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), flags)
+        })
     }
 
     /// A write that never blocks, whatever the socket's own mode.
     fn write(&self, buf: &[u8]) -> io::Result<usize> {
         let flags = libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL;
         // SAFETY: the descriptor is open; buf is valid for len bytes.
-        let n = unsafe { libc::send(self.as_raw_fd(), buf.as_ptr().cast(), buf.len(), flags) };
-        if n < 0 {
-            Err(io::Error::last_os_error())
-        } else {
-            Ok(n as usize)
-        }
+        byte_count(unsafe { libc::send(self.as_raw_fd(), buf.as_ptr().cast(), buf.len(), flags) })
     }
 
-    /// Blocking mode with a receive timeout, or back to non-blocking.
-    fn set_blocking(&self, blocking: bool) -> io::Result<()> {
+    /// Blocking mode, with a receive timeout of a direct wait's limit (`into_tcp` undoes it).
+    fn block_with_timeout(&self) -> io::Result<()> {
+        let timeout = Some(direct_wait::WAIT_LIMIT);
         match self {
-            PlainSocket::Tcp(s) => s.set_nonblocking(!blocking)?,
-            PlainSocket::Unix(s) => s.set_nonblocking(!blocking)?,
-        }
-        if blocking {
-            let timeout = Some(direct_wait::WAIT_LIMIT);
-            match self {
-                PlainSocket::Tcp(s) => s.set_read_timeout(timeout)?,
-                PlainSocket::Unix(s) => s.set_read_timeout(timeout)?,
+            PlainSocket::Tcp(s) => {
+                s.set_nonblocking(false)?;
+                s.set_read_timeout(timeout)
+            }
+            PlainSocket::Unix(s) => {
+                s.set_nonblocking(false)?;
+                s.set_read_timeout(timeout)
             }
         }
-        Ok(())
     }
 }
 
@@ -203,7 +199,7 @@ impl Transport {
             // itself sleeps until the answer arrives (one syscall, where a wait in epoll takes
             // two), bounded by the socket's receive timeout like any direct wait.
             if !*blocking {
-                fd.get_ref().set_blocking(true)?;
+                fd.get_ref().block_with_timeout()?;
                 *blocking = true;
             }
             loop {
