@@ -70,6 +70,7 @@ lint: $(STAMP) ## cargo fmt --check, clippy -D warnings (bench's floor client to
 	$(VENV)/bin/ruff check python tests scripts bench
 	$(VENV)/bin/ruff format --check python tests scripts bench
 	$(VENV)/bin/mypy python/dbscale
+	$(VENV)/bin/python -m mypy.stubtest dbscale._core
 
 fmt: $(STAMP) ## Format Rust and Python code in place
 	cargo fmt --all

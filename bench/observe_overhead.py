@@ -13,7 +13,6 @@ Usage: bench/observe_overhead.py --url postgresql://postgres@127.0.0.1:5432/post
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 from dataclasses import dataclass
@@ -21,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "python"))
 
+from dbscale import core
 from dbscale.config import RunConfig, TargetConfig, WorkloadConfig
-from dbscale.native import load_core
 from dbscale.observe.host import client_host_facts
 from dbscale.observe.observer import RunObserver
 
@@ -37,17 +36,16 @@ class Sample:
 
 
 def run(config: RunConfig, observed: bool, host: dict[str, object]) -> Sample:
-    core = load_core()
     observer = RunObserver(config, host=host) if observed else None
     if observer is not None:
         observer.start()
     try:
-        handle = core.start_run(config.to_core_json())
+        handle = core.Run(config)
         while not handle.wait(0.2):
-            intervals = json.loads(handle.poll())
+            intervals = handle.poll()
             if observer is not None:
                 observer.intervals(intervals)
-        native = json.loads(handle.result())
+        native = handle.result()
     finally:
         section = observer.finish(native) if observer is not None else None
     txns = max(int(native["transactions"]), 1)
@@ -68,12 +66,11 @@ def main() -> None:
     parser.add_argument("--workloads", default="tpcb-select-only,tpcb")
     parser.add_argument("--verbose", action="store_true", help="print every run")
     args = parser.parse_args()
-    core = load_core()
     target = TargetConfig(url=args.url)
     data = RunConfig(
         target=target, workload=WorkloadConfig(name="tpcb", params={"scale": args.scale})
     )
-    core.prepare(data.to_core_json())
+    core.prepare(data)
     host = client_host_facts()
     print(
         f"{args.clients} clients, {args.duration:g} s runs, {args.repeat} pairs, scale {args.scale}"

@@ -96,12 +96,14 @@ def test_pg() -> PgTestServer:
 @pytest.fixture(scope="session")
 def core() -> ModuleType:
     """The built native module; skipped (failed in CI) when it is not built."""
+    from dbscale.core import load_core
+    from dbscale.errors import NativeModuleMissingError
+
     try:
-        from dbscale import _core
-    except ImportError as exc:
-        skip_or_fail(f"the native module dbscale._core is not built ({exc}); run `make build`")
+        return load_core()
+    except NativeModuleMissingError as exc:
+        skip_or_fail(f"{exc.message}; run `make build`")
         raise
-    return _core
 
 
 @contextmanager

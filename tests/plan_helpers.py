@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from dbscale.plan import RunOptions, build_study
-from dbscale.study import Study
-from dbscale.workloads import Catalog
+from dbscale.plan.build import RunOptions, build_study
+from dbscale.plan.catalog import Catalog
+from dbscale.plan.study import Study
 
 _SYSBENCH_PARAMS = {
     "tables": {"default": 1, "doc": ""},

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from dbscale.cli import run_cli
+from dbscale.cli.app import run_cli
 from dbscale.errors import EXIT_OK, EXIT_USAGE
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from dbscale.cli import run_cli
-from dbscale.compare import ComparisonOptions, compare_dirs
+from dbscale.cli.app import run_cli
 from dbscale.errors import ConfigError
+from dbscale.results.compare import ComparisonOptions, compare_dirs
 from tests.synthetic import study_records, write_results
 
 

@@ -7,7 +7,12 @@ from typing import Any
 
 import pytest
 
-from dbscale.cost import add_price_performance, headline_throughput, monthly_cost, price_performance
+from dbscale.results.cost import (
+    add_price_performance,
+    headline_throughput,
+    monthly_cost,
+    price_performance,
+)
 from dbscale.targets.spec import Prices
 
 # A Cloud SQL-like custom tier, HA: 4 vCPUs, 16 GiB, 100 GB of SSD.

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from dbscale.errors import ConfigError
-from dbscale.options import (
+from dbscale.values import (
     format_duration,
     parse_clients,
     parse_duration,

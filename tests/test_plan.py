@@ -8,16 +8,16 @@ import pytest
 
 from dbscale.config import ConnectMode, QueryProtocol, TlsMode
 from dbscale.errors import ConfigError, DbscaleError
-from dbscale.plan import (
+from dbscale.plan.build import (
     DEMO_CLIENTS,
     DEMO_WARMUP_S,
     RunOptions,
     build_data_plan,
     build_study,
 )
-from dbscale.study import PrepareStep, RunStep
+from dbscale.plan.catalog import Catalog
+from dbscale.plan.study import PrepareStep, RunStep
 from dbscale.targets import OpenTarget
-from dbscale.workloads import Catalog
 from tests.plan_helpers import CATALOG, NOW, study
 
 URL = "postgresql://postgres@127.0.0.1:5/postgres"

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from dbscale.errors import PlanError
-from dbscale.plan import RunOptions
-from dbscale.plan_schema import Transport
-from dbscale.study import RunStep
+from dbscale.plan.build import RunOptions
+from dbscale.plan.schema import Transport
+from dbscale.plan.study import RunStep
 from dbscale.targets import OpenTarget
 from tests.plan_helpers import study_from_text
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from dbscale.cli import run_cli
-from dbscale.plan import RunOptions
-from dbscale.recipes import recipe_names
-from dbscale.study import RunStep
+from dbscale.cli.app import run_cli
+from dbscale.plan.build import RunOptions
+from dbscale.plan.recipes import recipe_names
+from dbscale.plan.study import RunStep
 from tests.plan_helpers import study
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from dbscale.errors import ResultsError
-from dbscale.results import (
+from dbscale.results.directory import (
     ResultsDir,
     RunMeta,
     default_results_dir,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dbscale.study import PrepareStep, RunStep, Step, estimate_s
+from dbscale.plan.study import PrepareStep, RunStep, Step, estimate_s
 from tests.plan_helpers import study_from_text
 
 PLAN = """\

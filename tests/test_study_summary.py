@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 import dbscale
-from dbscale.results import ResultsDir
+from dbscale.results.directory import ResultsDir
+from dbscale.results.points import SummarySettings, summarize_points
 from dbscale.stats.hdr import latency_summary_ms, merge
-from dbscale.study_summary import SummarySettings, summarize_points
 from tests.synthetic import make_record, study_records, write_results
 
 

@@ -4,8 +4,8 @@ import io
 
 from rich.console import Console
 
-from dbscale.progress import PlainProgress, progress_line
-from dbscale.summary import pgbench_lines, print_summary
+from dbscale.run.console import pgbench_lines, print_summary
+from dbscale.run.progress import PlainProgress, progress_line
 
 RECORD = {
     "workload": "tpcb",

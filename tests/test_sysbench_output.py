@@ -8,11 +8,11 @@ import io
 
 from rich.console import Console
 
-from dbscale.output_format import OutputFormat, shape_for
-from dbscale.progress import PlainProgress
-from dbscale.summary import print_run, summary_table
-from dbscale.sysbench_options import flag_for
-from dbscale.sysbench_output import final_lines, interval_line
+from dbscale.plan.sysbench_flags import flag_for
+from dbscale.run.console import print_run, summary_table
+from dbscale.run.output_format import OutputFormat, shape_for
+from dbscale.run.progress import PlainProgress
+from dbscale.run.sysbench_format import final_lines, interval_line
 
 # `sysbench oltp_read_write --threads=2 --time=3 run` on MariaDB, 1.0.20 from Debian.
 SYSBENCH_BLOCK = """\

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from dbscale.errors import ConfigError, InternalError
-from dbscale.workloads import Catalog
+from dbscale.plan.catalog import Catalog
 
 CATALOG_JSON = {
     "tpcb": {

@@ -11,7 +11,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from dbscale.analysis import Results
+    from dbscale.results.analysis import Results
 
     __version__: str
 
@@ -37,7 +37,7 @@ def __getattr__(name: str) -> str:
 
 def load_results(directory: Any) -> Results:
     """A results directory as pandas DataFrames: `.runs`, `.intervals`, `.summary`."""
-    from dbscale.analysis import load_results as load
+    from dbscale.results.analysis import load_results as load
 
     return load(directory)
 

@@ -1,5 +1,5 @@
 """`python -m dbscale` is the `dbscale` command."""
 
-from dbscale.cli import main
+from dbscale.cli.app import main
 
 main()

@@ -8,7 +8,7 @@ class CoreError(Exception):
     """Raised by every native call. ``args == (kind, message, hint)``.
 
     kind is one of: "config", "connect_unreachable", "connect_auth", "connect_database",
-    "connect_tls", "connect_unavailable", "connect_invalid", "not_prepared", "sql", "internal".
+    "connect_tls", "connect_unavailable", "connect_invalid", "not_prepared", "sql", "histogram", "internal".
     """
 
 class RunHandle:
@@ -44,3 +44,10 @@ def cleanup(config_json: str) -> str:
 
 def probe(config_json: str) -> str:
     """Connects once: JSON {"server_version", "tls", "connect_ms", "dialect"}."""
+
+def histogram_figures(blobs: list[str], quantiles: list[float]) -> str:
+    """Merges stored histograms (base64 HDR V2 deflate) exactly: JSON {"count", "min", "mean",
+    "stddev", "max", "values"} in milliseconds, "values" at `quantiles` (null when empty)."""
+
+def merge_histograms(blobs: list[str]) -> str:
+    """Stored histograms merged exactly into one, base64 HDR V2 deflate."""

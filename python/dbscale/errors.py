@@ -145,6 +145,7 @@ _KINDS: dict[str, type[DbscaleError]] = {
     "connect_invalid": InvalidTargetError,
     "not_prepared": NotPreparedError,
     "sql": SqlError,
+    "histogram": ResultsError,
     "internal": InternalError,
 }
 

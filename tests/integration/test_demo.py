@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dbscale.results import read_runs
+from dbscale.results.directory import read_runs
 from tests.conftest import PgTestServer
 from tests.integration.conftest import dbscale
 

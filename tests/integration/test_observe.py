@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from dbscale.results import read_runs
+from dbscale.results.directory import read_runs
 from tests.conftest import REPO
 from tests.integration.conftest import Outcome, dbscale
 from tests.integration.cpu_quota import cpu_quota

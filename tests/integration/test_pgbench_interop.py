@@ -6,7 +6,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from dbscale.results import read_runs
+from dbscale.results.directory import read_runs
 from tests.conftest import PgTestServer
 from tests.integration.conftest import dbscale
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from dbscale.results import read_runs
+from dbscale.results.directory import read_runs
 from tests.conftest import REPO, skip_or_fail
 from tests.integration.conftest import dbscale
 

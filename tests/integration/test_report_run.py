@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from dbscale.results import read_runs
+from dbscale.results.directory import read_runs
 from tests.conftest import REPO
 
 

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from dbscale.results import read_runs
+from dbscale.results.directory import read_runs
 from dbscale.stats.hdr import HdrHistogram, latency_summary_ms
 from tests.conftest import REPO, PgTestServer
 from tests.integration.conftest import dbscale

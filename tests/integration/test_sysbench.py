@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from dbscale.cli import run_cli
-from dbscale.results import read_runs
+from dbscale.cli.app import run_cli
+from dbscale.results.directory import read_runs
 from tests.conftest import PgTestServer
 from tests.integration.conftest import Outcome, dbscale
 from tests.integration.mariadb import MariaDBTestServer, mariadb_from_env

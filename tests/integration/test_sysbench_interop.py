@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from dbscale.results import read_runs
+from dbscale.results.directory import read_runs
 from tests.integration.conftest import dbscale
 from tests.integration.mariadb import mariadb_from_env, run_sysbench, sysbench_binary
 

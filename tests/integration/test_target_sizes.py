@@ -15,7 +15,7 @@ from types import ModuleType
 import pytest
 
 from dbscale.errors import EXIT_TARGET
-from dbscale.targets.binaries import find_postgres_binaries
+from dbscale.targets.local.binaries import find_postgres_binaries
 from tests.conftest import skip_or_fail
 from tests.integration.conftest import dbscale
 

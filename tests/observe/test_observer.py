@@ -11,7 +11,7 @@ import pytest
 
 from dbscale.config import RunConfig, TargetConfig, WorkloadConfig
 from dbscale.observe.observer import ObserveOptions, RunObserver
-from dbscale.observe.study import StudyObserver
+from dbscale.observe.watch import StudyObserver
 
 UNREACHABLE = RunConfig(
     target=TargetConfig(url="postgresql://postgres@127.0.0.1:1/nowhere"),

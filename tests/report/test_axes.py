@@ -6,7 +6,7 @@ from pathlib import Path
 
 from dbscale.report.axes import detect_axes, format_value
 from dbscale.report.facts import run_facts
-from dbscale.report.study import build_study
+from dbscale.report.view import build_study
 from tests.report.fixtures import record, sweep
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from dbscale.report.charts import Chart, plan_charts, primary_axis
-from dbscale.report.study import build_study
+from dbscale.report.view import build_study
 from tests.report.fixtures import record, sweep
 
 TWO_TARGETS = ("postgresql://u@db1:5432/x", "postgresql://u@db2:5432/x")

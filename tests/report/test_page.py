@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from dbscale.compare import ComparisonOptions, compare_dirs
 from dbscale.errors import ResultsError
 from dbscale.report import render_compare_html, write_report
 from dbscale.report.command import report_after_run
 from dbscale.report.writer import SIZE_BUDGET_BYTES
+from dbscale.results.compare import ComparisonOptions, compare_dirs
 from tests.report.conftest import WriteDir
 from tests.report.fixtures import record, sweep
 

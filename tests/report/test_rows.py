@@ -7,9 +7,9 @@ import math
 from pathlib import Path
 
 from dbscale.report import rows
-from dbscale.report.study import build_study
+from dbscale.report.view import build_study
+from dbscale.results.points import summarize_points
 from dbscale.stats.hdr import merge
-from dbscale.study_summary import summarize_points
 from tests.report.fixtures import record, sweep
 
 

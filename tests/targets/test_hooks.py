@@ -10,12 +10,11 @@ from types import ModuleType
 
 import pytest
 
-from dbscale.plan_schema import TargetEntry
+from dbscale.plan.targets import prepare_targets
 from dbscale.targets.hooks import HookError, run_hook
 from dbscale.targets.lifecycle import TargetFailedError, TargetPool
-from dbscale.targets.local_postgres import free_port
-from dbscale.targets.resolve import prepare_targets
-from dbscale.targets.spec import HookCommand
+from dbscale.targets.local.postgres import free_port
+from dbscale.targets.spec import HookCommand, TargetEntry
 from dbscale.targets.variables import target_variables
 from tests.conftest import PgTestServer
 

@@ -12,15 +12,16 @@ from types import ModuleType
 
 import pytest
 
+from dbscale.core import Session
 from dbscale.errors import ConfigError
-from dbscale.plan_schema import TargetEntry
-from dbscale.targets.binaries import find_postgres_binaries
-from dbscale.targets.confinement import choose_cpus, format_cpu_list, parse_cpu_list
-from dbscale.targets.facts import probe_config_json
+from dbscale.plan.targets import prepare_targets
+from dbscale.targets.facts import probe_config
 from dbscale.targets.lifecycle import TargetPool
-from dbscale.targets.local import memory_settings
-from dbscale.targets.local_mariadb import find_mariadb_binaries
-from dbscale.targets.resolve import prepare_targets
+from dbscale.targets.local.binaries import find_postgres_binaries
+from dbscale.targets.local.confinement import choose_cpus, format_cpu_list, parse_cpu_list
+from dbscale.targets.local.instance import memory_settings
+from dbscale.targets.local.mariadb import find_mariadb_binaries
+from dbscale.targets.spec import TargetEntry
 from tests.conftest import skip_or_fail
 
 
@@ -74,13 +75,10 @@ def test_local_sizes_are_confined_to_their_cpus(core: ModuleType, tmp_path: Path
                 assert local["all_confined"] is True
                 assert _cpus_allowed(local["postmaster_pid"]) == expected
                 # A backend forked after the start inherits the postmaster's mask.
-                session = core.Session(probe_config_json(opened.url))
-                try:
-                    [[backend]] = json.loads(session.query("select pg_backend_pid()"))
-                    assert _cpus_allowed(int(backend)) == expected
-                    assert os.sched_getaffinity(int(backend)) == set(available[:vcpus])
-                finally:
-                    session.close()
+                with Session(probe_config(opened.url)) as session:
+                    [[backend]] = session.query("select pg_backend_pid()")
+                    assert _cpus_allowed(int(str(backend))) == expected
+                    assert os.sched_getaffinity(int(str(backend))) == set(available[:vcpus])
                 memory = local["memory"]
                 assert memory["limit_bytes"] == 512 * 1024 * 1024
                 assert record["server"]["settings"]["shared_buffers"] == "128MB"

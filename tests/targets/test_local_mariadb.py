@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from dbscale.targets.local_mariadb import (
+from dbscale.targets.local.mariadb import (
     PASSWORD,
     PASSWORD_USER,
     LocalMariaDB,

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from dbscale.errors import LocalServerError
-from dbscale.targets.binaries import PostgresBinaries, find_postgres_binaries
-from dbscale.targets.local_postgres import SCRAM_PASSWORD, LocalPostgres
+from dbscale.targets.local.binaries import PostgresBinaries, find_postgres_binaries
+from dbscale.targets.local.postgres import SCRAM_PASSWORD, LocalPostgres
 from tests.conftest import shared_directory, skip_or_fail
 
 

@@ -8,11 +8,16 @@ from pathlib import Path
 import pytest
 
 from dbscale.errors import PlanError
-from dbscale.plan import RunOptions
-from dbscale.plan_schema import TargetEntry
-from dbscale.study import RunStep
-from dbscale.targets.resolve import prepare_targets
-from dbscale.targets.spec import describe_target, expand_sizes, shared_groups, target_info
+from dbscale.plan.build import RunOptions
+from dbscale.plan.study import RunStep
+from dbscale.plan.targets import prepare_targets
+from dbscale.targets.spec import (
+    TargetEntry,
+    describe_target,
+    expand_sizes,
+    shared_groups,
+    target_info,
+)
 from dbscale.targets.variables import fill, target_variables, variable_env
 from tests.plan_helpers import plan_file, study
 

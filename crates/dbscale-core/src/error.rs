@@ -17,6 +17,9 @@ pub enum Error {
     /// A statement failed outside the measured loop (prepare, cleanup, checks).
     #[error("{context}: {source}")]
     Sql { context: String, source: DbError },
+    /// A stored latency histogram that cannot be read back or merged.
+    #[error("{0}")]
+    Histogram(String),
     /// A bug or an environment failure (threads, runtime).
     #[error("{0}")]
     Internal(String),
@@ -38,6 +41,7 @@ impl Error {
             },
             Error::NotPrepared(_) => "not_prepared",
             Error::Sql { .. } => "sql",
+            Error::Histogram(_) => "histogram",
             Error::Internal(_) => "internal",
         }
     }
@@ -51,6 +55,7 @@ impl Error {
             Error::NotPrepared(message) if message.contains("sbtest") => "run `dbscale prepare WORKLOAD --target URL` with the run's --set tables=N and table_size=M (or sysbench's own `prepare` with the same --tables and --table-size)".into(),
             Error::NotPrepared(_) => "run `dbscale prepare WORKLOAD --target URL` first (with the same --set parameters)".into(),
             Error::Sql { .. } => "the server refused a statement; its message above says why".into(),
+            Error::Histogram(_) => "the results hold a histogram dbscale did not write (edited, truncated, or recorded with other settings); re-run that point".into(),
             Error::Internal(_) => "this is a dbscale bug; please report it with the command line".into(),
         }
     }

@@ -6,6 +6,7 @@ mod errors;
 use std::time::Duration;
 
 use dbscale_core::engine::{self, AdminSession, RunningRun};
+use dbscale_core::stats::stored;
 use dbscale_core::RunConfig;
 use pyo3::prelude::*;
 
@@ -142,6 +143,27 @@ fn probe(py: Python<'_>, config_json: &str) -> PyResult<String> {
     to_json(&facts)
 }
 
+/// Stored histograms merged exactly: JSON `{"count", "min", "mean", "stddev", "max", "values"}`
+/// in milliseconds, `values` at `quantiles`.
+#[pyfunction]
+fn histogram_figures(py: Python<'_>, blobs: Vec<String>, quantiles: Vec<f64>) -> PyResult<String> {
+    let figures = py
+        .allow_threads(|| {
+            let merged = stored::merge_encoded(blobs.iter().map(String::as_str))?;
+            stored::figures(&merged, &quantiles)
+        })
+        .map_err(to_py_err)?;
+    to_json(&figures)
+}
+
+/// Stored histograms merged exactly into one, encoded the same way.
+#[pyfunction]
+fn merge_histograms(py: Python<'_>, blobs: Vec<String>) -> PyResult<String> {
+    py.allow_threads(|| stored::merge_encoded(blobs.iter().map(String::as_str)))
+        .map(|merged| merged.to_base64())
+        .map_err(to_py_err)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CoreError", m.py().get_type::<CoreError>())?;
@@ -153,5 +175,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(prepare, m)?)?;
     m.add_function(wrap_pyfunction!(cleanup, m)?)?;
     m.add_function(wrap_pyfunction!(probe, m)?)?;
+    m.add_function(wrap_pyfunction!(histogram_figures, m)?)?;
+    m.add_function(wrap_pyfunction!(merge_histograms, m)?)?;
     Ok(())
 }

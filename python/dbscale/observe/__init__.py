@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dbscale.observe.display import print_limits, print_verdict
 from dbscale.observe.observer import ObserveOptions, RunObserver
-from dbscale.observe.study import RunWatch, StudyObserver
+from dbscale.observe.watch import RunWatch, StudyObserver
 
 __all__ = [
     "ObserveOptions",

@@ -98,7 +98,7 @@ class RunObserver:
 
     def start(self) -> None:
         try:
-            self.session = ObserverSession(self.config.to_core_json(), self.dialect)
+            self.session = ObserverSession(self.config, self.dialect)
             self.identity = self.session.identity
         except Exception as exc:  # the run goes on; the record says what is missing
             self._data.notes.append(f"no server statistics: {_one_line(exc)}")

@@ -6,11 +6,11 @@ also a transaction the server's own counters see.
 from __future__ import annotations
 
 import contextlib
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from dbscale.native import load_core
+from dbscale.config import RunConfig
+from dbscale.core import Session
 from dbscale.observe.server_stats import (
     MYSQL_PS_ENABLED_SQL,
     MYSQL_PS_WAITS_SQL,
@@ -48,16 +48,15 @@ class ServerIdentity:
 class ObserverSession:
     """Wraps one native Session; `queries` counts what we sent."""
 
-    def __init__(self, config_json: str, dialect: str) -> None:
-        self._session: Any = load_core().Session(config_json)
+    def __init__(self, config: RunConfig, dialect: str) -> None:
+        self._session = Session(config)
         self.dialect = dialect
         self.queries = 0
         self.identity = self._identify()
 
     def rows(self, sql: str) -> list[list[Any]]:
         self.queries += 1
-        result = json.loads(self._session.query(sql))
-        return result if isinstance(result, list) else []
+        return list(self._session.query(sql))
 
     def _identify(self) -> ServerIdentity:
         if self.dialect == "mysql":

@@ -13,7 +13,7 @@ from typing import Any
 
 from dbscale.report import resources, rows, specs
 from dbscale.report.axes import Axis
-from dbscale.report.study import Study
+from dbscale.report.view import Study
 
 
 @dataclass(frozen=True)
@@ -145,7 +145,7 @@ def _per_configuration(study: Study) -> list[Chart]:
             Chart(
                 "price-performance", "price-performance", "Price-performance",
                 f"Monthly on-demand cost (730 h, compute and storage) per TPM at each "
-                f"configuration's peak, as dbscale.cost computes it; lower is better. Whiskers "
+                f"configuration's peak (dbscale.results.cost); lower is better. Whiskers "
                 f"carry the throughput CI into the cost. Prices: {sources}.",
                 specs.bars_per_configuration(
                     table, title="Price-performance", value="cost", low="cost_lo",

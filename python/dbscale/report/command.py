@@ -12,7 +12,7 @@ from rich.console import Console
 
 from dbscale.errors import DbscaleError
 from dbscale.report.writer import ReportFiles, default_cache_dir, write_report
-from dbscale.results import RUNS_FILE
+from dbscale.results.directory import RUNS_FILE
 
 
 def report(directory: Path, *, images: bool, env: Mapping[str, str], out: Console) -> ReportFiles:

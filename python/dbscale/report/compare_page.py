@@ -1,6 +1,6 @@
 """The page of a `dbscale compare` result: A against B point by point, each metric's relative
 change with its CI against the noise band, and each verdict. `render_compare_html(comparison)`
-takes what `dbscale.compare.compare_dirs` returns (what `dbscale compare --json` prints):
+takes what `dbscale.results.compare.compare_dirs` returns (what `dbscale compare --json` prints):
 
     {"a": str, "b": str, "noise_threshold_pct": f, "alpha": f, "confidence": f,
      "points": [{"point": str, "tps": Change, "p95_ms": Change, "p99_ms": Change}],

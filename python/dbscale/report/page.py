@@ -13,8 +13,8 @@ from html import escape
 from typing import Any
 
 from dbscale.report.charts import Chart
-from dbscale.report.study import Study
 from dbscale.report.tables import html_table, point_table, run_table, summary_csv
+from dbscale.report.view import Study
 
 STYLE = """
 :root { --ink: #1f2328; --muted: #59636e; --line: #d0d7de; --warn: #fff8c5; --warn-line: #d4a72c; }

@@ -2,7 +2,7 @@
 median with its 95% CI, mean, standard deviation and CV across runs, and latency percentiles read
 from the runs' merged histogram, with the range and CV of the per-run values.
 
-The statistics are the study's own (`dbscale.study_summary.summarize_points`, the same figures
+The statistics are the study's own (`dbscale.results.points.summarize_points`, the same figures
 summary.json holds: the median's order-statistic CI when there are enough runs, else the
 Student-t CI of the mean; percentiles from merged histograms, never averaged; its flags). This
 module only gathers what the charts and tables need, and re-reads throughput in tpmC when the
@@ -17,9 +17,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, TypeGuard
 
 from dbscale.errors import DbscaleError
+from dbscale.results.points import HistogramCache, SummarySettings, summarize_points
 from dbscale.stats.confidence import mean_t_ci, median_order_statistic_ci, spread
 from dbscale.stats.hdr import HdrHistogram
-from dbscale.study_summary import HistogramCache, SummarySettings, summarize_points
 
 PERCENTILES: tuple[tuple[str, float], ...] = (
     ("p50", 0.50), ("p90", 0.90), ("p95", 0.95), ("p99", 0.99), ("p999", 0.999), ("max", 1.0),
@@ -56,7 +56,7 @@ class PointStats:
     histogram: HdrHistogram | None = field(default=None, repr=False)
     warnings: list[str] = field(default_factory=list)  # the statistics' flags
     summary: dict[str, Any] = field(default_factory=dict, repr=False)  # summary.json's point
-    price: dict[str, Any] = field(default_factory=dict)  # dbscale.cost's `tpm` and `cost`
+    price: dict[str, Any] = field(default_factory=dict)  # dbscale.results.cost's `tpm` and `cost`
 
 
 def compute(

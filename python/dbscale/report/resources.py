@@ -14,7 +14,7 @@ from typing import Any, TypeGuard
 
 from dbscale.report.axes import Axis
 from dbscale.report.rows import Row, r4, x_value
-from dbscale.report.study import Point, Run, Study
+from dbscale.report.view import Point, Run, Study
 
 MAX_WAIT_PARTS = 8
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from dbscale.report.axes import Axis
 from dbscale.report.point_stats import spectrum_ms
-from dbscale.report.study import Point, Run, Study
+from dbscale.report.view import Point, Run, Study
 
 Row = dict[str, Any]
 
@@ -138,7 +138,7 @@ def config_rows(study: Study) -> list[Row]:
             )
         cost = point.stats.price.get("cost") or {}
         if cost.get("per_tpm_on_demand") is not None:
-            # dbscale.cost's figures: monthly cost / TPM, the interval mapped through cost / x.
+            # results.cost: monthly cost / TPM, its interval mapped through cost / x.
             ci = cost.get("per_tpm_on_demand_ci") or {}
             row.update(
                 currency=cost.get("currency"),

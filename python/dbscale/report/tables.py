@@ -13,7 +13,7 @@ from typing import Any
 
 from dbscale.report import resources
 from dbscale.report.rows import r4
-from dbscale.report.study import Study
+from dbscale.report.view import Study
 
 Cell = str | int | float | None
 

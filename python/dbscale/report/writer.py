@@ -17,7 +17,7 @@ from dbscale.report import bundle
 from dbscale.report.charts import Chart, plan_charts
 from dbscale.report.images import IMAGES_DIR, write_images
 from dbscale.report.page import render_report_html
-from dbscale.report.study import load_study
+from dbscale.report.view import load_study
 
 REPORT_FILE = "report.html"
 SIZE_BUDGET_BYTES = 5 * 1024 * 1024  # a typical study's page stays under this

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from dbscale.targets.embedded import running_embedded
-from dbscale.targets.local_postgres import LocalPostgres
+from dbscale.targets.local.embedded import running_embedded
+from dbscale.targets.local.postgres import LocalPostgres
 from dbscale.targets.url import TargetSpec, redact_url, resolve_target
 
 

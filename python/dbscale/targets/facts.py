@@ -13,15 +13,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from dbscale.config import TargetConfig, WorkloadConfig, make_run_config
+from dbscale import core
+from dbscale.config import RunConfig, TargetConfig, WorkloadConfig, make_run_config
 from dbscale.errors import (
-    DbscaleError,
     TargetError,
     TargetUnavailableError,
     TargetUnreachableError,
 )
 from dbscale.modes import TlsMode
-from dbscale.native import call_json, load_core, parse_json, translate
 
 TARGETS_DIR = "targets"
 # Settings shown first (and diffed by `dbscale compare`); all of them are stored.
@@ -53,11 +52,11 @@ class TargetNotReadyError(TargetError):
     default_hint = "raise hooks.connect_timeout, or check the target's `ready` hook and address"
 
 
-def probe_config_json(url: str, tls: TlsMode | None = None) -> str:
-    config = make_run_config(
+def probe_config(url: str, tls: TlsMode | None = None) -> RunConfig:
+    """What a probe or an admin session needs: only the target matters."""
+    return make_run_config(
         target=TargetConfig(url=url, tls=tls), workload=WorkloadConfig(name="probe")
     )
-    return config.to_core_json()
 
 
 def wait_accepting(
@@ -66,18 +65,16 @@ def wait_accepting(
     *,
     tls: TlsMode | None = None,
     target: str = "target",
-    probe: Callable[[str], Any] | None = None,
+    probe: Callable[[RunConfig], Mapping[str, Any]] = core.probe,
 ) -> dict[str, Any]:
     """Probes until the server accepts a connection; its probe answer (server_version, dialect,
     tls, connect_ms). Only "not there yet" errors are retried; a wrong password is not."""
-    config = probe_config_json(url, tls)
-    call = probe or (lambda text: call_json("probe", text))
+    config = probe_config(url, tls)
     deadline = time.monotonic() + timeout_s
     delay_s = 0.2
     while True:
         try:
-            answer = call(config)
-            return dict(answer) if isinstance(answer, Mapping) else {}
+            return dict(probe(config))
         except (TargetUnreachableError, TargetUnavailableError) as exc:
             if timeout_s <= 0:
                 raise
@@ -95,17 +92,9 @@ def server_settings(url: str, dialect: str, tls: TlsMode | None = None) -> dict[
     sql = _SHOW.get(dialect)
     if sql is None:
         return {}
-    try:
-        session = load_core().Session(probe_config_json(url, tls))
-        try:
-            rows = parse_json(session.query(sql), "settings")
-        finally:
-            session.close()
-    except DbscaleError:
-        raise
-    except Exception as exc:
-        raise translate(exc) from None
-    return {str(row[0]): row[1] for row in rows if isinstance(row, list) and len(row) >= 2}
+    with core.Session(probe_config(url, tls)) as session:
+        rows = session.query(sql)
+    return {str(row[0]): row[1] for row in rows if len(row) >= 2}
 
 
 def key_settings(dialect: str, settings: Mapping[str, str | None]) -> dict[str, str | None]:

@@ -20,17 +20,16 @@ from types import TracebackType
 from typing import Any
 
 from dbscale.errors import DbscaleError, TargetError
-from dbscale.plan_schema import TargetEntry
-from dbscale.results import iso_utc, utc_now
 from dbscale.targets import OpenTarget
-from dbscale.targets.embedded import default_base_dir
 from dbscale.targets.facts import key_settings, server_settings, wait_accepting, write_target_record
 from dbscale.targets.hooks import HookError, run_hook
-from dbscale.targets.local import LocalInstance, LocalShape, local_dir
-from dbscale.targets.local_postgres import LocalPostgres
-from dbscale.targets.spec import target_info
+from dbscale.targets.local.embedded import default_base_dir
+from dbscale.targets.local.instance import LocalInstance, LocalShape, local_dir
+from dbscale.targets.local.postgres import LocalPostgres
+from dbscale.targets.spec import TargetEntry, target_info
 from dbscale.targets.url import EMBEDDED, redact_url
 from dbscale.targets.variables import target_variables
+from dbscale.values import iso_utc, utc_now
 
 
 class TargetFailedError(TargetError):

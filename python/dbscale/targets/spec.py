@@ -1,6 +1,6 @@
 """What a target is and what it costs: instance metadata (provider, region, vCPUs, memory,
 storage, HA, engine version), prices with their date and source, lifecycle hooks and the settings
-of a local server. `TargetEntry` (plan_schema.py) takes these fields from `TargetProfile`.
+of a local server. `TargetEntry`, a plan's target, is a `TargetProfile` with a name and URLs.
 
 A target whose `vcpus` (or `memory_gib`, `instance_type`) is a list is one instance in several
 shapes: `expand_sizes` makes one target per shape (`NAME-2vcpu`, ...) in one `group`, so a study
@@ -17,11 +17,12 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from dbscale.errors import ConfigError, PlanError
-from dbscale.options import parse_duration
 from dbscale.targets.url import EMBEDDED, redact_url
 from dbscale.targets.variables import fill, target_variables, text_value
+from dbscale.values import parse_duration
 
 LOCAL = "local"
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$"  # target, workload and plan names
 HOURS_PER_MONTH = 730.0  # the clouds' monthly pricing convention (8760 h / 12)
 
 
@@ -199,6 +200,19 @@ class TargetProfile(BaseModel):
         if self.local is not None and self.local.dir is not None:
             return f"local:{self.local.dir}"
         return f"local:{EMBEDDED}" if url == EMBEDDED else None
+
+
+class TargetEntry(_Strict, TargetProfile):
+    """A database to benchmark. `url` is a postgresql:// (or mysql://) URL, libpq key=value,
+    `embedded`, or `local` (a server dbscale starts in the target's shape). The other URLs are
+    other ways into the same server. Instance facts, prices, hooks and local settings come from
+    `TargetProfile` (above, docs/targets.md)."""
+
+    name: str = Field(pattern=NAME_PATTERN)
+    url: str = Field(min_length=1)
+    socket_dir: str | None = None  # transport unix: the host becomes this directory
+    socket_url: str | None = None  # transport unix: this URL as written
+    pooled_url: str | None = None  # pooling on: through this pooler (e.g. PgBouncer)
 
 
 def shared_groups(targets: Iterable[TargetProfile]) -> set[str]:

@@ -20,9 +20,9 @@ import sys
 from pathlib import Path
 
 from dbscale.errors import DbscaleError, LocalServerError
-from dbscale.targets.embedded import reachable_by_others
-from dbscale.targets.local_mariadb import LocalMariaDB, find_mariadb_binaries
-from dbscale.targets.local_postgres import LocalPostgres, SettingValue
+from dbscale.targets.local.embedded import reachable_by_others
+from dbscale.targets.local.mariadb import LocalMariaDB, find_mariadb_binaries
+from dbscale.targets.local.postgres import LocalPostgres, SettingValue
 
 # Durability is not under test; this keeps loading and the suite fast on a small box.
 TEST_SETTINGS: dict[str, SettingValue] = {

@@ -67,6 +67,14 @@ impl LatencyHistogram {
         self.histogram.max() as f64 / 1000.0
     }
 
+    pub fn min_ms(&self) -> f64 {
+        self.histogram.min() as f64 / 1000.0
+    }
+
+    pub fn stddev_ms(&self) -> f64 {
+        self.histogram.stdev() / 1000.0
+    }
+
     /// The summary reported for a run, or `None` when nothing was recorded.
     pub fn summary(&self) -> Option<LatencySummary> {
         if self.is_empty() {
@@ -105,6 +113,12 @@ impl LatencyHistogram {
         let decoded: Histogram<u64> = hdrhistogram::serialization::Deserializer::new()
             .deserialize(&mut bytes.as_slice())
             .map_err(|e| format!("histogram does not decode: {e:?}"))?;
+        if decoded.sigfig() != SIGNIFICANT_DIGITS {
+            return Err(format!(
+                "histogram recorded with {} significant digits, dbscale's have {SIGNIFICANT_DIGITS}",
+                decoded.sigfig()
+            ));
+        }
         let mut histogram = Self::new();
         histogram
             .histogram

@@ -3,7 +3,9 @@
 pub mod interval;
 pub mod latency;
 pub mod result;
+pub mod stored;
 
 pub use interval::{IntervalMerger, IntervalSnapshot, IntervalStats};
 pub use latency::{LatencyHistogram, LatencySummary};
 pub use result::RunResult;
+pub use stored::HistogramFigures;

@@ -1,0 +1,259 @@
+"""What each CLI command does, once its options are parsed: resolve the plan, open the targets,
+call the core, write and print results. Messages go to stderr, data to stdout.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import asdict
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+
+from dbscale.errors import ResultsError
+from dbscale.run.output_format import OutputFormat
+
+# Each command imports what only it needs inside its function: start-up time is paid by every
+# command (a `prepare` need not load the report's or the comparison's modules).
+if TYPE_CHECKING:
+    from dbscale.modes import TlsMode
+    from dbscale.plan.build import RunOptions
+    from dbscale.plan.catalog import WorkloadInfo
+    from dbscale.plan.data import DataPlan
+    from dbscale.plan.study import Study
+    from dbscale.results.compare import ComparisonOptions
+    from dbscale.targets import OpenTarget
+    from dbscale.targets.lifecycle import TargetPool
+
+
+def _stdout() -> Console:
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        # Files and pipes get whole lines rather than an 80-column wrap.
+        console = Console(highlight=False, width=max(console.width, 120))
+    return console
+
+
+def _stderr() -> Console:
+    return Console(stderr=True, highlight=False)
+
+
+def run(
+    options: RunOptions,
+    *,
+    env: Mapping[str, str],
+    now: datetime,
+    dry_run: bool,
+    output_format: OutputFormat = OutputFormat.AUTO,
+) -> None:
+    """`dbscale run`: the study's runs against its targets, results appended as they finish."""
+    from dbscale import __version__
+    from dbscale.plan.build import build_study
+    from dbscale.plan.catalog import Catalog
+    from dbscale.report.command import report_after_run
+    from dbscale.results.directory import ResultsDir
+    from dbscale.run.progress import make_progress
+    from dbscale.run.runner import StudyRunner, done_run_keys
+    from dbscale.run.study_output import print_dry_run, print_skipped
+
+    study = build_study(options, load_catalog=Catalog.load, env=env, now=now)
+    resume = options.resume is not None
+    if dry_run:
+        done: set[str] = set()
+        if resume and (study.out_dir / "runs.jsonl").is_file():
+            done = done_run_keys(ResultsDir(study.out_dir, resume=True).records)
+        print_dry_run(_stdout(), study, study.pending(done))
+        return
+    err = _stderr()
+    results = ResultsDir(study.out_dir, resume=resume)
+    print_skipped(err, study)
+    try:
+        with _open_targets(study, err, env) as opened:
+            if study.demo:
+                _ensure_demo_data(study, opened["embedded"], err)
+            out = _stdout()
+            StudyRunner(
+                study,
+                opened,
+                results=results,
+                progress=make_progress(err, out=out, output_format=output_format),
+                out=out,
+                version=__version__,
+                output_format=output_format,
+            ).run()
+    finally:  # however the study ended (Ctrl-C too): the report of what finished
+        report_after_run(results.path, env=env, err=err)
+
+
+@contextmanager
+def _open_targets(study: Study, err: Console, env: Mapping[str, str]) -> Iterator[TargetPool]:
+    """Each target is entered (hooks, a local server in its shape) when a step first needs it;
+    one that fails is skipped, and reported again once the others have run."""
+    from dbscale.targets.lifecycle import TargetPool
+    from dbscale.targets.spec import describe_target
+
+    for target in study.targets:
+        err.print(f"target {target.name}: {describe_target(target)}", highlight=False)
+    with TargetPool(
+        study.targets, study.out_dir, env=env, note=lambda text: err.print(text, highlight=False)
+    ) as pool:
+        yield pool
+    problem = pool.final_error()  # a target that failed, or a teardown that did
+    if problem is not None:
+        raise problem
+
+
+def _ensure_demo_data(study: Study, target: OpenTarget, err: Console) -> None:
+    """The demo prepares the embedded server's TPC-B data unless that scale is already there."""
+    from dbscale.plan.build import target_spec
+    from dbscale.plan.data import DataPlan
+    from dbscale.run import data
+
+    if target.server is None:
+        return  # someone else's server: the user prepares it
+    point = study.runnable_points[0]
+    scale = point.params.get("scale")
+    if data.tpcb_scale_loaded(target.server) == scale:
+        err.print(f"reusing the embedded server's {point.workload} data (scale {scale})")
+        return
+    err.print(f"preparing {point.workload} scale {scale} on the embedded server ...")
+    config = DataPlan(point.workload, point.params, target_spec(point.target)).config(target.url)
+    data.print_data_summary(err, "prepare", data.prepare(config))
+
+
+def prepare(plan: DataPlan) -> None:
+    from dbscale.run import data
+    from dbscale.targets import open_target
+
+    err = _stderr()
+    err.print(f"preparing {plan.workload} on {plan.target.describe()} ...")
+    with open_target(plan.target) as target:
+        summary = data.prepare(plan.config(target.url))
+    data.print_data_summary(err, "prepare", summary)
+
+
+def cleanup(plan: DataPlan) -> None:
+    from dbscale.run import data
+    from dbscale.targets import open_target
+
+    err = _stderr()
+    err.print(f"dropping {plan.workload}'s tables on {plan.target.describe()} ...")
+    with open_target(plan.target) as target:
+        summary = data.cleanup(plan.config(target.url))
+    data.print_data_summary(err, "cleanup", summary)
+
+
+def plan_data(
+    workload: str,
+    *,
+    target: str | None,
+    set_params: list[str],
+    tls: TlsMode | None,
+    env: Mapping[str, str],
+) -> DataPlan:
+    from dbscale.plan.catalog import Catalog
+    from dbscale.plan.data import build_data_plan
+
+    return build_data_plan(
+        workload,
+        target=target,
+        set_params=set_params,
+        tls=tls,
+        load_catalog=Catalog.load,
+        env=env,
+    )
+
+
+def recipes() -> None:
+    """`dbscale recipes`: the bundled plans and what they reproduce."""
+    from dbscale.plan.recipes import recipe_info, recipe_names
+
+    out = _stdout()
+    for name in recipe_names():
+        info = recipe_info(name)
+        out.print(f"[bold]{name}[/bold]: {info.description}", soft_wrap=True)
+        out.print(f"  reproduces {info.seed_study}", highlight=False, soft_wrap=True)
+        out.print(f"  dbscale run --recipe {name} --target URL [--quick] [--dry-run]")
+        out.print()
+
+
+def compare(
+    a: Path,
+    b: Path | None,
+    options: ComparisonOptions,
+    as_json: bool,
+    html: Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> None:
+    """`dbscale compare`: per matching point, the change from A to B and whether it is real."""
+    from dbscale.report import default_cache_dir, render_compare_html
+    from dbscale.results.compare import compare_dirs, print_comparison
+
+    comparison = compare_dirs(a, b, options)
+    if html is not None:
+        page = render_compare_html(comparison, cache_dir=default_cache_dir(env or {}))
+        try:
+            html.write_text(page, encoding="utf-8")
+        except OSError as exc:
+            raise ResultsError(f"cannot write {html}: {exc}", "choose a writable path") from None
+        _stderr().print(f"comparison page: {html}", highlight=False, soft_wrap=True)
+    out = _stdout()
+    if as_json:
+        out.print_json(json.dumps(comparison, default=str))
+    else:
+        print_comparison(out, comparison)
+
+
+def report(directory: Path, *, images: bool, env: Mapping[str, str]) -> None:
+    """`dbscale report DIR`: the results as one self-contained HTML page (and images)."""
+    from dbscale.report.command import report as draw_report
+
+    draw_report(directory, images=images, env=env, out=_stderr())
+
+
+def workloads(as_json: bool) -> None:
+    """`dbscale workloads`: the native catalog."""
+    from rich.table import Table
+
+    from dbscale.plan.catalog import Catalog
+
+    catalog = Catalog.load()
+    out = _stdout()
+    if as_json:
+        out.print_json(
+            json.dumps({name: _info_json(info) for name, info in catalog.workloads.items()})
+        )
+        return
+    for info in catalog.workloads.values():
+        aliases = f" (aliases: {', '.join(info.aliases)})" if info.aliases else ""
+        out.print(f"[bold]{info.name}[/bold]{aliases}: {info.description}")
+        if info.params:
+            table = Table(show_header=True, box=None, padding=(0, 2))
+            table.add_column("--set key")
+            table.add_column("default")
+            table.add_column("meaning")
+            for param in info.params.values():
+                table.add_row(param.name, json.dumps(param.default), param.doc)
+            out.print(table)
+        out.print()
+
+
+def _info_json(info: WorkloadInfo) -> dict[str, object]:
+    return asdict(info)
+
+
+def version() -> None:
+    """`dbscale version`: this package and, if built, the native core."""
+    from dbscale import __version__, core
+
+    out = _stdout()
+    out.print(f"dbscale {__version__}")
+    try:
+        core_version = core.version()
+    except Exception as exc:  # a missing core is reported, not fatal, here
+        core_version = f"not available ({type(exc).__name__})"
+    out.print(f"dbscale._core {core_version}")

@@ -1,0 +1,186 @@
+"""The one door to the native module `dbscale._core`: nothing else imports it. It is imported
+lazily, so everything that does not measure (option parsing, targets, results) works without it,
+and a missing build is one clear error rather than an ImportError traceback. Every native call
+goes through here, and a native `CoreError` becomes a `DbscaleError` here, once.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import ModuleType, TracebackType
+from typing import TYPE_CHECKING, Any
+
+from dbscale.errors import DbscaleError, InternalError, NativeModuleMissingError, from_core
+
+if TYPE_CHECKING:
+    from dbscale.config import RunConfig
+
+# One row of a session query: text values or NULL.
+Row = list[str | None]
+
+
+def load_core() -> ModuleType:
+    """The native module (see `_core.pyi`), or `NativeModuleMissingError`."""
+    try:
+        return importlib.import_module("dbscale._core")
+    except ImportError as exc:
+        raise NativeModuleMissingError(
+            f"the native module dbscale._core is not built ({exc})"
+        ) from None
+
+
+@contextmanager
+def _translated() -> Iterator[None]:
+    """Native errors become `DbscaleError`s; Ctrl-C and everything else pass unchanged."""
+    try:
+        yield
+    except DbscaleError:
+        raise
+    except Exception as exc:
+        core_error = getattr(load_core(), "CoreError", None)
+        if core_error is not None and isinstance(exc, core_error):
+            raise from_core(exc) from None
+        raise
+
+
+def _json(text: str, what: str) -> Any:
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise InternalError(f"the native {what} returned malformed JSON: {exc}") from None
+
+
+def _object(text: str, what: str) -> dict[str, Any]:
+    data = _json(text, what)
+    if not isinstance(data, dict):
+        raise InternalError(f"the native {what} is not a JSON object")
+    return data
+
+
+def version() -> str:
+    """The native core's version."""
+    return str(load_core().version())
+
+
+def workloads() -> dict[str, Any]:
+    """The workload catalog: `{name: {"description", "aliases", "params": {...}}}`."""
+    with _translated():
+        return _object(load_core().workloads(), "workload catalog")
+
+
+def prepare(config: RunConfig) -> dict[str, Any]:
+    """Loads the workload's data: `{"steps": [{"name", "seconds"}], "rows", "seconds"}`."""
+    with _translated():
+        return _object(load_core().prepare(config.to_core_json()), "prepare summary")
+
+
+def cleanup(config: RunConfig) -> dict[str, Any]:
+    """Drops the workload's tables; a summary like `prepare`'s."""
+    with _translated():
+        return _object(load_core().cleanup(config.to_core_json()), "cleanup summary")
+
+
+def probe(config: RunConfig) -> dict[str, Any]:
+    """Connects once: `{"server_version", "tls", "connect_ms", "dialect"}`."""
+    with _translated():
+        return _object(load_core().probe(config.to_core_json()), "probe answer")
+
+
+class Run:
+    """A run going on in native threads (the GIL is released while it runs)."""
+
+    def __init__(self, config: RunConfig) -> None:
+        with _translated():
+            self._handle = load_core().start_run(config.to_core_json())
+
+    def wait(self, timeout_s: float) -> bool:
+        """Blocks up to `timeout_s`; True once the run has ended (or failed)."""
+        with _translated():
+            return bool(self._handle.wait(timeout_s))
+
+    def poll(self) -> list[dict[str, Any]]:
+        """The per-second intervals finished since the last poll."""
+        with _translated():
+            data = _json(self._handle.poll(), "poll")
+        return [item for item in data if isinstance(item, dict)] if isinstance(data, list) else []
+
+    def cancel(self) -> None:
+        """First call: stop at the next transaction boundary; second: abandon those in flight."""
+        self._handle.cancel()
+
+    def result(self) -> dict[str, Any]:
+        """Blocks until the run ends: its result (`stats/result.rs`), or the start-up error."""
+        with _translated():
+            return _object(self._handle.result(), "run result")
+
+
+class Session:
+    """One connection for queries outside the measured loop (server statistics, checks)."""
+
+    def __init__(self, config: RunConfig) -> None:
+        with _translated():
+            self._session = load_core().Session(config.to_core_json())
+
+    def query(self, sql: str) -> list[Row]:
+        """The rows of `sql`, each a list of text values or None."""
+        with _translated():
+            data = _json(self._session.query(sql), "query")
+        return [row for row in data if isinstance(row, list)] if isinstance(data, list) else []
+
+    def close(self) -> None:
+        self._session.close()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+@dataclass(frozen=True)
+class HistogramFigures:
+    """Figures of merged latency histograms, in milliseconds; `values` follow `quantiles`."""
+
+    count: int
+    min: float | None
+    mean: float | None
+    stddev: float | None
+    max: float | None
+    quantiles: tuple[float, ...]
+    values: tuple[float | None, ...]
+
+
+def histogram_figures(blobs: Sequence[str], quantiles: Sequence[float]) -> HistogramFigures:
+    """Decodes the stored histograms (base64 HDR V2 deflate), merges them exactly and reads
+    count, min, mean, stddev, max and the values at `quantiles`, as the run itself reports them.
+    `ResultsError` when a blob is not such a histogram or was recorded with other settings."""
+    with _translated():
+        data = _object(
+            load_core().histogram_figures(list(blobs), [float(q) for q in quantiles]),
+            "histogram figures",
+        )
+    values = tuple(None if v is None else float(v) for v in data.get("values") or [])
+    return HistogramFigures(
+        count=int(data.get("count") or 0),
+        min=data.get("min"),
+        mean=data.get("mean"),
+        stddev=data.get("stddev"),
+        max=data.get("max"),
+        quantiles=tuple(float(q) for q in quantiles),
+        values=values,
+    )
+
+
+def merge_histograms(blobs: Sequence[str]) -> str:
+    """One stored histogram (base64 HDR V2 deflate) holding the exact sum of `blobs`."""
+    with _translated():
+        return str(load_core().merge_histograms(list(blobs)))

@@ -1,0 +1,109 @@
+"""Observation for one `dbscale run` invocation: host facts gathered once and written to the
+results directory's `host.json`, and a `RunWatch` around each run that the runner feeds and asks
+for the record's `observe` section. Observation never fails a run: what it cannot see is noted
+in the record instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from dbscale import __version__, core
+from dbscale.config import RunConfig
+from dbscale.observe.host import client_host_facts, short_facts, write_host_file
+from dbscale.observe.observer import ObserveOptions, RunObserver
+from dbscale.targets.url import redact_url
+
+
+class Notes(Protocol):
+    """Where live warnings go (the runner's progress display)."""
+
+    def note(self, message: str) -> None: ...
+
+
+class RunWatch:
+    """One run's observation, started on construction. If observing cannot even start, the
+    run goes on and its record says why."""
+
+    def __init__(self, study: StudyObserver, config: RunConfig) -> None:
+        self._study = study
+        self._observer: RunObserver | None = None
+        self._failure: str | None = None
+        try:
+            self._observer = RunObserver(config, host=study.host, options=study.options)
+            self._observer.start()
+        except Exception as exc:
+            self._fail(exc)
+
+    def _fail(self, exc: Exception) -> None:
+        self._failure = f"observation failed: {type(exc).__name__}: {exc}"
+        if self._observer is not None:
+            self._observer.close()
+            self._observer = None
+
+    def update(self, intervals: Sequence[Mapping[str, Any]], notes: Notes) -> None:
+        """Each poll's intervals; shows any live warning (client saturated) once."""
+        if self._observer is None:
+            return
+        self._observer.intervals(intervals)
+        for message in self._observer.take_notes():
+            notes.note(message)
+
+    def finish(self, native: Mapping[str, Any]) -> dict[str, Any]:
+        """The record's `observe` section; a failure here is noted, never fatal to the run."""
+        if self._observer is not None:
+            observer = self._observer
+            try:
+                section = observer.finish(native)
+                self._study.learn_server(observer.config.target.url, section.get("server") or {})
+                return section
+            except Exception as exc:  # the run's measurement matters more than its context
+                self._fail(exc)
+        return {"version": 1, "notes": [self._failure or "not observed"]}
+
+    def close(self) -> None:
+        if self._observer is not None:
+            self._observer.close()
+
+
+class StudyObserver:
+    """Host facts once per results directory; a `RunWatch` per run."""
+
+    def __init__(self, results_dir: Path, *, options: ObserveOptions | None = None) -> None:
+        self.results_dir = results_dir
+        self.options = options or ObserveOptions()
+        self.host: dict[str, Any] = client_host_facts()
+        self.host["dbscale_version"] = __version__
+        with contextlib.suppress(Exception):  # the facts do not need the native module
+            self.host["dbscale_core_version"] = core.version()
+        self._servers: dict[str, dict[str, Any]] = {}  # by target URL (no password)
+
+    def watch(self, config: RunConfig) -> RunWatch:
+        return RunWatch(self, config)
+
+    def learn_server(self, url: str, server: Mapping[str, Any]) -> None:
+        """A target's first run tells what its server is; host.json is (re)written with it."""
+        key = redact_url(url)
+        if key in self._servers:
+            return
+        self._servers[key] = {
+            "dialect": server.get("dialect"),
+            "local": server.get("local"),
+            "vcpus": server.get("vcpus"),
+            "version": server.get("version"),
+            "settings": server.get("settings"),
+        }
+        self.write()
+
+    def host_file_content(self) -> dict[str, Any]:
+        return {"client": self.host, "servers": self._servers}
+
+    def write(self) -> Path:
+        return write_host_file(self.results_dir, self.host_file_content())
+
+    def summary_extra(self) -> dict[str, Any]:
+        """What summary.json carries besides its rows."""
+        return {"host": short_facts(self.host)}

@@ -1,0 +1,217 @@
+"""The plan of one `dbscale run`, resolved once: a plan file, a bundled recipe, or the command
+line alone (a workload and flags, where `-c 1,4,8` is a one-axis sweep) all become one plan
+document; flags and `--set` override its fields; it is validated, the matrix expanded, workloads
+and parameters checked against the native catalog, and the study's steps ordered. Nothing runs
+before all of that has passed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from dbscale.errors import DbscaleError, PlanError
+from dbscale.plan.catalog import Catalog, WorkloadInfo
+from dbscale.plan.data import DataPlan, build_data_plan
+from dbscale.plan.document import PathKey, PlanDocument
+from dbscale.plan.matrix import Matrix, parse_matrix
+from dbscale.plan.schema import LoadSettings, PlanSchema, Transport
+from dbscale.plan.sources import (
+    DEMO_CLIENTS,
+    DEMO_DURATION_S,
+    DEMO_PARAMS,
+    DEMO_WARMUP_S,
+    DEMO_WORKLOAD,
+    FlagValues,
+    RunOptions,
+    apply_flags,
+    apply_quick,
+    plan_document,
+)
+from dbscale.plan.study import TLS_NEEDS_TCP, Point, Study, order_steps
+from dbscale.plan.targets import include_targets_file, prepare_targets
+from dbscale.plan.workload_check import check_workloads
+from dbscale.results.directory import default_results_dir
+from dbscale.targets.spec import TargetEntry, is_private_url
+from dbscale.targets.url import TargetSpec, resolve_target
+from dbscale.values import point_key
+
+__all__ = [
+    "DEMO_CLIENTS",
+    "DEMO_DURATION_S",
+    "DEMO_PARAMS",
+    "DEMO_WARMUP_S",
+    "DEMO_WORKLOAD",
+    "DataPlan",
+    "RunOptions",
+    "build_data_plan",
+    "build_study",
+    "target_spec",
+]
+
+
+def build_study(
+    options: RunOptions,
+    *,
+    load_catalog: Callable[[], Catalog],
+    env: Mapping[str, str],
+    now: datetime,
+) -> Study:
+    """Checks every option and the whole plan; nothing runs if anything is wrong."""
+    flags = FlagValues.parse(options)
+    doc, from_flags = plan_document(options, flags)
+    include_targets_file(doc)  # issue 6: targets from a shared targets.yaml
+    if options.quick:
+        apply_quick(doc)
+    if not from_flags:
+        apply_flags(doc, options, flags)
+    plan = _validate(doc)
+    plan = plan.model_copy(update={"targets": prepare_targets(plan.targets, env)})  # issue 6
+    matrix = parse_matrix(doc, plan)
+    targets = _resolve_targets(doc, plan, env)
+    catalog = load_catalog()
+    workloads = check_workloads(doc, plan, matrix, catalog)
+    points = _points(doc, plan, matrix, targets, workloads)
+    if options.resume is not None and options.out is not None:
+        raise PlanError("--resume and --out both name a results directory", "give only --resume")
+    name = plan.name or (
+        plan.workload_entries()[0].name if len(plan.workload_entries()) == 1 else "study"
+    )
+    out_dir = options.resume or options.out or default_results_dir(name, now)
+    return Study(
+        plan=plan,
+        points=points,
+        steps=order_steps(plan, points),
+        out_dir=out_dir,
+        source=doc.source,
+        demo=from_flags and options.workload is None,
+        document=doc.data,
+    )
+
+
+def _validate(doc: PlanDocument) -> PlanSchema:
+    try:
+        return PlanSchema.model_validate(doc.data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = tuple(first["loc"])
+        kind = first["type"]
+        if kind == "extra_forbidden":
+            parent = doc.get(loc[:-1])
+            known = _known_keys(loc[:-1], parent)
+            raise doc.error(
+                loc, "unknown key", f"known keys here: {', '.join(known)}" if known else None
+            ) from None
+        message = first["msg"].removeprefix("Value error, ")
+        given = first.get("input")
+        if kind not in ("missing",) and not isinstance(given, dict | list):
+            message += f", got {given!r}"
+        raise doc.error(loc, message) from None
+
+
+def _known_keys(path: PathKey, parent: Any) -> list[str]:
+    from dbscale.plan import schema as s
+
+    models: dict[str, Any] = {
+        "": s.PlanSchema, "load": s.LoadSettings, "prepare": s.PrepareSettings,
+        "prepare.warmup": s.DataWarmup, "statistics": s.StatisticsSettings,
+        "targets": TargetEntry, "workload": s.WorkloadEntry, "workloads": s.WorkloadEntry,
+    }  # fmt: skip
+    name = ".".join(str(p) for p in path if isinstance(p, str))
+    model = models.get(name)
+    return list(model.model_fields) if model is not None else []
+
+
+def _resolve_targets(
+    doc: PlanDocument, plan: PlanSchema, env: Mapping[str, str]
+) -> dict[str, TargetEntry]:
+    """Targets with PGPASSWORD merged into their URLs; malformed URLs refused with their line."""
+    resolved: dict[str, TargetEntry] = {}
+    for i, target in enumerate(plan.targets_or_embedded()):
+        update: dict[str, str] = {}
+        for field in ("url", "socket_url", "pooled_url"):
+            raw = getattr(target, field)
+            if raw is None or (field == "url" and is_private_url(raw)):
+                continue
+            try:
+                spec = resolve_target(raw, env)
+            except DbscaleError as exc:
+                if doc.where(("targets", i, field)).startswith("command line"):
+                    raise  # the flag's own message names --target
+                raise doc.error(("targets", i, field), exc.message, exc.hint) from None
+            update[field] = spec.url or raw
+        resolved[target.name] = target.model_copy(update=update)
+    return resolved
+
+
+def target_spec(target: TargetEntry) -> TargetSpec:
+    return TargetSpec(url=None if is_private_url(target.url) else target.url)
+
+
+def _points(
+    doc: PlanDocument,
+    plan: PlanSchema,
+    matrix: Matrix,
+    targets: dict[str, TargetEntry],
+    workloads: dict[str, WorkloadInfo],
+) -> list[Point]:
+    entries = {w.display: w for w in plan.workload_entries()}
+    only_target = next(iter(targets.values()))
+    only_workload = next(iter(entries.values()))
+    points: list[Point] = []
+    for values in matrix.points():
+        target = targets[values["target"]] if "target" in values else only_target
+        entry = entries[values["workload"]] if "workload" in values else only_workload
+        params = dict(entry.params)
+        load_update: dict[str, Any] = {}
+        for axis in matrix.axes:
+            if axis.kind == "param":
+                params[axis.name] = values[axis.name]
+            elif axis.kind == "load":
+                load_update[axis.name] = values[axis.name]
+        load = LoadSettings.model_validate({**plan.load.model_dump(), **load_update})
+        point = Point(
+            key=point_key(values),
+            values=values,
+            target=target,
+            workload=workloads[entry.display].name,
+            params=params,
+            load=load,
+            skipped=_skip_reason(target, load),
+        )
+        _refuse_impossible(doc, plan, point)
+        points.append(point)
+    if not any(p.skipped is None for p in points):
+        reasons = sorted({p.skipped or "" for p in points})
+        raise PlanError(f"{doc.source}: every point is skipped: {'; '.join(reasons)}", None)
+    return points
+
+
+def _skip_reason(target: TargetEntry, load: LoadSettings) -> str | None:
+    if load.pooling and not target.pooled_url:
+        return f"pooling=on needs a pooler: target {target.name} has no pooled_url"
+    return None
+
+
+def _refuse_impossible(doc: PlanDocument, plan: PlanSchema, point: Point) -> None:
+    load, target = point.load, point.target
+    if load.transport is not Transport.UNIX or load.pooling:
+        return
+    if load.tls in TLS_NEEDS_TCP:
+        raise doc.error(
+            ("matrix",) if "matrix" in doc.data else ("load", "tls"),
+            f"point {point.key}: tls={load.tls.value} cannot run over a Unix socket",
+            "exclude it: matrix.exclude: [{transport: unix, tls: " + load.tls.value + "}]",
+        )
+    has_socket = target.socket_dir or target.socket_url or is_private_url(target.url)
+    if not has_socket:
+        index = [t.name for t in plan.targets_or_embedded()].index(target.name)
+        raise doc.error(
+            ("targets", index) if plan.targets else ("targets",),
+            f"target {target.name} has no socket_dir or socket_url for transport=unix",
+            f"give its socket directory: --set targets.{target.name}.socket_dir=DIR "
+            "(e.g. /var/run/postgresql)",
+        )

@@ -1,0 +1,99 @@
+"""The workload catalog as the native core declares it (`_core.workloads()`): names, aliases,
+descriptions and parameters. Names and `--set` keys are checked against it before anything runs,
+so nothing here hard-codes a workload.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from dbscale.errors import ConfigError, InternalError
+from dbscale.plan.sysbench_flags import flag_for
+from dbscale.run.output_format import SYSBENCH_PREFIX
+
+
+@dataclass(frozen=True)
+class ParamInfo:
+    name: str
+    default: Any
+    doc: str
+
+
+@dataclass(frozen=True)
+class WorkloadInfo:
+    name: str
+    description: str
+    aliases: tuple[str, ...] = ()
+    params: dict[str, ParamInfo] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    workloads: dict[str, WorkloadInfo]
+
+    @classmethod
+    def from_json(cls, data: Any) -> Catalog:
+        """Reads `{name: {"description", "params": {key: {"default", "doc"}}, "aliases"?}}`."""
+        if not isinstance(data, Mapping):
+            raise InternalError("the native workload catalog is not a JSON object")
+        workloads: dict[str, WorkloadInfo] = {}
+        for name, entry in data.items():
+            params = {
+                key: ParamInfo(key, spec.get("default"), str(spec.get("doc", "")))
+                for key, spec in dict(entry.get("params", {})).items()
+            }
+            workloads[str(name)] = WorkloadInfo(
+                name=str(entry.get("name", name)),
+                description=str(entry.get("description", "")),
+                aliases=tuple(str(a) for a in entry.get("aliases", ())),
+                params=params,
+            )
+        return cls(workloads)
+
+    @classmethod
+    def load(cls) -> Catalog:
+        """The catalog of the installed native module."""
+        from dbscale import core
+
+        return cls.from_json(core.workloads())
+
+    def names(self) -> list[str]:
+        return list(self.workloads)
+
+    def resolve(self, name: str) -> WorkloadInfo:
+        """The workload called `name` or by an alias of it; `ConfigError` naming the known ones."""
+        wanted = name.strip()
+        for info in self.workloads.values():
+            if wanted == info.name or wanted in info.aliases:
+                return info
+        for info in self.workloads.values():  # forgive case
+            if wanted.lower() in {info.name.lower(), *(a.lower() for a in info.aliases)}:
+                return info
+        known = ", ".join(self.names())
+        close = difflib.get_close_matches(wanted, self._all_names(), n=1)
+        maybe = f"did you mean {close[0]!r}? " if close else ""
+        raise ConfigError(
+            f"unknown workload {wanted!r}; known workloads: {known}",
+            f"{maybe}`dbscale workloads` lists them with their parameters",
+        )
+
+    def check_params(self, workload: WorkloadInfo, params: Mapping[str, Any]) -> None:
+        """Refuses `--set` keys the workload does not declare (the core checks types)."""
+        for key in params:
+            if key not in workload.params:
+                known = ", ".join(workload.params) or "none"
+                close = difflib.get_close_matches(key, list(workload.params), n=1)
+                maybe = f"did you mean {close[0]!r}? " if close else ""
+                flag = flag_for(key) if workload.name.startswith(SYSBENCH_PREFIX) else None
+                if flag is not None:
+                    maybe = f"sysbench's --{key.replace('_', '-')} is not a parameter: use {flag}; "
+                raise ConfigError(
+                    f"workload {workload.name} has no parameter {key!r}; its parameters: {known}",
+                    f"{maybe}`dbscale workloads` lists each workload's parameters",
+                )
+
+    def _all_names(self) -> list[str]:
+        return [n for info in self.workloads.values() for n in (info.name, *info.aliases)]

@@ -1,0 +1,220 @@
+"""The matrix of a plan: axes over load settings, workload parameters, targets and workloads;
+their full cartesian product, `zip` groups that vary together, and `exclude` rules. Every value is
+validated where it is written, so a bad one is reported with its file and line.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from dbscale.plan.document import PathKey, PlanDocument
+from dbscale.plan.schema import LOAD_FIELDS, LoadSettings, PlanSchema
+
+RESERVED = ("zip", "exclude")
+TARGET_AXIS = "target"
+WORKLOAD_AXIS = "workload"
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One varying setting. `kind`: load, param, target or workload."""
+
+    name: str
+    kind: str
+    path: PathKey  # where it is declared, for messages
+
+    @property
+    def field(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Factor:
+    """An independent dimension of the product: one axis, or a zip group of axes."""
+
+    axes: tuple[Axis, ...]
+    rows: tuple[tuple[Any, ...], ...]
+
+
+@dataclass(frozen=True)
+class Matrix:
+    factors: tuple[Factor, ...]
+    excludes: tuple[tuple[dict[str, list[Any]], PathKey], ...]
+
+    @property
+    def axes(self) -> list[Axis]:
+        return [axis for factor in self.factors for axis in factor.axes]
+
+    def points(self) -> list[dict[str, Any]]:
+        """Every combination, first axis slowest, minus the excluded ones."""
+        points: list[dict[str, Any]] = []
+        for combo in itertools.product(*(factor.rows for factor in self.factors)):
+            values: dict[str, Any] = {}
+            for factor, row in zip(self.factors, combo, strict=True):
+                for axis, value in zip(factor.axes, row, strict=True):
+                    values[axis.name] = value
+            if not any(_matches(values, rule) for rule, _ in self.excludes):
+                points.append(values)
+        return points
+
+
+def _matches(values: dict[str, Any], rule: dict[str, list[Any]]) -> bool:
+    return all(values.get(name) in allowed for name, allowed in rule.items())
+
+
+def parse_matrix(doc: PlanDocument, plan: PlanSchema) -> Matrix:
+    raw = plan.matrix
+    if "matrix" in doc.data and not raw:
+        raise doc.error(("matrix",), "empty matrix", "give at least one axis, or drop `matrix`")
+    targets = [t.name for t in plan.targets_or_embedded()]
+    workloads = [w.display for w in plan.workload_entries()]
+    if len(set(workloads)) != len(workloads):
+        raise doc.error(("workloads",), "two workloads have the same name; give them `label`s")
+    parser = _AxisParser(doc, targets, workloads)
+    factors: list[Factor] = []
+    declared: set[str] = set()
+    for name, values in raw.items():
+        if name in RESERVED:
+            continue
+        axis = parser.axis(name, ("matrix", name))
+        _claim(doc, declared, axis)
+        factors.append(Factor((axis,), tuple((v,) for v in parser.values(axis, values))))
+    zipped = raw.get("zip")
+    if zipped is not None:
+        groups = zipped if isinstance(zipped, list) else [zipped]
+        for g, group in enumerate(groups):
+            path: PathKey = ("matrix", "zip", g) if isinstance(zipped, list) else ("matrix", "zip")
+            factors.append(_zip_factor(doc, parser, group, path, declared))
+    for name, names in ((WORKLOAD_AXIS, workloads), (TARGET_AXIS, targets)):
+        if name not in declared and len(names) > 1:
+            axis = Axis(name, name, ("targets",) if name == TARGET_AXIS else ("workloads",))
+            factors.insert(0, Factor((axis,), tuple((n,) for n in names)))
+            declared.add(name)
+    excludes = _excludes(
+        doc, parser, raw.get("exclude"), {a.name: a for f in factors for a in f.axes}
+    )
+    matrix = Matrix(tuple(factors), excludes)
+    if not matrix.points():
+        raise doc.error(("matrix", "exclude"), "the excludes leave no point to run")
+    return matrix
+
+
+def _claim(doc: PlanDocument, declared: set[str], axis: Axis) -> None:
+    if axis.name in declared:
+        raise doc.error(axis.path, f"axis {axis.name!r} is declared twice")
+    declared.add(axis.name)
+
+
+def _zip_factor(
+    doc: PlanDocument, parser: _AxisParser, group: Any, path: PathKey, declared: set[str]
+) -> Factor:
+    if not isinstance(group, dict) or len(group) < 2:
+        raise doc.error(
+            path,
+            "a zip group maps two or more axes to lists of equal length",
+            "e.g. zip: [{connect: [persistent, per-transaction], tls: [disable, require]}]",
+        )
+    axes: list[Axis] = []
+    columns: list[list[Any]] = []
+    for name, values in group.items():
+        axis = parser.axis(name, (*path, name))
+        _claim(doc, declared, axis)
+        axes.append(axis)
+        columns.append(parser.values(axis, values, unique=False))
+    lengths = {len(c) for c in columns}
+    if len(lengths) != 1:
+        raise doc.error(path, f"zipped axes need lists of equal length, got {sorted(lengths)}")
+    rows = tuple(zip(*columns, strict=True))
+    if len({repr(r) for r in rows}) != len(rows):
+        raise doc.error(path, "a zip group repeats a combination of values")
+    return Factor(tuple(axes), rows)
+
+
+def _excludes(
+    doc: PlanDocument, parser: _AxisParser, raw: Any, axes: dict[str, Axis]
+) -> tuple[tuple[dict[str, list[Any]], PathKey], ...]:
+    if raw is None:
+        return ()
+    rules = raw if isinstance(raw, list) else [raw]
+    parsed: list[tuple[dict[str, list[Any]], PathKey]] = []
+    for i, rule in enumerate(rules):
+        path: PathKey = ("matrix", "exclude", i) if isinstance(raw, list) else ("matrix", "exclude")
+        if not isinstance(rule, dict) or not rule:
+            raise doc.error(path, "an exclude rule maps axes to values, e.g. {transport: unix}")
+        matcher: dict[str, list[Any]] = {}
+        for name, values in rule.items():
+            key = name.removeprefix("params.")
+            if key not in axes:
+                raise doc.error(
+                    (*path, name),
+                    f"exclude names {name!r}, which is not an axis of the matrix",
+                    f"the axes are: {', '.join(axes) or 'none'}",
+                )
+            matcher[key] = parser.values(axes[key], values, path=(*path, name), unique=False)
+        parsed.append((matcher, path))
+    return tuple(parsed)
+
+
+class _AxisParser:
+    def __init__(self, doc: PlanDocument, targets: Sequence[str], workloads: Sequence[str]):
+        self.doc, self.targets, self.workloads = doc, list(targets), list(workloads)
+
+    def axis(self, name: Any, path: PathKey) -> Axis:
+        if not isinstance(name, str) or not name:
+            raise self.doc.error(path, "an axis name must be a word")
+        if name in LOAD_FIELDS:
+            return Axis(name, "load", path)
+        if name in (TARGET_AXIS, WORKLOAD_AXIS):
+            return Axis(name, name, path)
+        if name in ("targets", "workloads"):
+            return Axis(name[:-1], name[:-1], path)
+        bare = name.removeprefix("params.")
+        if bare and "." not in bare:
+            return Axis(bare, "param", path)  # checked against the workload catalog later
+        raise self.doc.error(path, f"unknown axis {name!r}", _AXES_HINT)
+
+    def values(
+        self, axis: Axis, raw: Any, path: PathKey | None = None, *, unique: bool = True
+    ) -> list[Any]:
+        path = path or axis.path
+        items = raw if isinstance(raw, list) else [raw]
+        if not items:
+            raise self.doc.error(path, f"axis {axis.name!r} has no values", "give at least one")
+        out = []
+        for i, item in enumerate(items):
+            item_path = (*path, i) if isinstance(raw, list) else path
+            out.append(self.value(axis, item, item_path))
+        if unique and len({repr(v) for v in out}) != len(out):
+            raise self.doc.error(path, f"axis {axis.name!r} repeats a value")
+        return out
+
+    def value(self, axis: Axis, item: Any, path: PathKey) -> Any:
+        if axis.kind == "load":
+            try:
+                return getattr(LoadSettings.model_validate({axis.name: item}), axis.name)
+            except ValidationError as exc:
+                msg = exc.errors()[0]["msg"].removeprefix("Value error, ")
+                raise self.doc.error(path, f"{axis.name}: {msg}, got {item!r}") from None
+        if axis.kind in (TARGET_AXIS, WORKLOAD_AXIS):
+            known = self.targets if axis.kind == TARGET_AXIS else self.workloads
+            if item not in known:
+                raise self.doc.error(
+                    path, f"no {axis.kind} named {item!r}; known: {', '.join(known)}"
+                )
+            return item
+        if isinstance(item, bool | int | float | str):
+            return item
+        raise self.doc.error(
+            path, f"a workload parameter must be a number, word or boolean, got {item!r}"
+        )
+
+
+_AXES_HINT = (
+    f"axes are load settings ({', '.join(LOAD_FIELDS)}), target, workload, or a workload "
+    "parameter (scale, table_size, ... as `dbscale workloads` lists them)"
+)

@@ -1,0 +1,177 @@
+"""The schema of a plan document (docs/plans.md): targets, workloads, load settings, the matrix,
+repetitions, warm-up, cooldown, order, data preparation and statistics. Strict pydantic models
+(`extra="forbid"`): an unknown key or a wrong type is refused before anything runs. The target
+model is meant to grow (instance metadata, prices, lifecycle hooks) without changing the rest.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+
+from dbscale.errors import ConfigError
+from dbscale.modes import ConnectMode, QueryProtocol, TlsMode
+from dbscale.targets.spec import NAME_PATTERN, TargetEntry
+from dbscale.values import ParamValue, parse_duration
+
+
+def _duration(value: Any) -> Any:
+    """`30s`, `2m`, `500ms`, or a number of seconds."""
+    if isinstance(value, bool):
+        raise ValueError("must be a duration like 30s, 2m or 500ms")
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return parse_duration(value, "duration")
+        except ConfigError as exc:
+            raise ValueError(exc.message.removeprefix("duration: ")) from None
+    raise ValueError("must be a duration like 30s, 2m or 500ms")
+
+
+def _zero_or_duration(value: Any) -> Any:
+    if value in (0, "0", "0s"):
+        return 0.0
+    return _duration(value)
+
+
+def _on_off(value: Any) -> Any:
+    if isinstance(value, str) and value.lower() in ("on", "off", "true", "false", "yes", "no"):
+        return value.lower() in ("on", "true", "yes")
+    return value
+
+
+Seconds = Annotated[float, BeforeValidator(_duration), Field(gt=0, allow_inf_nan=False)]
+SecondsOrZero = Annotated[float, BeforeValidator(_zero_or_duration), Field(ge=0)]
+Switch = Annotated[bool, BeforeValidator(_on_off)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Transport(StrEnum):
+    """How the client reaches a PostgreSQL target: TCP, or its Unix socket."""
+
+    TCP = "tcp"
+    UNIX = "unix"
+
+
+class WorkloadEntry(_Strict):
+    """A workload from `dbscale workloads` and its parameters."""
+
+    name: str = Field(min_length=1)
+    params: dict[str, ParamValue] = Field(default_factory=dict)
+    label: str | None = Field(default=None, pattern=NAME_PATTERN)
+
+    @property
+    def display(self) -> str:
+        return self.label or self.name
+
+
+class LoadSettings(_Strict):
+    """How each run loads the target. Every field can also be a matrix axis."""
+
+    clients: int = Field(default=1, ge=1, le=2**32 - 1)
+    threads: int | None = Field(default=None, ge=1, le=2**32 - 1)
+    duration: Seconds = 30.0
+    # None: the workload family's own default (see `default_protocol`).
+    protocol: QueryProtocol | None = None
+    connect: ConnectMode = ConnectMode.PERSISTENT
+    rate: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    max_tries: int = Field(default=1, ge=1, le=2**32 - 1)
+    tls: TlsMode | None = None
+    transport: Transport = Transport.TCP
+    pooling: Switch = False
+    seed: int | None = Field(default=None, ge=0, le=2**64 - 1)
+
+
+LOAD_FIELDS = tuple(LoadSettings.model_fields)
+
+
+class DataWarmup(_Strict):
+    """A run after the data is loaded (or before a data set's first run), recorded as a warm-up:
+    seed 001's oltp_update_index pass. Defaults: the data set's workload and parameters, the
+    largest client count of its points."""
+
+    duration: Seconds
+    workload: str | None = None
+    params: dict[str, ParamValue] | None = None
+    clients: int | None = Field(default=None, ge=1)
+
+
+class PrepareSettings(_Strict):
+    """When data is loaded. `auto`: only when a run finds the tables missing or different;
+    `fresh`: once per target and data set before its first run; `never`: you prepared it.
+    `reload`: also before each round of repetitions (`round`) or each run (`run`)."""
+
+    load: Literal["auto", "fresh", "never"] = "auto"
+    reload: Literal["never", "round", "run"] = "never"
+    warmup: DataWarmup | None = None
+
+
+class StatisticsSettings(_Strict):
+    confidence: float = Field(default=0.95, gt=0.5, lt=1.0)
+    cv_threshold_pct: float = Field(default=5.0, gt=0)
+    noise_threshold_pct: float = Field(default=2.0, ge=0)
+
+
+class PlanSchema(_Strict):
+    """A whole plan. Exactly one of `workload` and `workloads`."""
+
+    name: str | None = Field(default=None, pattern=NAME_PATTERN)
+    description: str | None = None
+    seed_study: str | None = None  # recipes: the study they reproduce
+    targets: list[TargetEntry] = Field(default_factory=list)
+    workload: WorkloadEntry | None = None
+    workloads: list[WorkloadEntry] | None = Field(default=None, min_length=1)
+    load: LoadSettings = Field(default_factory=LoadSettings)
+    matrix: dict[str, Any] = Field(default_factory=dict)
+    repeat: int = Field(default=5, ge=1)
+    warmup_runs: int = Field(default=1, ge=0)
+    warmup_duration: Seconds | None = None
+    cooldown: SecondsOrZero = 0.0
+    order: Literal["interleaved", "sequential"] = "interleaved"
+    prepare: PrepareSettings = Field(default_factory=PrepareSettings)
+    statistics: StatisticsSettings = Field(default_factory=StatisticsSettings)
+    quick: dict[str, Any] | None = None  # recipes: the overrides of their --quick variant
+
+    @field_validator("workload", mode="before")
+    @classmethod
+    def _workload_by_name(cls, value: Any) -> Any:
+        return {"name": value} if isinstance(value, str) else value
+
+    @field_validator("workloads", mode="before")
+    @classmethod
+    def _workloads_by_name(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return [{"name": v} if isinstance(v, str) else v for v in value]
+        return value
+
+    @model_validator(mode="after")
+    def _one_workload_key(self) -> PlanSchema:
+        if (self.workload is None) == (self.workloads is None):
+            raise ValueError("give exactly one of `workload` and `workloads`")
+        names = [t.name for t in self.targets]
+        if len(set(names)) != len(names):
+            raise ValueError("target names must be unique")
+        return self
+
+    def workload_entries(self) -> list[WorkloadEntry]:
+        if self.workloads is not None:
+            return list(self.workloads)
+        return [self.workload] if self.workload is not None else []
+
+    def targets_or_embedded(self) -> list[TargetEntry]:
+        return list(self.targets) or [TargetEntry(name="embedded", url="embedded")]
+
+
+def default_protocol(workload: str) -> QueryProtocol:
+    """What the peer tool does by default: sysbench uses server-side prepared statements, pgbench
+    the simple protocol. Numbers only compare when dbscale does the same."""
+    name = workload.strip().lower()
+    if name.startswith(("sysbench:", "oltp_", "select_random_")):
+        return QueryProtocol.PREPARED
+    return QueryProtocol.SIMPLE

@@ -1,0 +1,317 @@
+"""Where a plan document comes from: a plan file, a bundled recipe, or the command line alone (a
+workload and its flags, `-c 1,4,8` being a one-axis matrix); then the `--quick` variant and the
+command line's flags and `--set` pairs applied over it, each value remembering its origin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dbscale.config import TargetConfig, WorkloadConfig, make_run_config
+from dbscale.errors import PlanError
+from dbscale.modes import ConnectMode, QueryProtocol, TlsMode
+from dbscale.plan.document import (
+    PathKey,
+    PlanDocument,
+    load_plan_file,
+    parse_cli_value,
+    split_set_path,
+)
+from dbscale.plan.recipes import load_recipe
+from dbscale.plan.schema import LOAD_FIELDS, PlanSchema
+from dbscale.targets.url import EMBEDDED
+from dbscale.values import ParamValue, parse_clients, parse_duration, parse_param_value, parse_set
+
+DEMO_WORKLOAD = "tpcb"
+DEMO_PARAMS: dict[str, ParamValue] = {"scale": 10}
+DEMO_CLIENTS = (1, 4, 8)
+DEMO_DURATION_S = 10.0
+DEMO_WARMUP_S = 5.0
+CLI_DURATION_S = 10.0
+PLAN_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """`dbscale run`'s command line as typed (strings where the CLI takes text)."""
+
+    workload: str | None = None  # a workload name, or the path of a plan file
+    target: str | Sequence[str] | None = None
+    clients: Sequence[str] = ()
+    duration: str | None = None
+    protocol: QueryProtocol | None = None
+    connect: ConnectMode | None = None
+    rate_tps: float | None = None
+    threads: int | None = None
+    max_tries: int | None = None
+    tls: TlsMode | None = None
+    set_params: Sequence[str] = ()
+    out: Path | None = None
+    warmup: str | None = None
+    seed: int | None = None
+    repeat: int | None = None
+    warmup_runs: int | None = None
+    cooldown: str | None = None
+    recipe: str | None = None
+    quick: bool = False
+    resume: Path | None = None
+
+    @property
+    def targets(self) -> list[str]:
+        if self.target is None:
+            return []
+        return [self.target] if isinstance(self.target, str) else list(self.target)
+
+    @property
+    def plan_path(self) -> Path | None:
+        name = self.workload
+        if name is None:
+            return None
+        if name.endswith(PLAN_SUFFIXES) or (Path(name).is_file() and "/" in name):
+            return Path(name)
+        return None
+
+
+@dataclass(frozen=True)
+class FlagValues:
+    """The flags' values, checked before anything else (no catalog, no file needed)."""
+
+    clients: list[int]
+    duration_s: float | None
+    warmup_s: float | None
+    cooldown_s: float | None
+    params: dict[str, ParamValue]
+
+    @classmethod
+    def parse(cls, options: RunOptions) -> FlagValues:
+        clients = parse_clients(options.clients)
+        duration_s = parse_duration(options.duration) if options.duration else None
+        warmup_s = parse_duration(options.warmup, "--warmup") if options.warmup else None
+        cooldown_s = None
+        if options.cooldown is not None:
+            cooldown_s = (
+                0.0
+                if options.cooldown.strip() in ("0", "0s")
+                else parse_duration(options.cooldown, "--cooldown")
+            )
+        for value, flag in ((options.repeat, "--repeat"), (options.warmup_runs, "--warmup-runs")):
+            if value is not None and value < (1 if flag == "--repeat" else 0):
+                raise PlanError(
+                    f"{flag} must be at least {1 if flag == '--repeat' else 0}, got {value}"
+                )
+        shared = {
+            "protocol": options.protocol, "connect": options.connect, "threads": options.threads,
+            "duration_s": duration_s, "rate_tps": options.rate_tps,
+            "max_tries": options.max_tries, "seed": options.seed,
+        }  # fmt: skip
+        make_run_config(
+            target=TargetConfig(url="postgresql://check"),
+            workload=WorkloadConfig(name="check"),
+            clients=max(clients or [1]),
+            **{k: v for k, v in shared.items() if v is not None},
+        )
+        plan_mode = options.plan_path is not None or options.recipe is not None
+        params = {} if plan_mode else parse_set(options.set_params)
+        return cls(clients, duration_s, warmup_s, cooldown_s, params)
+
+
+def plan_document(options: RunOptions, flags: FlagValues) -> tuple[PlanDocument, bool]:
+    """The plan document and whether it was built from the flags alone."""
+    if options.recipe is not None:
+        if options.workload is not None:
+            raise PlanError(
+                f"--recipe {options.recipe} and {options.workload!r} both say what to run",
+                "give a recipe, a plan file or a workload, not two",
+            )
+        return load_recipe(options.recipe), False
+    path = options.plan_path
+    if path is not None:
+        return load_plan_file(path), False
+    if options.quick:
+        raise PlanError("--quick applies to recipes and plans with a `quick` section", None)
+    return _document_from_flags(options, flags), True
+
+
+def _document_from_flags(options: RunOptions, flags: FlagValues) -> PlanDocument:
+    demo = options.workload is None
+    levels = flags.clients or (list(DEMO_CLIENTS) if demo else [1])
+    targets = [_target_entry(raw, i, len(options.targets)) for i, raw in enumerate(options.targets)]
+    load: dict[str, Any] = {
+        "clients": levels[0],
+        "duration": flags.duration_s or (DEMO_DURATION_S if demo else CLI_DURATION_S),
+    }
+    for name, value in _load_flag_values(options).items():
+        load[name] = value
+    data: dict[str, Any] = {
+        "targets": targets,
+        "workload": {
+            "name": options.workload or DEMO_WORKLOAD,
+            "params": {**(DEMO_PARAMS if demo else {}), **flags.params},
+        },
+        "load": load,
+        "repeat": options.repeat or 1,
+        "warmup_runs": options.warmup_runs or 0,
+        "cooldown": flags.cooldown_s or 0.0,
+        "prepare": {"load": "never"},
+    }
+    if len(levels) > 1:
+        data["matrix"] = {"clients": levels}
+    warmup_s = flags.warmup_s or (DEMO_WARMUP_S if demo else None)
+    if warmup_s is not None:
+        data["prepare"]["warmup"] = {"duration": warmup_s}
+    return PlanDocument(data, "command line", {(): "command line"})
+
+
+def _load_flag_values(options: RunOptions) -> dict[str, Any]:
+    values = {
+        "protocol": options.protocol, "connect": options.connect, "rate": options.rate_tps,
+        "threads": options.threads, "max_tries": options.max_tries, "tls": options.tls,
+        "seed": options.seed,
+    }  # fmt: skip
+    return {k: (v.value if hasattr(v, "value") else v) for k, v in values.items() if v is not None}
+
+
+_FLAG_NAMES = {
+    "clients": "--clients", "duration": "--duration", "protocol": "--protocol",
+    "connect": "--connect", "rate": "--rate", "threads": "--threads",
+    "max_tries": "--max-tries", "tls": "--tls", "seed": "--seed",
+}  # fmt: skip
+
+
+def _split_target(raw: str) -> tuple[str | None, str]:
+    """`NAME=URL` names a target; a bare URL (or libpq key=value string) does not."""
+    name, sep, rest = raw.partition("=")
+    if sep and "://" in rest and "://" not in name and " " not in name:
+        return name.strip(), rest.strip()
+    return None, raw.strip()
+
+
+def _target_entry(raw: str, index: int, count: int) -> dict[str, Any]:
+    name, url = _split_target(raw)
+    if name is None:
+        name = (
+            "embedded" if url.lower() == EMBEDDED else ("main" if count == 1 else f"t{index + 1}")
+        )
+    return {"name": name, "url": url}
+
+
+def apply_quick(doc: PlanDocument) -> None:
+    quick = doc.data.get("quick")
+    if not isinstance(quick, dict) or not quick:
+        raise PlanError(f"{doc.source} has no quick variant (a `quick` section)", None)
+    origin = f"{doc.where(('quick',))} (quick)"
+    for key, value in quick.items():
+        doc.set(split_set_path(str(key)), value, origin)
+
+
+def apply_flags(doc: PlanDocument, options: RunOptions, flags: FlagValues) -> None:
+    if options.targets:
+        _override_targets(doc, options.targets)
+    if flags.clients:
+        _set_load(doc, "clients", flags.clients, "--clients")
+    if flags.duration_s is not None:
+        _set_load(doc, "duration", [flags.duration_s], "--duration")
+    for name, value in _load_flag_values(options).items():
+        _set_load(doc, name, [value], _FLAG_NAMES[name])
+    if flags.warmup_s is not None:
+        doc.set(("prepare", "warmup", "duration"), flags.warmup_s, "command line (--warmup)")
+    for key, value, flag in (
+        ("repeat", options.repeat, "--repeat"),
+        ("warmup_runs", options.warmup_runs, "--warmup-runs"),
+        ("cooldown", flags.cooldown_s, "--cooldown"),
+    ):
+        if value is not None:
+            doc.set((key,), value, f"command line ({flag})")
+    for pair in options.set_params:
+        _apply_set(doc, pair)
+
+
+def _override_targets(doc: PlanDocument, raw_targets: Sequence[str]) -> None:
+    """`--target` replaces the plan's targets; one with a plan target's name keeps that target's
+    other fields (socket_dir, pooled_url, ...), as does a lone unnamed one for a lone target."""
+    planned = doc.data.get("targets") or []
+    planned = [t for t in planned if isinstance(t, dict)]
+    by_name = {t.get("name"): t for t in planned}
+    entries = []
+    for i, raw in enumerate(raw_targets):
+        entry = _target_entry(raw, i, len(raw_targets))
+        named = _split_target(raw)[0] is not None
+        base = (
+            by_name.get(entry["name"])
+            if named
+            else (planned[0] if len(planned) == 1 and len(raw_targets) == 1 else None)
+        )
+        entries.append(
+            {**(base or {}), **entry, **({"name": base["name"]} if base and not named else {})}
+        )
+    doc.set(("targets",), entries, "command line (--target)")
+
+
+def _set_load(doc: PlanDocument, name: str, values: list[Any], flag: str) -> None:
+    origin = f"command line ({flag})"
+    matrix = doc.data.get("matrix")
+    if isinstance(matrix, dict):
+        if name in matrix:
+            doc.set(("matrix", name), values, origin)
+            return
+        zipped = matrix.get("zip")
+        groups = zipped if isinstance(zipped, list) else [zipped]
+        if any(isinstance(g, dict) and name in g for g in groups):
+            raise PlanError(
+                f"{flag} cannot override {name!r}: it is zipped with other axes in {doc.source}",
+                "change the zip group with --set matrix.zip=... or edit the plan",
+            )
+    if len(values) == 1:
+        doc.set(("load", name), values[0], origin)
+    else:
+        doc.set(("matrix", name), values, origin)
+
+
+def _apply_set(doc: PlanDocument, pair: str) -> None:
+    key, sep, text = pair.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise PlanError(
+            f"--set {pair!r} is not key=value",
+            "write --set key=value: a plan field (repeat=3, load.duration=10s, "
+            "targets.main.socket_dir=/tmp) or a workload parameter (scale=10)",
+        )
+    origin = f"command line (--set {key})"
+    path = split_set_path(key)
+    if path[0] in PlanSchema.model_fields:
+        doc.set(_by_name(doc, path), parse_cli_value(text), origin)
+    elif key in LOAD_FIELDS:
+        _set_load(doc, key, [parse_cli_value(text)], f"--set {key}")
+    else:
+        param = key.replace("-", "_")
+        value = parse_param_value(text)
+        if isinstance(doc.data.get("workloads"), list):
+            for i, _ in enumerate(doc.data["workloads"]):
+                _set_param(doc, ("workloads", i), param, value, origin)
+        else:
+            _set_param(doc, ("workload",), param, value, origin)
+
+
+def _set_param(doc: PlanDocument, at: PathKey, param: str, value: Any, origin: str) -> None:
+    current = doc.get(at)
+    if isinstance(current, str):
+        doc.set(at, {"name": current}, doc.where(at))
+    doc.set((*at, "params", param), value, origin)
+
+
+def _by_name(doc: PlanDocument, path: PathKey) -> PathKey:
+    """`targets.main.url` -> `targets.0.url` when a list item is named `main`."""
+    out: list[str | int] = []
+    for part in path:
+        node = doc.get(tuple(out))
+        if isinstance(node, list) and isinstance(part, str):
+            names = [item.get("name") if isinstance(item, dict) else None for item in node]
+            if part not in names:
+                raise doc.error(tuple(out), f"has no item named {part!r}")
+            out.append(names.index(part))
+        else:
+            out.append(part)
+    return tuple(out)

@@ -1,0 +1,304 @@
+"""A study: the plan's points, resolved, and the ordered steps that run them. Data sets (a
+workload with its parameters) run one after another; within one, repetitions are interleaved
+(A B C A B C ...) so drift cannot pass for a difference. Each run has a key (point key plus
+repetition, or warm-up index) so an interrupted study resumes without losing or repeating a run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from dbscale.config import RunConfig, TargetConfig, WorkloadConfig, make_run_config
+from dbscale.modes import TlsMode
+from dbscale.plan.schema import (
+    LoadSettings,
+    PlanSchema,
+    Transport,
+    default_protocol,
+)
+from dbscale.targets import OpenTarget
+from dbscale.targets.spec import TargetEntry, shared_groups
+from dbscale.targets.url import socket_url_for
+from dbscale.values import ParamValue, format_value
+
+# Connecting, the pre-run vacuum and writing the record, per run, for the wall-time estimate.
+RUN_OVERHEAD_S = 1.0
+TLS_NEEDS_TCP = (TlsMode.REQUIRE, TlsMode.VERIFY_CA, TlsMode.VERIFY_FULL)
+
+
+@dataclass(frozen=True)
+class Point:
+    """One configuration of the matrix: what runs, where, with which load."""
+
+    key: str
+    values: dict[str, Any]
+    target: TargetEntry
+    workload: str  # the catalog name
+    params: dict[str, ParamValue]
+    load: LoadSettings
+    skipped: str | None = None
+
+    @property
+    def data_label(self) -> str:
+        """The data set: the workload and its parameters."""
+        if not self.params:
+            return self.workload
+        inner = ",".join(f"{k}={format_value(v)}" for k, v in sorted(self.params.items()))
+        return f"{self.workload}({inner})"
+
+    @property
+    def fingerprint(self) -> str:
+        """Identifies the settings of the point (not the target's URL): a resumed study refuses
+        runs recorded under the same key with other settings."""
+        settings = {
+            "target": self.target.name,
+            "workload": self.workload,
+            "params": self.params,
+            "load": self.load.model_dump(mode="json", exclude={"seed"}),
+        }
+        text = json.dumps(settings, sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def url(self, opened: OpenTarget) -> str:
+        if self.load.pooling and self.target.pooled_url:
+            return self.target.pooled_url
+        if self.load.transport is Transport.UNIX:
+            if self.target.socket_url:
+                return self.target.socket_url
+            socket_dir = self.target.socket_dir or (
+                str(opened.server.socket_dir) if opened.server is not None else None
+            )
+            if socket_dir is None:  # refused when the study was built
+                raise AssertionError(f"target {self.target.name} has no socket")
+            return socket_url_for(opened.url, socket_dir)
+        return opened.url
+
+    def run_config(self, opened: OpenTarget) -> RunConfig:
+        load = self.load
+        return make_run_config(
+            target=TargetConfig(url=self.url(opened), tls=load.tls),
+            workload=WorkloadConfig(name=self.workload, params=self.params),
+            protocol=load.protocol or default_protocol(self.workload),
+            connect=load.connect,
+            clients=load.clients,
+            threads=load.threads,
+            duration_s=load.duration,
+            rate_tps=load.rate,
+            max_tries=load.max_tries,
+            seed=load.seed,
+        )
+
+
+@dataclass(frozen=True)
+class RunStep:
+    """One run. `kind`: measured, warmup (a point's pre-warm) or data-warmup (after loading)."""
+
+    kind: str
+    key: str
+    point: Point
+    repetition: int
+
+    @property
+    def warmup(self) -> bool:
+        return self.kind != "measured"
+
+    @property
+    def duration_s(self) -> float:
+        return self.point.load.duration
+
+    @property
+    def label(self) -> str:
+        if self.kind == "measured":
+            return f"{self.point.key} #{self.repetition + 1}"
+        if self.kind == "warmup":
+            return f"{self.point.key} warm-up"
+        return f"data warm-up of {self.point.data_label} on {self.point.target.name}"
+
+
+@dataclass(frozen=True)
+class PrepareStep:
+    """Loading a data set on a target. `serves`: the runs that use this load."""
+
+    point: Point
+    reason: str
+    serves: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return f"{self.reason}: {self.point.data_label} on {self.point.target.name}"
+
+
+Step = RunStep | PrepareStep
+
+
+@dataclass(frozen=True)
+class Study:
+    plan: PlanSchema
+    points: list[Point]
+    steps: list[Step]
+    out_dir: Path
+    source: str
+    demo: bool = False
+    document: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def runnable_points(self) -> list[Point]:
+        return [p for p in self.points if p.skipped is None]
+
+    @property
+    def targets(self) -> list[TargetEntry]:
+        seen: dict[str, TargetEntry] = {}
+        for point in self.runnable_points:
+            seen.setdefault(point.target.name, point.target)
+        return list(seen.values())
+
+    def pending(self, done: Collection[str]) -> list[Step]:
+        """The steps still to run when the runs keyed in `done` are recorded. A load is
+        repeated only if none of the runs it served has run yet."""
+        steps: list[Step] = []
+        for step in self.steps:
+            if isinstance(step, RunStep):
+                if step.key not in done:
+                    steps.append(step)
+            elif not any(key in done for key in step.serves):
+                steps.append(step)
+        return steps
+
+    def points_by_key(self) -> dict[str, Point]:
+        return {p.key: p for p in self.points}
+
+
+def estimate_s(steps: Sequence[Step], cooldown_s: float) -> float:
+    """Wall time of the runs, cooldowns and per-run overhead (data loading not included)."""
+    runs = [s for s in steps if isinstance(s, RunStep)]
+    return sum(s.duration_s + RUN_OVERHEAD_S for s in runs) + cooldown_s * max(len(runs) - 1, 0)
+
+
+def order_steps(plan: PlanSchema, points: list[Point]) -> list[Step]:
+    """Data set by data set; within one, interleaved rounds (or each point's runs in a row)."""
+    steps: list[Step] = []
+    blocks: dict[tuple[str, str], list[Point]] = {}
+    shared = shared_groups(p.target for p in points)  # sizes of one server: one block each
+    for point in points:
+        if point.skipped is None:
+            own = point.target.name if point.target.exclusive_group in shared else ""
+            blocks.setdefault((point.data_label, own), []).append(point)
+    for block in blocks.values():
+        steps.extend(_BlockOrder(plan, block).steps())
+    return _with_serves(steps)
+
+
+class _BlockOrder:
+    def __init__(self, plan: PlanSchema, block: list[Point]) -> None:
+        self.plan, self.block = plan, block
+        self.fresh_load: set[str] = set()  # targets whose data was just (re)loaded
+
+    def steps(self) -> Iterator[Step]:
+        if self.plan.order == "interleaved":
+            yield from self._interleaved()
+        else:
+            yield from self._sequential()
+
+    def _interleaved(self) -> Iterator[Step]:
+        targets = _unique_targets(self.block)
+        prepare = self.plan.prepare
+        for rnd in range(self.plan.repeat):
+            for first in targets.values():
+                loads = (rnd == 0 and prepare.load == "fresh") or (
+                    rnd > 0 and prepare.reload == "round"
+                )
+                if loads:
+                    yield self._prepare(
+                        first, "load" if rnd == 0 else f"reload for round {rnd + 1}"
+                    )
+                if prepare.warmup is not None and (rnd == 0 or loads):
+                    yield self._data_warmup(first, rnd)
+            for point in self.block:
+                if rnd == 0:
+                    yield from self._warmups(point)
+                yield from self._measured(point, rnd)
+
+    def _sequential(self) -> Iterator[Step]:
+        seen: set[str] = set()
+        prepare = self.plan.prepare
+        for point in self.block:
+            if point.target.name not in seen:
+                seen.add(point.target.name)
+                if prepare.load == "fresh":
+                    yield self._prepare(point, "load")
+                if prepare.warmup is not None:
+                    yield self._data_warmup(point, 0)
+            yield from self._warmups(point)
+            for rep in range(self.plan.repeat):
+                if rep > 0 and prepare.reload == "round":
+                    yield self._prepare(point, f"reload for repetition {rep + 1}")
+                yield from self._measured(point, rep)
+
+    def _prepare(self, point: Point, reason: str) -> PrepareStep:
+        self.fresh_load.add(point.target.name)
+        return PrepareStep(point, reason)
+
+    def _measured(self, point: Point, rep: int) -> Iterator[Step]:
+        name = point.target.name
+        if self.plan.prepare.reload == "run" and name not in self.fresh_load:
+            yield self._prepare(point, "reload before the run")
+        self.fresh_load.discard(name)
+        yield RunStep("measured", f"{point.key}#{rep}", point, rep)
+
+    def _warmups(self, point: Point) -> Iterator[Step]:
+        duration = self.plan.warmup_duration or point.load.duration
+        warm = replace(point, load=point.load.model_copy(update={"duration": duration}))
+        for i in range(self.plan.warmup_runs):
+            yield RunStep("warmup", f"{point.key}#warmup{i}", warm, i)
+
+    def _data_warmup(self, first: Point, rnd: int) -> RunStep:
+        spec = self.plan.prepare.warmup
+        assert spec is not None
+        mine = [p for p in self.block if p.target.name == first.target.name]
+        clients = spec.clients or max(p.load.clients for p in mine)
+        load = first.load.model_copy(update={"duration": spec.duration, "clients": clients})
+        point = replace(
+            first,
+            key=f"data-warmup:{first.target.name}:{first.data_label}",
+            values={},
+            workload=spec.workload or first.workload,
+            params=first.params if spec.params is None else dict(spec.params),
+            load=load,
+        )
+        return RunStep("data-warmup", f"{point.key}#{rnd}", point, rnd)
+
+
+def _unique_targets(points: list[Point]) -> dict[str, Point]:
+    first: dict[str, Point] = {}
+    for point in points:
+        first.setdefault(point.target.name, point)
+    return first
+
+
+def _with_serves(steps: list[Step]) -> list[Step]:
+    """Fills each load's `serves` with the runs on its target until that target's next load."""
+    served: dict[int, list[str]] = {}
+    current: dict[str, int] = {}
+    for i, step in enumerate(steps):
+        name = step.point.target.name
+        if isinstance(step, PrepareStep):
+            current[name] = i
+            served[i] = []
+        elif name in current:
+            served[current[name]].append(step.key)
+    return [
+        replace(step, serves=tuple(served[i])) if isinstance(step, PrepareStep) else step
+        for i, step in enumerate(steps)
+    ]
+
+
+def run_counts(steps: list[Step]) -> Mapping[str, int]:
+    counts = {"measured": 0, "warmup": 0, "data-warmup": 0, "prepare": 0}
+    for step in steps:
+        counts["prepare" if isinstance(step, PrepareStep) else step.kind] += 1
+    return counts

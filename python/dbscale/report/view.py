@@ -1,0 +1,312 @@
+"""A results directory read as a study: its runs, its axes, its points (the runs of one
+configuration, repetitions included) with their statistics, what the header states, and the
+warnings a reader must see. Everything the page and the images draw comes from here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dbscale.errors import ResultsError
+from dbscale.report import point_stats
+from dbscale.report.axes import Axis, detect_axes, format_value, point_key
+from dbscale.report.facts import (
+    Record,
+    Value,
+    fact_title,
+    host_facts,
+    run_facts,
+    throughput,
+    throughput_unit,
+)
+from dbscale.report.point_stats import PointStats
+from dbscale.results.cost import price_performance
+from dbscale.results.directory import PLAN_FILE, RUNS_FILE, SUMMARY_CSV_FILE, read_runs
+from dbscale.results.points import HistogramCache, SummarySettings
+from dbscale.targets.facts import load_target_records
+
+
+@dataclass
+class Run:
+    """One line of runs.jsonl with what the report derives from it."""
+
+    number: int  # 1-based position in runs.jsonl
+    record: Record
+    facts: dict[str, Value]
+    label: str
+    throughput: float
+
+    @property
+    def warmup(self) -> bool:
+        return bool(self.record.get("warmup"))
+
+    @property
+    def cancelled(self) -> bool:
+        return bool(self.record.get("cancelled"))
+
+    @property
+    def status(self) -> str:
+        if self.cancelled:
+            return "cancelled"
+        return str((self.record.get("verdict") or {}).get("status") or "?")
+
+    @property
+    def counted(self) -> bool:
+        """Counts toward its point's statistics: measured, finished, not failed."""
+        return not self.warmup and not self.cancelled and self.status != "failed"
+
+
+@dataclass
+class Point:
+    """One configuration of the study and its counted runs."""
+
+    coords: dict[str, Value]  # every axis (swept or following) -> value
+    label: str
+    runs: list[Run]
+    stats: PointStats
+
+    def series(self, axes: Sequence[Axis], x_key: str | None) -> str:
+        """The label of the other swept axes: one line per series in a chart against x_key."""
+        parts = [
+            f"{a.title}={a.format(self.coords.get(a.key))}"
+            for a in axes
+            if a.swept and a.key != x_key
+        ]
+        return ", ".join(parts) or "all runs"
+
+
+@dataclass
+class Header:
+    """What the page states at its top: what was run, where, with what, when."""
+
+    title: str
+    targets: list[dict[str, str]]
+    workloads: list[str]
+    constants: dict[str, str]  # settings shared by every measured run
+    versions: list[str]
+    host: dict[str, str]
+    started_at: str
+    ended_at: str
+    counts: dict[str, int]
+
+
+@dataclass
+class Study:
+    path: Path
+    runs: list[Run]  # every run, warm-ups and cancelled ones included, in file order
+    axes: list[Axis]
+    points: list[Point]
+    unit: str  # "TPS" or "tpmC"
+    header: Header
+    warnings: list[str] = field(default_factory=list)
+    summary_csv: str | None = None  # the statistics' own summary.csv, when written
+
+    @property
+    def swept(self) -> list[Axis]:
+        return [a for a in self.axes if a.swept]
+
+    @property
+    def repeated(self) -> bool:
+        return any(p.stats.n_runs >= 2 for p in self.points)
+
+
+def load_study(path: Path) -> Study:
+    """Reads `path/runs.jsonl` (and summary.csv if present) into a Study."""
+    runs_file = path / RUNS_FILE
+    if not runs_file.is_file():
+        raise ResultsError(
+            f"{path} has no {RUNS_FILE}",
+            hint="name a directory `dbscale run` wrote (results/<time>-<workload>)",
+        )
+    try:
+        records = read_runs(runs_file)
+    except OSError as exc:
+        raise ResultsError(
+            f"cannot read {runs_file}: {exc}", hint="check its permissions"
+        ) from None
+    csv_file = path / SUMMARY_CSV_FILE
+    summary_csv = csv_file.read_text(encoding="utf-8") if csv_file.is_file() else None
+    plan = _read_json(path / PLAN_FILE)
+    targets = load_target_records(path)
+    return build_study(records, path, summary_csv=summary_csv, plan=plan, targets=targets)
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def summary_settings(plan: Mapping[str, Any]) -> SummarySettings:
+    """The plan's statistics settings (plan.json), else the defaults summary.json uses."""
+    stats = ((plan.get("plan") or {}).get("statistics")) or {}
+    defaults = SummarySettings()
+    try:
+        return SummarySettings(
+            confidence=float(stats.get("confidence", defaults.confidence)),
+            cv_threshold_pct=float(stats.get("cv_threshold_pct", defaults.cv_threshold_pct)),
+        )
+    except (TypeError, ValueError):
+        return defaults
+
+
+def build_study(
+    records: Sequence[Record],
+    path: Path,
+    *,
+    summary_csv: str | None = None,
+    plan: Mapping[str, Any] | None = None,
+    targets: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Study:
+    """The study of `records`; `plan` is plan.json, `targets` the targets/<name>.json records
+    (instance facts and prices, for price-performance)."""
+    plan = plan or {}
+    measured = [r for r in records if not r.get("warmup")]
+    unit = throughput_unit(list(measured))
+    runs = [
+        Run(n, r, run_facts(r), "", throughput(r, unit)) for n, r in enumerate(records, start=1)
+    ]
+    counted = [run for run in runs if run.counted]
+    axes = detect_axes([run.facts for run in counted])
+    points = _points(counted, axes, unit, summary_settings(plan))
+    for point in points:
+        target = (targets or {}).get(str(point.runs[0].record.get("target_name")))
+        if target is not None:
+            point.stats.price = price_performance(point.stats.summary, target)
+    _label_runs(runs, axes)
+    header = _header(path, runs, str((plan.get("plan") or {}).get("name") or ""))
+    study = Study(path, runs, axes, points, unit, header, summary_csv=summary_csv)
+    study.warnings = _warnings(study)
+    return study
+
+
+def _group_key(run: Run, axes: Sequence[Axis]) -> str:
+    """A study's own point key when the run has one (plans), else its swept-axis values."""
+    key = run.record.get("point_key")
+    return str(key) if key else "|".join(point_key(run.facts, axes))
+
+
+def _points(
+    counted: Sequence[Run], axes: Sequence[Axis], unit: str, settings: SummarySettings
+) -> list[Point]:
+    groups: dict[str, list[Run]] = {}
+    for run in counted:
+        groups.setdefault(_group_key(run, axes), []).append(run)
+    cache = HistogramCache()
+    points: list[Point] = []
+    for members in groups.values():
+        first = members[0].facts
+        coords = {a.key: first.get(a.key) for a in axes}
+        label = ", ".join(f"{a.title}={a.format(coords[a.key])}" for a in axes if a.swept)
+        stats = point_stats.compute(
+            [run.throughput for run in members],
+            [run.record for run in members],
+            unit=unit,
+            settings=settings,
+            cache=cache,
+        )
+        points.append(Point(coords, label or "all runs", members, stats))
+    order = {a.key: {repr(v): i for i, v in enumerate(a.values)} for a in axes if a.swept}
+    points.sort(key=lambda p: [order[k].get(repr(p.coords[k]), 0) for k in order])
+    return points
+
+
+def _label_runs(runs: Sequence[Run], axes: Sequence[Axis]) -> None:
+    """`#3 clients=4` style labels, unique per run; warm-ups say so."""
+    for run in runs:
+        parts = [f"{a.title}={a.format(run.facts.get(a.key))}" for a in axes if a.swept]
+        what = "warm-up" if run.warmup else (", ".join(parts) or "run")
+        run.label = f"#{run.number} {what}"
+
+
+def _header(path: Path, runs: Sequence[Run], name: str) -> Header:
+    measured = [r for r in runs if not r.warmup] or list(runs)
+    targets: dict[str, dict[str, str]] = {}
+    for run in runs:
+        label = str(run.facts.get("target"))
+        entry = targets.setdefault(label, {"target": label})
+        if run.record.get("server_version"):
+            entry["server"] = str(run.record["server_version"])
+        if run.facts.get("vcpus"):
+            entry["vCPUs"] = str(run.facts["vcpus"])
+    constants: dict[str, str] = {}
+    keys = [k for k in (measured[0].facts if measured else {}) if k not in ("target", "workload")]
+    for key in keys:
+        values = {repr(r.facts.get(key)) for r in measured}
+        value = measured[0].facts.get(key)
+        if len(values) == 1 and value is not None:
+            constants[fact_title(key)] = format_value(value, key)
+    started = sorted(str(r.record.get("started_at")) for r in runs if r.record.get("started_at"))
+    ended = sorted(str(r.record.get("ended_at")) for r in runs if r.record.get("ended_at"))
+    host = next((h for r in runs if (h := host_facts(r.record))), {})
+    return Header(
+        title=f"{name} ({path.name})" if name else path.name,
+        targets=list(targets.values()),
+        workloads=sorted({str(r.facts.get("workload")) for r in measured}),
+        constants=constants,
+        versions=sorted({str(r.record.get("dbscale_version")) for r in runs} - {"None"}),
+        host=host,
+        started_at=started[0] if started else "",
+        ended_at=ended[-1] if ended else "",
+        counts={
+            "runs": len(runs),
+            "measured": sum(1 for r in runs if not r.warmup),
+            "warm-up": sum(1 for r in runs if r.warmup),
+            "cancelled": sum(1 for r in runs if r.cancelled),
+            "failed": sum(1 for r in runs if r.status == "failed"),
+        },
+    )
+
+
+def _warnings(study: Study) -> list[str]:
+    warnings: list[str] = []
+    if not study.points:
+        warnings.append("no finished measured run: nothing to summarize")
+    for run in study.runs:
+        if run.cancelled:
+            warnings.append(f"run {run.label} was cancelled (Ctrl-C): shown, not counted")
+        elif run.status == "failed":
+            message = (run.record.get("verdict") or {}).get("message") or ""
+            warnings.append(f"run {run.label} failed: {message}".rstrip(": "))
+        elif run.status == "errors" and not run.warmup:
+            warnings.append(f"run {run.label} had errors: {_errors(run.record)}")
+    client_bound = [
+        run.label
+        for run in study.runs
+        if run.counted
+        and ((run.record.get("observe") or {}).get("limited_by") or {}).get("client_bound")
+    ]
+    if client_bound:
+        warnings.append(
+            "the load generator itself was the bottleneck (these runs measure dbscale, not the "
+            f"database): {', '.join(client_bound)}"
+        )
+    # The statistics' flags, each once with the points it concerns.
+    flagged: dict[str, list[str]] = {}
+    for point in study.points:
+        for flag in point.stats.warnings:
+            flagged.setdefault(flag, []).append(point.label)
+    for flag, labels in flagged.items():
+        where = "every point" if len(labels) == len(study.points) > 1 else "; ".join(labels)
+        warnings.append(f"{flag} ({where})")
+    return warnings
+
+
+def _errors(record: Mapping[str, Any]) -> str:
+    errors = record.get("errors") or {}
+    total = errors.get("total")
+    by_class = errors.get("by_class") or {}
+    detail = ", ".join(f"{k} {v}" for k, v in by_class.items() if v)
+    return f"{total} ({detail})" if detail else str(total)
+
+
+def finite(value: float | None) -> float | None:
+    """None for NaN/inf, for JSON and tables."""
+    return value if value is not None and math.isfinite(value) else None

@@ -1,0 +1,227 @@
+"""`dbscale compare`: two results directories point by point (`DIR_A DIR_B`), or two sets of
+points of one study (`DIR --a tls=disable --b tls=require`), paired by their other axis values.
+For each pair: TPS, p95 and p99 (per-run values), their relative change with a confidence
+interval, a Mann-Whitney p-value Holm-corrected across pairs, and a verdict.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from dbscale.errors import ConfigError, ResultsError
+from dbscale.results.cost_tables import (
+    compare_price_performance,
+    print_price_performance_comparison,
+    print_target_differences,
+)
+from dbscale.results.directory import PLAN_FILE, RUNS_FILE, read_runs
+from dbscale.results.points import is_measured, record_point_key
+from dbscale.stats.comparison import ALPHA, Change, adjust_and_decide, compare_samples
+from dbscale.targets.facts import diff_target_records
+from dbscale.values import format_value
+
+Record = Mapping[str, Any]
+METRICS = (("tps", True), ("p95_ms", False), ("p99_ms", False))
+
+
+@dataclass(frozen=True)
+class ComparisonOptions:
+    select_a: str | None = None
+    select_b: str | None = None
+    noise_pct: float | None = None  # default: the plan's statistics.noise_threshold_pct, or 2
+    confidence: float = 0.95
+    alpha: float = ALPHA
+
+
+def _records(directory: Path) -> list[Record]:
+    path = directory / RUNS_FILE
+    if not path.is_file():
+        raise ResultsError(
+            f"{directory} holds no {RUNS_FILE}", "name a results directory of `dbscale run`"
+        )
+    return [r for r in read_runs(path) if is_measured(r)]
+
+
+def _noise_from_plan(directory: Path) -> float | None:
+    try:
+        plan = json.loads((directory / PLAN_FILE).read_text())
+        return float(plan["plan"]["statistics"]["noise_threshold_pct"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _values(records: Sequence[Record], metric: str) -> list[float]:
+    if metric == "tps":
+        return [float(r.get("tps") or 0.0) for r in records]
+    name = metric.removesuffix("_ms")
+    values = [(r.get("latency_ms") or {}).get(name) for r in records]
+    return [float(v) for v in values if v is not None]
+
+
+def parse_selector(text: str, option: str) -> dict[str, str]:
+    selector: dict[str, str] = {}
+    for part in text.split(","):
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(
+                f"{option} {text!r} is not axis=value[,axis=value]",
+                "e.g. --a tls=disable --b tls=require",
+            )
+        selector[key.strip().removeprefix("params.")] = value.strip()
+    return selector
+
+
+def _point_values(record: Record) -> dict[str, str]:
+    return {k: format_value(v, k) for k, v in (record.get("point") or {}).items()}
+
+
+def _group(records: Sequence[Record]) -> dict[str, list[Record]]:
+    groups: dict[str, list[Record]] = {}
+    for record in records:
+        groups.setdefault(record_point_key(record), []).append(record)
+    return groups
+
+
+def _pairs_across(
+    a: Path, b: Path
+) -> tuple[list[tuple[str, list[Record], list[Record]]], list[str]]:
+    ga, gb = _group(_records(a)), _group(_records(b))
+    pairs = [(key, ga[key], gb[key]) for key in ga if key in gb]
+    unmatched = [k for k in ga if k not in gb] + [k for k in gb if k not in ga]
+    return pairs, unmatched
+
+
+def _pairs_within(
+    directory: Path, select_a: dict[str, str], select_b: dict[str, str]
+) -> tuple[list[tuple[str, list[Record], list[Record]]], list[str]]:
+    if set(select_a) != set(select_b):
+        raise ConfigError(
+            "--a and --b must name the same axes", "e.g. --a tls=disable --b tls=require"
+        )
+    side_a: dict[str, list[Record]] = {}
+    side_b: dict[str, list[Record]] = {}
+    axes_seen: set[str] = set()
+    for record in _records(directory):
+        values = _point_values(record)
+        axes_seen.update(values)
+        rest = ",".join(f"{k}={v}" for k, v in values.items() if k not in select_a) or "all"
+        if all(values.get(k) == v for k, v in select_a.items()):
+            side_a.setdefault(rest, []).append(record)
+        elif all(values.get(k) == v for k, v in select_b.items()):
+            side_b.setdefault(rest, []).append(record)
+    unknown = sorted(set(select_a) - axes_seen)
+    if unknown:
+        raise ConfigError(
+            f"{directory} has no axis {', '.join(unknown)}",
+            f"its axes: {', '.join(sorted(axes_seen)) or 'none (a single point)'}",
+        )
+    pairs = [(key, side_a[key], side_b[key]) for key in side_a if key in side_b]
+    unmatched = [k for k in side_a if k not in side_b] + [k for k in side_b if k not in side_a]
+    return pairs, unmatched
+
+
+def compare_dirs(a: Path, b: Path | None, options: ComparisonOptions) -> dict[str, Any]:
+    """The comparison as plain data (what `--json` prints)."""
+    if b is None:
+        if options.select_a is None or options.select_b is None:
+            raise ConfigError(
+                "compare needs two results directories, or one with --a and --b",
+                "e.g. dbscale compare DIR --a tls=disable --b tls=require",
+            )
+        sel_a = parse_selector(options.select_a, "--a")
+        sel_b = parse_selector(options.select_b, "--b")
+        pairs, unmatched = _pairs_within(a, sel_a, sel_b)
+        label_a, label_b = f"{a} [{options.select_a}]", f"{a} [{options.select_b}]"
+    else:
+        pairs, unmatched = _pairs_across(a, b)
+        label_a, label_b = str(a), str(b)
+    if not pairs:
+        raise ConfigError(
+            "no point appears on both sides", "compare results of the same plan or matrix axes"
+        )
+    noise = options.noise_pct
+    if noise is None:
+        noise = _noise_from_plan(a) if b is None else _noise_from_plan(b) or _noise_from_plan(a)
+    noise = 2.0 if noise is None else noise
+    per_metric: dict[str, list[Change]] = {}
+    for metric, higher_is_better in METRICS:
+        changes = [
+            compare_samples(
+                metric,
+                _values(ra, metric),
+                _values(rb, metric),
+                higher_is_better=higher_is_better,
+                confidence=options.confidence,
+            )
+            for _, ra, rb in pairs
+        ]
+        per_metric[metric] = adjust_and_decide(changes, noise, options.alpha)
+    return {
+        "a": label_a,
+        "b": label_b,
+        "noise_threshold_pct": noise,
+        "alpha": options.alpha,
+        "confidence": options.confidence,
+        "points": [
+            {"point": key, **{m: asdict(per_metric[m][i]) for m, _ in METRICS}}
+            for i, (key, _, _) in enumerate(pairs)
+        ],
+        "unmatched": unmatched,
+        # issue 6: TPM per vCPU and $/TPM of both sides; settings that differ between targets
+        "price_performance": compare_price_performance(pairs, a, b),
+        "target_differences": diff_target_records(a, b) if b is not None else [],
+    }
+
+
+def _num(value: Any, digits: int = 1) -> str:
+    return "-" if value is None else f"{float(value):.{digits}f}"
+
+
+def print_comparison(console: Console, comparison: Mapping[str, Any]) -> None:
+    console.print(
+        f"A: {comparison['a']}\nB: {comparison['b']}", highlight=False, soft_wrap=True, markup=False
+    )
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
+    for name in ("point", "metric", "n", "A median", "B median", "change %", "95% CI %",
+                 "p (Holm)", "verdict"):  # fmt: skip
+        table.add_column(
+            name, justify="left" if name in ("point", "metric", "verdict") else "right"
+        )
+    for row in comparison["points"]:
+        for metric, _ in METRICS:
+            c = row[metric]
+            ci = (
+                f"[{_num(c['ci_low_pct'])}, {_num(c['ci_high_pct'])}]"
+                if c["ci_low_pct"] is not None
+                else "-"
+            )
+            table.add_row(
+                row["point"] if metric == "tps" else "",
+                metric,
+                f"{c['n_a']}/{c['n_b']}",
+                _num(c["median_a"], 2),
+                _num(c["median_b"], 2),
+                _num(c["change_pct"]),
+                ci,
+                _num(c["p_adjusted"], 4),
+                c["verdict"],
+            )
+    console.print(table)
+    console.print(
+        f"verdict: Mann-Whitney U, Holm-corrected across points, alpha {comparison['alpha']}, "
+        f"and the {comparison['confidence']:.0%} CI of the change beyond "
+        f"±{comparison['noise_threshold_pct']:g}% (latency: lower is better)",
+        highlight=False,
+    )
+    if comparison["unmatched"]:
+        console.print(f"only on one side: {', '.join(comparison['unmatched'])}", highlight=False)
+    print_price_performance_comparison(console, comparison.get("price_performance") or [])
+    print_target_differences(console, comparison.get("target_differences") or [])

@@ -1,0 +1,57 @@
+"""A workload's data on a target: `prepare` loads it, `cleanup` drops it (native calls), and the
+demo's check whether the embedded server already holds the data it needs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+
+from dbscale import core
+from dbscale.config import RunConfig
+from dbscale.errors import LocalServerError
+from dbscale.targets.local.postgres import LocalPostgres
+
+# pgbench's rows per scale unit; the demo's reuse check compares row counts with them.
+TPCB_ACCOUNTS_PER_SCALE = 100_000
+
+
+def prepare(config: RunConfig) -> dict[str, Any]:
+    """Loads the workload's data; the native summary `{"steps": [...], "rows": n}`."""
+    return core.prepare(config)
+
+
+def cleanup(config: RunConfig) -> dict[str, Any]:
+    """Drops the workload's tables."""
+    return core.cleanup(config)
+
+
+def print_data_summary(console: Console, what: str, summary: dict[str, Any]) -> None:
+    for step in summary.get("steps", []):
+        console.print(
+            f"  {step.get('name')}: {float(step.get('seconds', 0.0)):.2f} s", highlight=False
+        )
+    total = summary.get("seconds")
+    rows = summary.get("rows")
+    tail = f" in {float(total):.2f} s" if total is not None else ""
+    console.print(f"{what} done: {rows if rows is not None else '?'} rows{tail}", highlight=False)
+
+
+def tpcb_scale_loaded(server: LocalPostgres) -> int | None:
+    """The complete TPC-B scale on a private server we own, or None (missing or partial)."""
+    try:
+        out = server.psql(
+            "select (select count(*) from pgbench_branches),"
+            " (select count(*) from pgbench_tellers),"
+            " (select count(*) from pgbench_accounts)"
+        )
+    except LocalServerError:
+        return None
+    try:
+        branches, tellers, accounts = (int(v) for v in out.split("|"))
+    except ValueError:
+        return None
+    if branches < 1 or tellers != 10 * branches or accounts != TPCB_ACCOUNTS_PER_SCALE * branches:
+        return None
+    return branches

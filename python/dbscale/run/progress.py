@@ -1,0 +1,208 @@
+"""Live progress of a run, fed with the per-second intervals the runner polls. On a terminal a
+rich Live panel (elapsed/remaining, TPS, QPS, p50/p95/p99, errors); elsewhere, or when an
+output format is asked for, one plain line per interval: pgbench's `--progress` shape on stderr,
+or sysbench's `--report-interval` shape on stdout (each where its tool prints it; see
+output_format.py). Other messages go to stderr.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.progress_bar import ProgressBar
+from rich.text import Text
+
+from dbscale.run.output_format import OutputFormat, shape_for
+from dbscale.run.sysbench_format import interval_line
+from dbscale.values import format_eta
+
+Interval = Mapping[str, Any]
+
+
+class RunProgress(Protocol):
+    """What the runner tells the display. `eta_s`: the study's remaining wall time."""
+
+    console: Console
+
+    def begin(
+        self,
+        label: str,
+        index: int,
+        total: int,
+        duration_s: float,
+        eta_s: float | None = None,
+        *,
+        workload: str = "",
+        clients: int = 0,
+    ) -> None: ...
+    def update(self, intervals: Sequence[Interval]) -> None: ...
+    def note(self, message: str) -> None: ...
+    def end(self) -> None: ...
+
+
+def make_progress(
+    console: Console | None = None,
+    *,
+    out: Console | None = None,
+    output_format: OutputFormat = OutputFormat.AUTO,
+) -> RunProgress:
+    """Live panel on a terminal unless a format is asked for, plain lines otherwise."""
+    console = console or Console(stderr=True)
+    terminal = console.is_terminal and not console.is_dumb_terminal
+    if terminal and output_format is OutputFormat.AUTO:
+        return LiveProgress(console)
+    return PlainProgress(console, out=out, output_format=output_format)
+
+
+def _ms(value: Any) -> str:
+    return "-" if value is None else f"{float(value):.1f}"
+
+
+def progress_line(interval: Interval) -> str:
+    """pgbench's progress line: `progress: 5.0 s, 1234.5 tps, lat 6.4 ms stddev 1.2, 0 failed`."""
+    lat = interval.get("latency_ms") or {}
+    line = (
+        f"progress: {float(interval.get('t_s', 0.0)):.1f} s, "
+        f"{float(interval.get('tps', 0.0)):.1f} tps, "
+        f"lat {_ms(lat.get('mean'))} ms stddev {_ms(lat.get('stddev'))}, "
+        f"{int(interval.get('errors', 0))} failed"
+    )
+    if interval.get("lag_ms") is not None:
+        line += f", lag {float(interval['lag_ms']):.1f} ms"
+    return line
+
+
+class PlainProgress:
+    """One line per interval, for logs and pipes: pgbench's shape on `console` (stderr), or
+    sysbench's on `out` (stdout)."""
+
+    def __init__(
+        self,
+        console: Console,
+        *,
+        out: Console | None = None,
+        output_format: OutputFormat = OutputFormat.AUTO,
+    ) -> None:
+        self.console = console
+        self.out = out or console
+        self.output_format = output_format
+        self._shape = shape_for(output_format, "")
+        self._clients = 0
+
+    def begin(
+        self,
+        label: str,
+        index: int,
+        total: int,
+        duration_s: float,
+        eta_s: float | None = None,
+        *,
+        workload: str = "",
+        clients: int = 0,
+    ) -> None:
+        self._shape = shape_for(self.output_format, workload)
+        self._clients = clients
+        eta = f", study ETA {format_eta(eta_s)}" if eta_s is not None and total > 1 else ""
+        self.console.print(f"run {index}/{total}: {label}, {duration_s:g} s{eta}", highlight=False)
+
+    def update(self, intervals: Sequence[Interval]) -> None:
+        for interval in intervals:
+            if self._shape is OutputFormat.SYSBENCH:
+                line = interval_line(interval, self._clients)
+                self.out.print(line, highlight=False, markup=False, soft_wrap=True)
+            else:
+                self.console.print(progress_line(interval), highlight=False, soft_wrap=True)
+
+    def note(self, message: str) -> None:
+        self.console.print(message, highlight=False)
+
+    def end(self) -> None:
+        pass
+
+
+class LiveProgress:
+    """A few refreshing lines while a run goes on."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self._live: Live | None = None
+        self._label = ""
+        self._index = self._total = 0
+        self._duration_s = 0.0
+        self._eta_s: float | None = None
+        self._started = 0.0
+        self._last: Interval = {}
+        self._transactions = 0
+        self._errors = 0
+        self._notes: list[str] = []
+
+    def begin(
+        self,
+        label: str,
+        index: int,
+        total: int,
+        duration_s: float,
+        eta_s: float | None = None,
+        *,
+        workload: str = "",
+        clients: int = 0,
+    ) -> None:
+        self._label, self._index, self._total = label, index, total
+        self._eta_s = eta_s
+        self._duration_s = duration_s
+        self._started = time.monotonic()
+        self._last, self._transactions, self._errors, self._notes = {}, 0, 0, []
+        self._live = Live(
+            self._render(), console=self.console, refresh_per_second=4, transient=True,
+            get_renderable=self._render,
+        )  # fmt: skip
+        self._live.start()
+
+    def update(self, intervals: Sequence[Interval]) -> None:
+        for interval in intervals:
+            self._last = interval
+            self._transactions += int(interval.get("transactions", 0))
+            self._errors += int(interval.get("errors", 0))
+
+    def note(self, message: str) -> None:
+        self._notes.append(message)
+        if self._live is None:
+            self.console.print(message, highlight=False)
+
+    def end(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+    def _render(self) -> Group:
+        elapsed = time.monotonic() - self._started if self._started else 0.0
+        remaining = max(self._duration_s - elapsed, 0.0)
+        lat = self._last.get("latency_ms") or {}
+        head = Text.assemble(
+            (f"run {self._index}/{self._total} ", "bold"),
+            f"{self._label}   {min(elapsed, self._duration_s):5.1f} s elapsed, "
+            f"{remaining:5.1f} s left",
+        )
+        bar = ProgressBar(
+            total=max(self._duration_s, 1e-9), completed=min(elapsed, self._duration_s)
+        )
+        stats = Text(
+            f"tps {float(self._last.get('tps', 0.0)):.1f}  "
+            f"qps {float(self._last.get('qps') or 0.0):.1f}  "
+            f"p50 {_ms(lat.get('p50'))}  p95 {_ms(lat.get('p95'))}  p99 {_ms(lat.get('p99'))} ms  "
+            f"txns {self._transactions}  errors {self._errors}"
+        )
+        if self._last.get("lag_ms") is not None:
+            stats.append(f"   lag {float(self._last['lag_ms']):.1f} ms")
+        notes = [Text(n, style="yellow") for n in self._notes[-2:]]
+        if self._eta_s is not None and self._total > 1:
+            left = max(self._eta_s - min(elapsed, self._duration_s), 0.0)
+            study = Text(
+                f"study: {self._index - 1}/{self._total} runs done, ETA {format_eta(left)}"
+            )
+            return Group(head, bar, stats, study, *notes)
+        return Group(head, bar, stats, *notes)

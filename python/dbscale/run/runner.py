@@ -1,0 +1,286 @@
+"""Runs a study: each step in order (data loads, warm-ups, measured runs, with the cooldown
+between runs); each run goes to the native core once as JSON, its per-second intervals are polled
+for the live display, and its result is appended to runs.jsonl the moment it ends. A resumed
+study skips every run already recorded. Ctrl-C once asks the core to stop at the next transaction
+boundary, twice to abandon transactions in flight; either way the partial run is recorded
+(marked cancelled), the summary written, and the command exits 130.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from rich.console import Console
+
+from dbscale.config import RunConfig
+from dbscale.core import Run
+from dbscale.errors import Cancelled, NotPreparedError, PlanError, RunError
+from dbscale.observe import StudyObserver, print_limits, print_verdict
+from dbscale.plan.study import PrepareStep, RunStep, Study, estimate_s
+from dbscale.results.cost import add_price_performance
+from dbscale.results.cost_tables import print_price_performance
+from dbscale.results.directory import ResultsDir, RunMeta, make_record
+from dbscale.results.points import HistogramCache, SummarySettings, summarize_points
+from dbscale.run import data
+from dbscale.run.console import print_run, print_summary
+from dbscale.run.output_format import OutputFormat
+from dbscale.run.progress import RunProgress
+from dbscale.run.study_output import print_points, study_plan_json
+from dbscale.targets import OpenTarget
+from dbscale.targets.facts import load_target_records
+from dbscale.targets.lifecycle import TargetFailedError
+from dbscale.targets.spec import target_info
+from dbscale.values import utc_now
+
+POLL_INTERVAL_S = 0.2
+
+
+@dataclass
+class RunOutcome:
+    """A finished (or cancelled) run: the native result and when it ran."""
+
+    native: dict[str, Any]
+    cancelled: bool
+    started_at: datetime
+    ended_at: datetime
+    observe: dict[str, Any] | None = None  # observation's section of the record
+
+
+@dataclass
+class PlanOutcome:
+    records: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class RunSlot:
+    """Where a run sits in the study, for the live display."""
+
+    label: str
+    index: int
+    total: int
+    eta_s: float | None = None
+
+
+def run_one(
+    config: RunConfig, progress: RunProgress, slot: RunSlot, observer: StudyObserver | None = None
+) -> RunOutcome:
+    """Starts one run in the native core and follows it to its end (observed, if asked)."""
+    started = utc_now()
+    watch = observer.watch(config) if observer is not None else None
+    try:
+        handle = Run(config)
+    except BaseException:
+        if watch is not None:
+            watch.close()
+        raise
+    progress.begin(
+        slot.label, slot.index, slot.total, config.duration_s, slot.eta_s,
+        workload=config.workload.name, clients=config.clients,
+    )  # fmt: skip
+    cancel_requested = False
+    try:
+        while True:
+            try:
+                finished = handle.wait(POLL_INTERVAL_S)
+                intervals = handle.poll()
+                progress.update(intervals)
+                if watch is not None:
+                    watch.update(intervals, progress)
+                if finished:
+                    native = handle.result()
+                    break
+            except KeyboardInterrupt:
+                # The first Ctrl-C stops at the next transaction boundary; a second one
+                # abandons transactions in flight. Either way the run's result is recorded.
+                handle.cancel()
+                if cancel_requested:
+                    progress.note("Ctrl-C again: abandoning transactions in flight")
+                else:
+                    progress.note(
+                        "Ctrl-C: stopping at the next transaction boundary and keeping what "
+                        "ran (Ctrl-C again stops at once)"
+                    )
+                cancel_requested = True
+    finally:
+        progress.end()
+        if watch is not None:
+            watch.close()
+    cancelled = cancel_requested or bool(native.get("cancelled"))
+    observed = watch.finish(native) if watch is not None else None
+    return RunOutcome(native, cancelled, started, utc_now(), observed)
+
+
+def done_run_keys(records: Sequence[Mapping[str, Any]]) -> set[str]:
+    """The runs a resumed study need not repeat: recorded and not cancelled."""
+    return {str(r["run_key"]) for r in records if r.get("run_key") and not r.get("cancelled")}
+
+
+def check_resumable(study: Study, records: Sequence[Mapping[str, Any]]) -> None:
+    """Refuses to resume into a directory whose runs this plan would not have made."""
+    points = study.points_by_key()
+    for record in records:
+        key = record.get("point_key")
+        if not key or record.get("warmup_kind") == "data":
+            continue
+        point = points.get(str(key))
+        if point is None:
+            raise PlanError(
+                f"{study.out_dir} holds runs of point {key}, which {study.source} does not have",
+                "resume with the plan and flags the study was started with",
+            )
+        if record.get("point_fingerprint") not in (None, point.fingerprint):
+            raise PlanError(
+                f"point {key} in {study.out_dir} ran with other settings than {study.source} "
+                "gives it now",
+                "resume with the plan and flags the study was started with, or start a new "
+                "results directory",
+            )
+
+
+class StudyRunner:
+    """Executes the pending steps of a study against opened targets."""
+
+    def __init__(
+        self,
+        study: Study,
+        opened: Mapping[str, OpenTarget],
+        *,
+        results: ResultsDir,
+        progress: RunProgress,
+        out: Console,
+        version: str,
+        output_format: OutputFormat = OutputFormat.AUTO,
+    ) -> None:
+        self.study, self.opened, self.results = study, opened, results
+        self.progress, self.out, self.version = progress, out, version
+        self.output_format = output_format
+        self.settings = SummarySettings(
+            confidence=study.plan.statistics.confidence,
+            cv_threshold_pct=study.plan.statistics.cv_threshold_pct,
+        )
+        self.cache = HistogramCache()
+        self.loaded: set[tuple[str, str]] = set()  # (target, data set) loaded by this process
+        self.failed_targets: dict[str, str] = {}  # target name -> why it was skipped
+        self.observer = StudyObserver(results.path)  # host facts once, host.json
+
+    def run(self) -> PlanOutcome:
+        outcome = PlanOutcome()
+        check_resumable(self.study, self.results.records)
+        pending = self.study.pending(done_run_keys(self.results.records))
+        total = sum(isinstance(s, RunStep) for s in self.study.steps)
+        remaining = [s for s in pending if isinstance(s, RunStep)]
+        index = total - len(remaining)
+        self.results.write_plan(study_plan_json(self.study))
+        cooldown_s = self.study.plan.cooldown
+        try:
+            for step in pending:
+                if not self._target_entered(step):  # its hooks or server failed: skip it
+                    continue
+                if isinstance(step, PrepareStep):
+                    self._prepare(step)
+                    continue
+                if index > total - len(remaining) and cooldown_s > 0:
+                    self.progress.note(f"cooldown {cooldown_s:g} s")
+                    time.sleep(cooldown_s)
+                index += 1
+                eta = estimate_s(remaining[remaining.index(step) :], cooldown_s)
+                record = self._run(step, RunSlot(step.label, index, total, eta))
+                outcome.records.append(record)
+        finally:
+            if self.results.records:
+                self.write_summary()
+                print_summary(self.out, outcome.records, self.results.path)
+                print_limits(self.out, outcome.records)
+                points = self._points()
+                print_points(self.out, points)
+                print_price_performance(self.out, points)
+        return outcome
+
+    def _target_entered(self, step: PrepareStep | RunStep) -> bool:
+        """Enters the step's target (hooks, local server) if need be; False if it failed."""
+        name = step.point.target.name
+        try:
+            self.opened[name]
+        except TargetFailedError as exc:
+            if name not in self.failed_targets:
+                self.failed_targets[name] = exc.message
+                self.progress.note(f"skipping the points of {name}: {exc.message}")
+            return False
+        return True
+
+    def _prepare(self, step: PrepareStep) -> None:
+        point = step.point
+        self.progress.note(f"{step.label} ...")
+        config = point.run_config(self.opened[point.target.name])
+        data.print_data_summary(self.progress.console, "load", data.prepare(config))
+        self.loaded.add((point.target.name, point.data_label))
+
+    def _run(self, step: RunStep, slot: RunSlot) -> dict[str, Any]:
+        point = step.point
+        config = point.run_config(self.opened[point.target.name])
+        try:
+            done = run_one(config, self.progress, slot, self.observer)
+        except NotPreparedError as exc:
+            mark = (point.target.name, point.data_label)
+            if self.study.plan.prepare.load != "auto" or mark in self.loaded:
+                raise
+            self.progress.note(f"{point.target.name}: {exc.message}; loading {point.data_label}")
+            data.print_data_summary(self.progress.console, "load", data.prepare(config))
+            self.loaded.add(mark)
+            done = run_one(config, self.progress, slot, self.observer)
+        record = make_record(
+            done.native,
+            RunMeta(
+                started_at=done.started_at,
+                ended_at=done.ended_at,
+                config=config.redacted(),
+                warmup=step.warmup,
+                dbscale_version=self.version,
+                cancelled=done.cancelled,
+                study=self._study_fields(step),
+            ),
+        )
+        if done.observe is not None:
+            record["observe"] = done.observe
+        self.results.append(record)
+        self.write_summary()
+        print_run(self.out, record, step.label, self.output_format)
+        print_verdict(self.out, record)
+        if done.cancelled:
+            raise Cancelled(f"cancelled by Ctrl-C during run {slot.index} ({step.label})")
+        verdict = record.get("verdict") or {}
+        if verdict.get("status") == "failed":
+            raise RunError(f"run {slot.index} ({step.label}) failed: {verdict.get('message')}")
+        return record
+
+    def _study_fields(self, step: RunStep) -> dict[str, Any]:
+        point = step.point
+        return {
+            "run_key": step.key,
+            "point_key": point.key,
+            "point": point.values,
+            "point_fingerprint": point.fingerprint,
+            "repetition": step.repetition,
+            "warmup_kind": {"measured": None, "warmup": "point", "data-warmup": "data"}[step.kind],
+            "target_name": point.target.name,
+            "target_info": target_info(point.target),
+            "study": self.study.plan.name,
+        }
+
+    def _points(self) -> list[dict[str, Any]]:
+        points = summarize_points(self.results.records, self.settings, self.cache)
+        return add_price_performance(points, load_target_records(self.results.path))
+
+    def write_summary(self) -> None:
+        self.results.write_summary(
+            extra={
+                "study": {"name": self.study.plan.name, "source": self.study.source},
+                "targets_failed": self.failed_targets,
+                **self.observer.summary_extra(),
+            },
+            points=self._points(),
+        )

@@ -1,0 +1,140 @@
+"""What a study shows a person: the dry run (expanded points, number of runs, estimated wall
+time), the per-point statistics table at the end, and the resolved plan stored as plan.json.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from dbscale.plan.study import PrepareStep, Step, Study, estimate_s, run_counts
+from dbscale.targets.url import redact_url
+from dbscale.values import format_duration, format_eta
+
+
+def study_plan_json(study: Study) -> dict[str, Any]:
+    """The resolved plan as stored in plan.json, with every URL redacted."""
+    plan = study.plan.model_dump(mode="json")
+    for target in plan.get("targets") or []:
+        for name in ("url", "socket_url", "pooled_url"):
+            if isinstance(target.get(name), str):
+                target[name] = redact_url(target[name])
+    return {
+        "source": study.source,
+        "plan": plan,
+        "points": [
+            {
+                "key": p.key,
+                "values": p.values,
+                "target": p.target.name,
+                "workload": p.workload,
+                "params": p.params,
+                "load": p.load.model_dump(mode="json"),
+                "fingerprint": p.fingerprint,
+                "skipped": p.skipped,
+            }
+            for p in study.points
+        ],
+    }
+
+
+def print_dry_run(console: Console, study: Study, pending: Sequence[Step]) -> None:
+    plan = study.plan
+    title = plan.name or "plan"
+    console.print(f"[bold]{title}[/bold] ({study.source})", highlight=False)
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
+    for name in ("#", "point", "target", "data set", "clients", "duration", "runs"):
+        table.add_column(name, justify="right" if name in ("#", "clients", "runs") else "left")
+    runs_per_point: dict[str, int] = {}
+    for step in study.steps:
+        if not isinstance(step, PrepareStep) and step.kind == "measured":
+            runs_per_point[step.point.key] = runs_per_point.get(step.point.key, 0) + 1
+    for i, point in enumerate(study.runnable_points, start=1):
+        table.add_row(
+            str(i), point.key, point.target.name, point.data_label, str(point.load.clients),
+            format_duration(point.load.duration), str(runs_per_point.get(point.key, 0)),
+        )  # fmt: skip
+    console.print(table)
+    print_skipped(console, study)
+    counts = run_counts(list(pending))
+    total = run_counts(study.steps)
+    resumed = "" if counts == total else f" still to run (of {total['measured']} measured)"
+    console.print(
+        f"points: {len(study.runnable_points)}; runs: {counts['measured']} measured + "
+        f"{counts['warmup']} warm-up + {counts['data-warmup']} data warm-up{resumed}; "
+        f"data loads: {counts['prepare']} (prepare: {plan.prepare.load}, reload: "
+        f"{plan.prepare.reload})",
+        highlight=False,
+    )
+    console.print(
+        f"order: {plan.order}; repeat {plan.repeat}; warm-up runs per point {plan.warmup_runs}; "
+        f"cooldown {plan.cooldown:g} s",
+        highlight=False,
+    )
+    console.print(
+        f"estimated wall time: {format_eta(estimate_s(list(pending), plan.cooldown))} "
+        "(data loading not included)",
+        highlight=False,
+    )
+    console.print(f"results: {study.out_dir}", highlight=False, soft_wrap=True)
+
+
+def print_skipped(console: Console, study: Study) -> None:
+    """Points the plan names but cannot run, one line per reason."""
+    reasons: dict[str, list[str]] = {}
+    for point in study.points:
+        if point.skipped:
+            reasons.setdefault(point.skipped, []).append(point.key)
+    for reason, keys in reasons.items():
+        shown = ", ".join(keys[:3]) + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
+        console.print(f"skipped {len(keys)} point(s): {reason} ({shown})", highlight=False)
+
+
+def _num(value: Any, digits: int = 1) -> str:
+    return "-" if value is None else f"{float(value):.{digits}f}"
+
+
+def _interval(ci: Mapping[str, Any] | None, digits: int = 1) -> str:
+    if not ci:
+        return "-"
+    return f"[{_num(ci.get('low'), digits)}, {_num(ci.get('high'), digits)}]"
+
+
+def points_table(points: Sequence[Mapping[str, Any]]) -> Table:
+    table = Table(
+        title="per point (TPS over measured runs; latency in ms from merged histograms)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1),
+        pad_edge=False,
+    )
+    columns = ("point", "n", "median tps", "95% CI", "mean tps", "t-CI", "CV %", "p95", "p99",
+               "notes")  # fmt: skip
+    for name in columns:
+        table.add_column(name, justify="left" if name in ("point", "notes") else "right")
+    for point in points:
+        tps = point.get("tps") or {}
+        latency = point.get("latency_ms") or {}
+        table.add_row(
+            str(point.get("point_key")),
+            str(point.get("runs")),
+            _num(tps.get("median")),
+            _interval(tps.get("median_ci")),
+            _num(tps.get("mean")),
+            _interval(tps.get("mean_ci")),
+            _num(tps.get("cv_pct"), 2),
+            _num(latency.get("p95"), 2),
+            _num(latency.get("p99"), 2),
+            "; ".join(point.get("flags") or []),
+        )
+    return table
+
+
+def print_points(console: Console, points: Sequence[Mapping[str, Any]]) -> None:
+    """The per-point table, when some point has more than one measured run."""
+    if any(int(p.get("runs") or 0) > 1 for p in points):
+        console.print(points_table(points))
