@@ -48,8 +48,8 @@ def run(config: RunConfig, observed: bool, host: dict[str, object]) -> Sample:
         native = handle.result()
     finally:
         section = observer.finish(native) if observer is not None else None
-    txns = max(int(native["transactions"]), 1)
-    sample = Sample(observed, float(native["tps"]), native["client_cpu_s"]["total"] * 1e6 / txns)
+    txns = max(native.transactions, 1)
+    sample = Sample(observed, native.tps, native.client_cpu_s.total * 1e6 / txns)
     if section is not None:
         sample.observer_cpu_cores = section["overhead"]["observer_cpu_cores"]
         sample.queries_per_s = section["overhead"]["queries_per_s"]

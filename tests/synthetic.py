@@ -12,6 +12,8 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from dbscale.results.record import RunRecord
+
 
 def encode_histogram(values_us: list[int]) -> str:
     """A V2 deflate blob, written independently of the decoder (a test oracle)."""
@@ -115,3 +117,8 @@ def study_records(
                 make_record({axis: value}, tps, rng=rng, repetition=rep, latency_scale_us=scale)
             )
     return records
+
+
+def typed(records: list[dict[str, Any]]) -> list[RunRecord]:
+    """Synthetic lines read as runs.jsonl lines are."""
+    return [RunRecord.from_json(r) for r in records]

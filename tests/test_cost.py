@@ -6,6 +6,7 @@ import datetime
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from dbscale.results.cost import (
     add_price_performance,
@@ -13,6 +14,7 @@ from dbscale.results.cost import (
     monthly_cost,
     price_performance,
 )
+from dbscale.results.points import PointSummary
 from dbscale.targets.spec import Prices
 
 # A Cloud SQL-like custom tier, HA: 4 vCPUs, 16 GiB, 100 GB of SSD.
@@ -32,10 +34,21 @@ TARGET = {
 }
 
 
-def point(median: float, low: float | None, high: float | None, **extra: Any) -> dict[str, Any]:
-    ci = {"low": low, "high": high, "confidence": 0.95} if low is not None else None
-    return {"point_key": "p", "target": "db", "workload": "tpcb",
-            "tps": {"median": median, "median_ci": ci, "mean_ci": None}, **extra}  # fmt: skip
+def point(median: float, low: float | None, high: float | None, **extra: Any) -> PointSummary:
+    ci = (
+        {"low": low, "high": high, "confidence": 0.95, "method": "order-statistic"}
+        if low is not None
+        else None
+    )
+    return PointSummary.model_validate(
+        {"point_key": "p", "target": "db", "workload": "tpcb",
+         "tps": {"median": median, "median_ci": ci, "mean_ci": None}, **extra}
+    )  # fmt: skip
+
+
+def figures(model: BaseModel | None) -> dict[str, Any]:
+    assert model is not None
+    return model.model_dump(mode="json")
 
 
 def test_monthly_cost_by_hand() -> None:
@@ -51,7 +64,7 @@ def test_monthly_cost_by_hand() -> None:
 
 def test_dollars_per_tpm_carries_the_interval_through() -> None:
     section = price_performance(point(1000.0, 900.0, 1100.0), TARGET)
-    tpm, cost = section["tpm"], section["cost"]
+    tpm, cost = figures(section.tpm), figures(section.cost)
     assert tpm["median"] == 60000.0  # TPS x 60
     assert tpm["median_ci"] == {"low": 54000.0, "high": 66000.0}
     assert tpm["per_vcpu"] == 15000.0
@@ -69,7 +82,7 @@ def test_dollars_per_tpm_carries_the_interval_through() -> None:
 def test_whole_instance_prices_without_ha_or_reserved() -> None:
     prices = Prices(date=datetime.date(2022, 3, 1), source="s", compute_per_hour=1.0)
     target = {"info": {"vcpus": 8, "ha": False}, "prices": prices.model_dump(mode="json")}
-    cost = price_performance(point(50.0, None, None), target)["cost"]
+    cost = figures(price_performance(point(50.0, None, None), target).cost)
     assert cost["total_on_demand_per_month"] == 730.0
     assert cost["per_tpm_on_demand"] == pytest.approx(730 / 3000, rel=1e-5)
     assert cost["per_tpm_on_demand_ci"] is None
@@ -79,7 +92,7 @@ def test_whole_instance_prices_without_ha_or_reserved() -> None:
 
 
 def test_an_interval_reaching_zero_has_no_upper_cost_bound() -> None:
-    cost = price_performance(point(100.0, -20.0, 220.0), TARGET)["cost"]
+    cost = figures(price_performance(point(100.0, -20.0, 220.0), TARGET).cost)
     assert cost["per_tpm_on_demand_ci"]["high"] is None
     assert any("no upper bound" in n for n in cost["notes"])
 
@@ -89,4 +102,4 @@ def test_tpcc_uses_tpmc_and_unknown_targets_are_left_alone() -> None:
     tput = headline_throughput(tpcc)
     assert tput is not None and (tput.metric, tput.median) == ("tpmC", 1200.0)
     [same] = add_price_performance([point(1.0, None, None, target="elsewhere")], {"db": TARGET})
-    assert "cost" not in same and "tpm" not in same
+    assert same.cost is None and same.tpm is None

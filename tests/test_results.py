@@ -7,30 +7,34 @@ from pathlib import Path
 
 import pytest
 
+from dbscale.config import TargetConfig, WorkloadConfig, make_run_config
 from dbscale.errors import ResultsError
 from dbscale.results.directory import (
     ResultsDir,
     RunMeta,
     default_results_dir,
-    iso_utc,
     make_record,
     read_runs,
 )
+from dbscale.results.record import RunRecord
+from dbscale.values import iso_utc
 
-NATIVE = {
-    "workload": "tpcb",
-    "clients": 2,
-    "threads": 2,
-    "protocol": "simple",
-    "connect": "persistent",
-    "tps": 1234.5,
-    "transactions": 2469,
-    "failed": 0,
-    "cancelled": False,
-    "latency_ms": {"mean": 1.6, "p50": 1.5, "p95": 2.5, "p99": 3.5, "max": 9.0},
-    "target": "postgresql://bob:s3cret@db/app",
-    "verdict": {"status": "ok", "message": ""},
-}
+NATIVE = RunRecord.from_json(
+    {
+        "workload": "tpcb",
+        "clients": 2,
+        "threads": 2,
+        "protocol": "simple",
+        "connect": "persistent",
+        "tps": 1234.5,
+        "transactions": 2469,
+        "failed": 0,
+        "cancelled": False,
+        "latency_ms": {"mean": 1.6, "p50": 1.5, "p95": 2.5, "p99": 3.5, "max": 9.0},
+        "target": "postgresql://bob:s3cret@db/app",
+        "verdict": {"status": "ok", "message": ""},
+    }
+)
 START = datetime(2025, 1, 2, 3, 4, 5, 678000, tzinfo=UTC)
 END = datetime(2025, 1, 2, 3, 4, 7, tzinfo=UTC)
 
@@ -39,7 +43,10 @@ def meta(**changes: object) -> RunMeta:
     fields: dict[str, object] = {
         "started_at": START,
         "ended_at": END,
-        "config": {"target": {"url": "postgresql://bob:s3cret@db/app", "tls": None}},
+        "config": make_run_config(
+            target=TargetConfig(url="postgresql://bob:s3cret@db/app"),
+            workload=WorkloadConfig(name="tpcb"),
+        ),
         "warmup": False,
         "dbscale_version": "0.1.0",
         "cancelled": False,
@@ -50,20 +57,22 @@ def meta(**changes: object) -> RunMeta:
 
 def test_record_adds_dbscale_fields_and_redacts() -> None:
     record = make_record(NATIVE, meta(warmup=True))
-    assert record["tps"] == 1234.5
-    assert record["warmup"] is True
-    assert record["cancelled"] is False
-    assert record["dbscale_version"] == "0.1.0"
-    assert record["started_at"] == "2025-01-02T03:04:05.678Z"
-    assert record["ended_at"] == "2025-01-02T03:04:07.000Z"
-    assert len(record["run_id"]) == 32
-    assert "s3cret" not in json.dumps(record)
-    assert record["config"]["target"]["url"] == "postgresql://bob@db/app"
+    assert record.tps == 1234.5
+    assert record.warmup is True
+    assert record.cancelled is False
+    assert record.dbscale_version == "0.1.0"
+    assert record.started_at == "2025-01-02T03:04:05.678Z"
+    assert record.ended_at == "2025-01-02T03:04:07.000Z"
+    assert len(record.run_id) == 32
+    assert "s3cret" not in record.to_json()
+    assert record.config.target.url == "postgresql://bob@db/app"
+    assert record.target == "postgresql://bob@db/app"
 
 
 def test_cancelled_from_either_side() -> None:
-    assert make_record(NATIVE, meta(cancelled=True))["cancelled"] is True
-    assert make_record({**NATIVE, "cancelled": True}, meta())["cancelled"] is True
+    assert make_record(NATIVE, meta(cancelled=True)).cancelled is True
+    cancelled = NATIVE.model_copy(update={"cancelled": True})
+    assert make_record(cancelled, meta()).cancelled is True
 
 
 def test_append_is_durable_and_line_per_run(
@@ -80,7 +89,7 @@ def test_append_is_durable_and_line_per_run(
     results = ResultsDir(tmp_path / "out" / "nested")
     results.append(make_record(NATIVE, meta()))
     assert synced, "append must fsync before returning"
-    results.append(make_record({**NATIVE, "clients": 4}, meta()))
+    results.append(make_record(NATIVE.model_copy(update={"clients": 4}), meta()))
     lines = results.runs_file.read_text().splitlines()
     assert len(lines) == 2
     assert [json.loads(line)["clients"] for line in lines] == [2, 4]
@@ -101,15 +110,15 @@ def test_summary_lists_every_run(tmp_path: Path) -> None:
 
 def test_torn_last_line_is_skipped(tmp_path: Path) -> None:
     path = tmp_path / "runs.jsonl"
-    path.write_text(json.dumps({"a": 1}) + "\n" + '{"a": 2')
-    assert read_runs(path) == [{"a": 1}]
+    path.write_text(json.dumps({"run_id": "a"}) + "\n" + '{"run_id": "b')
+    assert [r.run_id for r in read_runs(path)] == ["a"]
 
 
 def test_unwritable_directory_is_a_results_error(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("")
     with pytest.raises(ResultsError):
-        ResultsDir(blocker / "sub").append({"x": 1})
+        ResultsDir(blocker / "sub").append(make_record(NATIVE, meta()))
 
 
 def test_default_dir_is_timestamped_and_unique(tmp_path: Path) -> None:

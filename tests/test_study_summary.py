@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 import dbscale
+from dbscale.core import histogram_figures
 from dbscale.results.directory import ResultsDir
-from dbscale.results.points import SummarySettings, summarize_points
-from dbscale.stats.hdr import latency_summary_ms, merge
-from tests.synthetic import make_record, study_records, write_results
+from dbscale.results.points import PERCENTILES, SummarySettings, latency_figures, summarize_points
+from tests.synthetic import make_record, study_records, typed, write_results
 
 
 def test_point_statistics_from_measured_runs_only() -> None:
@@ -23,29 +23,32 @@ def test_point_statistics_from_measured_runs_only() -> None:
     cancelled = make_record({"tls": "a"}, 5.0, rng=rng, repetition=9)
     cancelled["cancelled"] = True
     records.append(cancelled)
-    [point] = summarize_points(records)
+    [point] = summarize_points(typed(records))
     measured = [r for r in records if not r["warmup"] and not r["cancelled"]]
     tps = sorted(r["tps"] for r in measured)
-    assert point["runs"] == 6
-    assert point["tps"]["median"] == statistics.median(tps)
-    assert point["tps"]["median_ci"]["low"] == tps[0]  # n = 6: [min, max]
-    assert point["tps"]["median_ci"]["high"] == tps[-1]
-    assert point["tps"]["mean_ci"]["method"] == "student-t"
-    merged = latency_summary_ms(merge(r["histogram"] for r in measured))
-    assert point["latency_ms"] == merged  # pooled, never averaged
+    assert point.tps.median_ci is not None and point.tps.mean_ci is not None
+    assert point.runs == 6
+    assert point.tps.median == statistics.median(tps)
+    assert point.tps.median_ci.low == tps[0]  # n = 6: [min, max]
+    assert point.tps.median_ci.high == tps[-1]
+    assert point.tps.mean_ci.method == "student-t"
+    merged = latency_figures(
+        histogram_figures([r["histogram"] for r in measured], list(PERCENTILES.values()))
+    )
+    assert point.latency_ms == merged  # pooled, never averaged
     p99s = [r["latency_ms"]["p99"] for r in measured]
-    assert point["per_run_latency_ms"]["p99"] == {"min": min(p99s), "max": max(p99s)}
-    assert "1 cancelled or failed run(s) left out" in point["flags"]
-    assert point["transaction_types"]["tpcb-like"]["p99"] == merged["p99"]
+    assert point.per_run_latency_ms["p99"].model_dump() == {"min": min(p99s), "max": max(p99s)}
+    assert "1 cancelled or failed run(s) left out" in point.flags
+    assert point.transaction_types["tpcb-like"].p99 == merged.p99
 
 
 def test_flags_for_few_runs_high_cv_and_no_steady_state() -> None:
     records = study_records({"a": 1000}, runs=3, cv=0.2, seed=2)
     for i, interval in enumerate(records[0]["intervals"]):
         interval["tps"] = 100.0 + 50 * i  # still climbing at the end
-    [point] = summarize_points(records, SummarySettings(cv_threshold_pct=5))
-    flags = " | ".join(point["flags"])
-    assert point["tps"]["median_ci"] is None
+    [point] = summarize_points(typed(records), SummarySettings(cv_threshold_pct=5))
+    flags = " | ".join(point.flags)
+    assert point.tps.median_ci is None
     assert "needs at least 6" in flags
     assert "fewer than 4 runs" in flags
     assert "above 5%" in flags

@@ -1,11 +1,22 @@
 from __future__ import annotations
 
 import io
+from typing import Any
 
 from rich.console import Console
 
+from dbscale.results.record import Interval, RunRecord
 from dbscale.run.console import pgbench_lines, print_summary
 from dbscale.run.progress import PlainProgress, progress_line
+
+
+def _record(fields: dict[str, Any]) -> RunRecord:
+    return RunRecord.from_json(fields)
+
+
+def _interval(fields: dict[str, Any]) -> Interval:
+    return Interval.model_validate(fields)
+
 
 RECORD = {
     "workload": "tpcb",
@@ -26,7 +37,7 @@ RECORD = {
 
 
 def test_pgbench_shaped_lines() -> None:
-    lines = pgbench_lines(RECORD)
+    lines = pgbench_lines(_record(RECORD))
     assert "number of clients: 8" in lines
     assert "number of transactions actually processed: 123456" in lines
     assert "number of failed transactions: 2 (0.002%)" in lines
@@ -36,12 +47,14 @@ def test_pgbench_shaped_lines() -> None:
 
 
 def test_scaling_factor_when_the_core_reports_it() -> None:
-    assert "scaling factor: 10" in pgbench_lines({**RECORD, "workload_params": {"scale": 10}})
-    assert not any(line.startswith("scaling factor") for line in pgbench_lines(RECORD))
+    assert "scaling factor: 10" in pgbench_lines(
+        _record({**RECORD, "workload_params": {"scale": 10}})
+    )
+    assert not any(line.startswith("scaling factor") for line in pgbench_lines(_record(RECORD)))
 
 
 def test_per_transaction_connect_includes_reconnection_times() -> None:
-    lines = pgbench_lines({**RECORD, "connect": "per-transaction"})
+    lines = pgbench_lines(_record({**RECORD, "connect": "per-transaction"}))
     assert lines[-1] == "tps = 4115.200000 (including reconnection times)"
     assert not any(line.startswith("initial connection time") for line in lines)
 
@@ -54,15 +67,18 @@ def test_progress_line_like_pgbench() -> None:
         "latency_ms": {"mean": 6.4, "stddev": 1.2},
         "lag_ms": None,
     }
-    assert progress_line(interval) == "progress: 5.0 s, 1234.5 tps, lat 6.4 ms stddev 1.2, 0 failed"
-    assert progress_line({**interval, "lag_ms": 0.3}).endswith(", lag 0.3 ms")
+    assert (
+        progress_line(_interval(interval))
+        == "progress: 5.0 s, 1234.5 tps, lat 6.4 ms stddev 1.2, 0 failed"
+    )
+    assert progress_line(_interval({**interval, "lag_ms": 0.3})).endswith(", lag 0.3 ms")
 
 
 def test_plain_progress_prints_one_line_per_interval() -> None:
     out = io.StringIO()
     progress = PlainProgress(Console(file=out, width=200))
     progress.begin("clients=4", 2, 3, 10.0)
-    progress.update([{"t_s": 1.0, "tps": 10.0, "latency_ms": {}}, {"t_s": 2.0, "tps": 11.0}])
+    progress.update([_interval({"t_s": 1.0, "tps": 10.0}), _interval({"t_s": 2.0, "tps": 11.0})])
     text = out.getvalue().splitlines()
     assert text[0] == "run 2/3: clients=4, 10 s"
     assert text[1].startswith("progress: 1.0 s, 10.0 tps")
@@ -71,7 +87,8 @@ def test_plain_progress_prints_one_line_per_interval() -> None:
 
 def test_summary_table_and_results_path(tmp_path) -> None:  # type: ignore[no-untyped-def]
     out = io.StringIO()
-    print_summary(Console(file=out, width=200), [{**RECORD, "warmup": True}, RECORD], tmp_path)
+    records = [_record({**RECORD, "warmup": True}), _record(RECORD)]
+    print_summary(Console(file=out, width=200), records, tmp_path)
     text = out.getvalue()
     assert "warm-up" in text
     assert "4115.2" in text

@@ -5,14 +5,25 @@ and `--output-format` picks the shape per workload family."""
 from __future__ import annotations
 
 import io
+from typing import Any
 
 from rich.console import Console
 
 from dbscale.plan.sysbench_flags import flag_for
+from dbscale.results.record import Interval, RunRecord
 from dbscale.run.console import print_run, summary_table
 from dbscale.run.output_format import OutputFormat, shape_for
 from dbscale.run.progress import PlainProgress
 from dbscale.run.sysbench_format import final_lines, interval_line
+
+
+def _record(fields: dict[str, Any]) -> RunRecord:
+    return RunRecord.from_json(fields)
+
+
+def _interval(fields: dict[str, Any]) -> Interval:
+    return Interval.model_validate(fields)
+
 
 # `sysbench oltp_read_write --threads=2 --time=3 run` on MariaDB, 1.0.20 from Debian.
 SYSBENCH_BLOCK = """\
@@ -58,29 +69,29 @@ INTERVAL = {
     "t_s": 1.0,
     "transactions": 1234,
     "tps": 1234.56,
-    "qps": 24691.2,
-    "queries": {"read": 17283.84, "write": 4938.24, "other": 2469.12, "total": 24691.2},
+    "qps": 24691.0,  # the core's snapshots hold counts; rates are counts over the width
+    "queries": {"read": 17284, "write": 4938, "other": 2469, "total": 24691},
     "errors": 0,
     "latency_ms": {"p95": 8.43},
 }
 
 
 def test_final_block_is_sysbenchs_text() -> None:
-    assert "\n".join(final_lines(RECORD)) == SYSBENCH_BLOCK
+    assert "\n".join(final_lines(_record(RECORD))) == SYSBENCH_BLOCK
 
 
 def test_interval_line_is_sysbenchs_text() -> None:
-    assert interval_line(INTERVAL, 8) == (
-        "[ 1s ] thds: 8 tps: 1234.56 qps: 24691.20 (r/w/o: 17283.84/4938.24/2469.12) "
+    assert interval_line(_interval(INTERVAL), 8) == (
+        "[ 1s ] thds: 8 tps: 1234.56 qps: 24691.00 (r/w/o: 17284.00/4938.00/2469.00) "
         "lat (ms,95%): 8.43 err/s: 0.00 reconn/s: 0.00"
     )
-    empty = interval_line({"t_s": 2.0, "tps": 0.0, "qps": 0.0, "errors": 0}, 1)
+    empty = interval_line(_interval({"t_s": 2.0, "tps": 0.0, "qps": 0.0, "errors": 0}), 1)
     assert empty.startswith("[ 2s ] thds: 1 tps: 0.00 qps: 0.00 (r/w/o: 0.00/0.00/0.00)")
 
 
 def test_reconnects_are_not_ignored_errors() -> None:
     record = {**RECORD, "errors": {"total": 5, "by_class": {"connection_lost": 2, "deadlock": 3}}}
-    lines = final_lines(record)
+    lines = final_lines(_record(record))
     assert any(line.startswith("    ignored errors:                      3 ") for line in lines)
     assert any(line.startswith("    reconnects:                          2 ") for line in lines)
 
@@ -99,25 +110,25 @@ def test_plain_progress_puts_sysbench_lines_on_stdout() -> None:
         output_format=OutputFormat.AUTO,
     )  # fmt: skip
     progress.begin("default #1", 1, 1, 3.0, workload="sysbench:oltp_read_write", clients=8)
-    progress.update([INTERVAL])
+    progress.update([_interval(INTERVAL)])
     assert out.getvalue().startswith("[ 1s ] thds: 8 tps: 1234.56")
     assert "progress:" not in err.getvalue()
     progress.begin("default #1", 1, 1, 3.0, workload="tpcb", clients=8)
-    progress.update([INTERVAL])
+    progress.update([_interval(INTERVAL)])
     assert err.getvalue().splitlines()[-1].startswith("progress: 1.0 s, 1234.6 tps")
 
 
 def test_run_block_and_table_show_queries() -> None:
     out = io.StringIO()
     console = Console(file=out, width=200)
-    print_run(console, RECORD, "default #1")
+    print_run(console, _record(RECORD), "default #1")
     assert SYSBENCH_BLOCK in out.getvalue()
     out.truncate(0)
-    print_run(console, RECORD, "default #1", OutputFormat.PGBENCH)
+    print_run(console, _record(RECORD), "default #1", OutputFormat.PGBENCH)
     text = out.getvalue()
     assert "number of queries: 11053 (read 7742, write 2207, other 1104), qps = 3656.710" in text
     assert "SQL statistics" not in text
-    Console(file=out, width=200).print(summary_table([RECORD]))
+    Console(file=out, width=200).print(summary_table([_record(RECORD)]))
     assert "qps" in out.getvalue() and "3656.7" in out.getvalue()
 
 

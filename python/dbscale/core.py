@@ -18,6 +18,7 @@ from dbscale.errors import DbscaleError, InternalError, NativeModuleMissingError
 
 if TYPE_CHECKING:
     from dbscale.config import RunConfig
+    from dbscale.results.record import Interval, RunRecord
 
 # One row of a session query: text values or NULL.
 Row = list[str | None]
@@ -102,20 +103,27 @@ class Run:
         with _translated():
             return bool(self._handle.wait(timeout_s))
 
-    def poll(self) -> list[dict[str, Any]]:
+    def poll(self) -> list[Interval]:
         """The per-second intervals finished since the last poll."""
+        from dbscale.results.record import Interval
+
         with _translated():
             data = _json(self._handle.poll(), "poll")
-        return [item for item in data if isinstance(item, dict)] if isinstance(data, list) else []
+        items = data if isinstance(data, list) else []
+        return [Interval.model_validate(item) for item in items if isinstance(item, dict)]
 
     def cancel(self) -> None:
         """First call: stop at the next transaction boundary; second: abandon those in flight."""
         self._handle.cancel()
 
-    def result(self) -> dict[str, Any]:
-        """Blocks until the run ends: its result (`stats/result.rs`), or the start-up error."""
+    def result(self) -> RunRecord:
+        """Blocks until the run ends: its result (`stats/result.rs`) as a record without
+        dbscale's fields yet, or the start-up error."""
+        from dbscale.results.record import RunRecord
+
         with _translated():
-            return _object(self._handle.result(), "run result")
+            native = _object(self._handle.result(), "run result")
+        return RunRecord.from_json(native, "the native run result")
 
 
 class Session:

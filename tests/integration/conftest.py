@@ -3,6 +3,7 @@ stderr) against the session's test PostgreSQL, with the native module built."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -10,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -70,3 +72,8 @@ def tpcb_url(live: PgTestServer) -> str:
     url = live.fresh_database("dbscale_tpcb")
     dbscale("prepare", "tpcb", "--target", url, "--set", "scale=1").assert_ok()
     return url
+
+
+def read_runs(path: Path) -> list[dict[str, Any]]:
+    """runs.jsonl as written on disk: one JSON object per line (what other tools read)."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]

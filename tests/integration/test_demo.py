@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dbscale.results.directory import read_runs
 from tests.conftest import PgTestServer
-from tests.integration.conftest import dbscale
+from tests.integration.conftest import dbscale, read_runs
 
 
 def test_demo_prepares_once_then_reuses(live: PgTestServer, shared_tmp: Path) -> None:

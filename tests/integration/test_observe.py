@@ -17,9 +17,8 @@ from typing import Any
 
 import pytest
 
-from dbscale.results.directory import read_runs
 from tests.conftest import REPO
-from tests.integration.conftest import Outcome, dbscale
+from tests.integration.conftest import Outcome, dbscale, read_runs
 from tests.integration.cpu_quota import cpu_quota
 
 RUN_S = "3s"

@@ -6,9 +6,8 @@ import os
 import subprocess
 from pathlib import Path
 
-from dbscale.results.directory import read_runs
 from tests.conftest import PgTestServer
-from tests.integration.conftest import dbscale
+from tests.integration.conftest import dbscale, read_runs
 
 
 def pgbench(live: PgTestServer, *args: str) -> subprocess.CompletedProcess[str]:

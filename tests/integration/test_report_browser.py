@@ -16,9 +16,8 @@ from typing import Any
 
 import pytest
 
-from dbscale.results.directory import read_runs
 from tests.conftest import REPO, skip_or_fail
-from tests.integration.conftest import dbscale
+from tests.integration.conftest import dbscale, read_runs
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = REPO / "test-artifacts"

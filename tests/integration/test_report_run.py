@@ -9,8 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from dbscale.results.directory import read_runs
 from tests.conftest import REPO
+from tests.integration.conftest import read_runs
 
 
 def test_ctrl_c_still_writes_the_report(tpcb_url: str, tmp_path: Path) -> None:

@@ -10,9 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-from dbscale.results.directory import read_runs
 from tests.conftest import REPO, PgTestServer
-from tests.integration.conftest import dbscale
+from tests.integration.conftest import dbscale, read_runs
 
 
 def test_workloads_lists_the_catalog(live: PgTestServer) -> None:

@@ -11,10 +11,10 @@ import sys
 import time
 from pathlib import Path
 
-from dbscale.results.directory import read_runs
-from dbscale.stats.hdr import HdrHistogram, latency_summary_ms
+from dbscale.core import histogram_figures
+from dbscale.results.points import PERCENTILES, latency_figures
 from tests.conftest import REPO, PgTestServer
-from tests.integration.conftest import dbscale
+from tests.integration.conftest import dbscale, read_runs
 
 
 def test_socket_vs_tcp_recipe_quick(live: PgTestServer, tmp_path: Path) -> None:
@@ -35,8 +35,9 @@ def test_socket_vs_tcp_recipe_quick(live: PgTestServer, tmp_path: Path) -> None:
     assert f"host={live.socket_dir}" in unix["target"] and unix["tls"] is False
     tcp = next(r for r in measured if r["point"]["transport"] == "tcp")
     assert "127.0.0.1" in tcp["target"] and tcp["tls"] is False
-    for record in records:  # the Python decoder agrees with what the Rust core reported
-        summary = latency_summary_ms(HdrHistogram.from_base64(record["histogram"]))
+    for record in records:  # the stored histogram reads back as what the run reported
+        stored = histogram_figures([record["histogram"]], list(PERCENTILES.values()))
+        summary = latency_figures(stored).model_dump()
         for key in ("count", "min", "p50", "p95", "p99", "p999", "max"):
             assert summary[key] == record["latency_ms"][key], key
     summary = json.loads((out / "summary.json").read_text())

@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 from dbscale.cli.app import run_cli
-from dbscale.results.directory import read_runs
 from tests.conftest import PgTestServer
-from tests.integration.conftest import Outcome, dbscale
+from tests.integration.conftest import Outcome, dbscale, read_runs
 from tests.integration.mariadb import MariaDBTestServer, mariadb_from_env
 
 SMALL = ("--set", "tables=2", "--set", "table_size=1000")

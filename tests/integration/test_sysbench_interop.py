@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from dbscale.results.directory import read_runs
-from tests.integration.conftest import dbscale
+from tests.integration.conftest import dbscale, read_runs
 from tests.integration.mariadb import mariadb_from_env, run_sysbench, sysbench_binary
 
 SIZE = ("--tables=2", "--table-size=1000")

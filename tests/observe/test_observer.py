@@ -12,6 +12,7 @@ import pytest
 from dbscale.config import RunConfig, TargetConfig, WorkloadConfig
 from dbscale.observe.observer import ObserveOptions, RunObserver
 from dbscale.observe.watch import StudyObserver
+from dbscale.results.record import Interval, RunRecord
 
 UNREACHABLE = RunConfig(
     target=TargetConfig(url="postgresql://postgres@127.0.0.1:1/nowhere"),
@@ -24,9 +25,9 @@ def test_unreachable_server_is_noted_and_resources_still_sampled(core: ModuleTyp
     observer = RunObserver(UNREACHABLE, options=FAST)
     observer.start()
     time.sleep(0.3)
-    observer.intervals([{"t_s": 0.25}])
+    observer.intervals([Interval(t_s=0.25)])
     time.sleep(1.0)
-    section = observer.finish({"duration_s": 1.0, "tps": 0.0, "clients": 1})
+    section = observer.finish(RunRecord(duration_s=1.0, tps=0.0, clients=1))
     assert any("no server statistics" in note for note in section["notes"])
     assert section["server"] == {"dialect": "postgresql", "local": False, "pid": None}
     assert section["waits"] is None
@@ -46,7 +47,7 @@ def test_a_failing_observer_leaves_a_note(
         raise RuntimeError("boom")
 
     monkeypatch.setattr(RunObserver, "finish", broken)
-    section = watch.finish({"duration_s": 1.0})
+    section = watch.finish(RunRecord(duration_s=1.0))
     assert section == {"version": 1, "notes": ["observation failed: RuntimeError: boom"]}
     watch.close()
     assert study.summary_extra()["host"]["logical_cpus"] >= 1

@@ -7,6 +7,7 @@ from typing import Any
 
 from dbscale.observe.verdict import client_saturation, judge
 from dbscale.observe.waits import WaitHistogram
+from dbscale.results.record import RunRecord
 
 IDLE_HOST = {"host_idle_pct": 70.0, "host_iowait_pct": 0.0}
 
@@ -38,7 +39,7 @@ def _judge(
         "host_cpus": 2,
     }  # fmt: skip
     options.update(kw)
-    return judge(native or _native(), means, waits, **options)
+    return judge(RunRecord.from_json(dict(native or _native())), means, waits, **options)
 
 
 def test_target_rate_when_keeping_up() -> None:

@@ -1,5 +1,5 @@
 """Synthetic runs.jsonl records for report tests: the shape docs/results.md describes, with real
-HDR V2 deflate histograms (encoded here, the inverse of dbscale.stats.hdr's decoder), per-second
+HDR V2 deflate histograms (encoded here, independently of the core that reads them), per-second
 intervals, and optionally the vCPU, price and `observe` facts later work adds."""
 
 from __future__ import annotations
@@ -10,7 +10,11 @@ import random
 import struct
 import zlib
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
+
+from dbscale.report.view import ResultsView, build_view
+from dbscale.results.record import RunRecord
 
 V2_COOKIE = 0x1C849313
 V2_COMPRESSED_COOKIE = 0x1C849314
@@ -148,3 +152,8 @@ def sweep(
                                extra=extra, samples=samples)
                     )  # fmt: skip
     return records
+
+
+def view_of(records: Sequence[Mapping[str, Any]], path: Path, **options: Any) -> ResultsView:
+    """The report's view of synthetic records, read as runs.jsonl lines are."""
+    return build_view([RunRecord.from_json(dict(r)) for r in records], path, **options)

@@ -6,13 +6,13 @@ from pathlib import Path
 
 from dbscale.report.axes import detect_axes, format_value
 from dbscale.report.facts import run_facts
-from dbscale.report.view import build_study
-from tests.report.fixtures import record, sweep
+from tests.report.fixtures import record, sweep, view_of
+from tests.synthetic import typed
 
 
 def _axes(records: list[dict[str, object]]) -> list[tuple[str, bool, bool]]:
     """(key, numeric, swept) of each axis."""
-    axes = detect_axes([run_facts(r) for r in records])  # type: ignore[arg-type]
+    axes = detect_axes([run_facts(r) for r in typed(records)])
     return [(a.key, a.numeric, a.swept) for a in axes]
 
 
@@ -61,7 +61,7 @@ def test_plan_axes_stand_for_the_facts_they_set() -> None:
         ("axis.tls", False, True),
         ("threads", True, False),
     ]
-    study = build_study(records, Path("x"))
+    study = view_of(records, Path("x"))
     assert [a.title for a in study.axes] == ["clients", "TLS", "threads"]
 
 
@@ -72,7 +72,7 @@ def test_zip_rows_are_series_even_when_no_axis_follows_another() -> None:
         for c in (1, 2)
         for i, (co, t) in enumerate(rows)
     ]
-    study = build_study(records, Path("x"))
+    study = view_of(records, Path("x"))
     assert len(study.points) == 6
     series = {p.series(study.axes, "axis.clients") for p in study.points}
     assert series == {
@@ -84,7 +84,7 @@ def test_zip_rows_are_series_even_when_no_axis_follows_another() -> None:
 
 def test_values_are_ordered_numerically_and_categories_as_run() -> None:
     records = sweep((8, 1, 4), protocols=("prepared", "simple"))
-    axes = detect_axes([run_facts(r) for r in records])
+    axes = detect_axes([run_facts(r) for r in typed(records)])
     assert axes[0].values == (1, 4, 8)
     assert axes[1].values == ("prepared", "simple")
 
@@ -102,7 +102,7 @@ def test_warmups_cancelled_and_failed_runs_do_not_make_axes() -> None:
         record(clients=2, cancelled=True, seed=3),
         record(clients=4, status="failed", seed=4),
     ]
-    study = build_study(records, Path("x"))
+    study = view_of(records, Path("x"))
     assert study.axes == []
     assert len(study.points) == 1
     assert any("cancelled" in w for w in study.warnings)

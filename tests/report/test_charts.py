@@ -8,8 +8,7 @@ from typing import Any
 import pytest
 
 from dbscale.report.charts import Chart, plan_charts, primary_axis
-from dbscale.report.view import build_study
-from tests.report.fixtures import record, sweep
+from tests.report.fixtures import record, sweep, view_of
 
 TWO_TARGETS = ("postgresql://u@db1:5432/x", "postgresql://u@db2:5432/x")
 
@@ -17,7 +16,7 @@ TWO_TARGETS = ("postgresql://u@db1:5432/x", "postgresql://u@db2:5432/x")
 def _charts(
     records: list[dict[str, Any]], targets: dict[str, dict[str, Any]] | None = None
 ) -> list[Chart]:
-    return plan_charts(build_study(records, Path("results/x"), targets=targets))
+    return plan_charts(view_of(records, Path("results/x"), targets=targets))
 
 
 def _ids(
@@ -105,11 +104,11 @@ def test_observed_runs_add_resource_use_and_wait_events() -> None:
 
 
 def test_the_primary_axis_is_the_first_numeric_swept_one() -> None:
-    study = build_study(sweep((1, 2), protocols=("simple", "prepared")), Path("x"))
+    study = view_of(sweep((1, 2), protocols=("simple", "prepared")), Path("x"))
     axis = primary_axis(study)
     assert axis is not None
     assert axis.key == "clients"
-    assert primary_axis(build_study([record()], Path("x"))) is None
+    assert primary_axis(view_of([record()], Path("x"))) is None
 
 
 def test_chart_ids_are_unique_and_file_name_safe() -> None:

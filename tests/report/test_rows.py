@@ -6,11 +6,11 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from dbscale.core import histogram_figures
 from dbscale.report import rows
-from dbscale.report.view import build_study
 from dbscale.results.points import summarize_points
-from dbscale.stats.hdr import merge
-from tests.report.fixtures import record, sweep
+from tests.report.fixtures import record, sweep, view_of
+from tests.synthetic import typed
 
 
 def test_r4_keeps_four_significant_digits() -> None:
@@ -23,33 +23,35 @@ def test_r4_keeps_four_significant_digits() -> None:
 
 def test_point_rows_carry_the_studys_own_statistics() -> None:
     records = sweep((1, 2), repeats=6)
-    study = build_study(records, Path("x"))
+    study = view_of(records, Path("x"))
     axis = study.swept[0]
     got = {r["x"]: r for r in rows.point_rows(study, axis)}
     expected = summarize_points(
-        [{**r, "point_key": f"c{r['clients']}"} for r in records if r["clients"] == 2]
+        typed([{**r, "point_key": f"c{r['clients']}"} for r in records if r["clients"] == 2])
     )[0]
+    assert expected.tps.median_ci is not None
     assert got[2]["n"] == 6
-    assert got[2]["tput"] == rows.r4(expected["tps"]["median"])
-    assert got[2]["tput_lo"] == rows.r4(expected["tps"]["median_ci"]["low"])
-    assert got[2]["p99"] == rows.r4(expected["latency_ms"]["p99"])
+    assert got[2]["tput"] == rows.r4(expected.tps.median)
+    assert got[2]["tput_lo"] == rows.r4(expected.tps.median_ci.low)
+    assert got[2]["p99"] == rows.r4(expected.latency_ms.p99)
 
 
 def test_latency_comes_from_the_merged_histogram_not_an_average() -> None:
     records = [record(clients=1, latency_ms=1.0, seed=1), record(clients=1, latency_ms=9.0, seed=2)]
-    study = build_study(records, Path("x"))
-    merged = merge(r["histogram"] for r in records)
-    assert merged is not None
-    p99 = study.points[0].stats.latency_ms["p99"]
-    assert p99 == merged.value_at_quantile(0.99) / 1000.0
+    study = view_of(records, Path("x"))
+    merged = histogram_figures([r["histogram"] for r in records], [0.99])
+    assert merged.count > 0
+    p99 = study.points[0].summary.latency_ms.p99
+    assert p99 is not None
+    assert p99 == merged.values[0]
     averaged = (records[0]["latency_ms"]["p99"] + records[1]["latency_ms"]["p99"]) / 2
     assert not math.isclose(p99, averaged, rel_tol=0.01)
 
 
 def test_latency_whiskers_span_the_runs_only_when_repeated() -> None:
-    once = build_study(sweep((1, 2)), Path("x"))
+    once = view_of(sweep((1, 2)), Path("x"))
     assert all(r["lo"] is None for r in rows.latency_rows(once, once.swept[0]))
-    twice = build_study(sweep((1, 2), repeats=2), Path("x"))
+    twice = view_of(sweep((1, 2), repeats=2), Path("x"))
     repeated = rows.latency_rows(twice, twice.swept[0])
     assert all(r["lo"] <= r["hi"] for r in repeated)
 
@@ -60,7 +62,7 @@ def test_configuration_rows_keep_each_configurations_best_load_level() -> None:
 
     prices = {"date": "2025-01-01", "source": "list", "compute_per_hour": 1.0}
     targets = {name: {"name": name, "info": {"vcpus": 4}, "prices": prices} for name in "ab"}
-    study = build_study(
+    study = view_of(
         sweep((1, 8), repeats=3, targets=("postgresql://u@a/x", "postgresql://u@b/x"),
               extra_for=extra),
         Path("x"),
@@ -77,7 +79,7 @@ def test_configuration_rows_keep_each_configurations_best_load_level() -> None:
 
 
 def test_timeline_has_one_row_per_run_second_and_thins_long_studies() -> None:
-    study = build_study(sweep((1, 2), repeats=2, seconds=30), Path("x"))
+    study = view_of(sweep((1, 2), repeats=2, seconds=30), Path("x"))
     full = rows.timeline_rows(study)
     assert len(full) == 4 * 30
     assert {r["point"] for r in full} == {"clients=1", "clients=2"}
@@ -87,12 +89,12 @@ def test_timeline_has_one_row_per_run_second_and_thins_long_studies() -> None:
 
 
 def test_warmups_are_in_the_timeline_under_their_own_name() -> None:
-    study = build_study([record(warmup=True, seed=1), record(seed=2)], Path("x"))
+    study = view_of([record(warmup=True, seed=1), record(seed=2)], Path("x"))
     assert {r["point"] for r in rows.timeline_rows(study)} == {"warm-up", "all runs"}
 
 
 def test_spectrum_is_monotone_per_point() -> None:
-    study = build_study(sweep((1, 4)), Path("x"))
+    study = view_of(sweep((1, 4)), Path("x"))
     spectrum = rows.spectrum_rows(study)
     for point in ("clients=1", "clients=4"):
         values = [r["latency_ms"] for r in spectrum if r["point"] == point]

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dbscale.observe.waits import WaitHistogram
+from dbscale.results.record import RunRecord
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,7 @@ class Finding:
 class Evidence:
     """The run's numbers the rules read, built once by `gather`."""
 
-    native: Mapping[str, Any]
+    native: RunRecord
     means: Mapping[str, float]
     waits: WaitHistogram | None
     rows: int

@@ -40,6 +40,7 @@ from dbscale.observe.session import ObserverSession, ServerIdentity
 from dbscale.observe.tables import column_table, window_means
 from dbscale.observe.verdict import client_saturation, judge
 from dbscale.observe.waits import WaitHistogram
+from dbscale.results.record import Interval, RunRecord
 
 CLIENT_WARNING = (
     "warning: the client (load generator) is a bottleneck ({evidence}); this run measures "
@@ -109,10 +110,10 @@ class RunObserver:
         self._thread = threading.Thread(target=self._run, name="dbscale-observe", daemon=True)
         self._thread.start()
 
-    def intervals(self, intervals: Sequence[Mapping[str, Any]]) -> None:
+    def intervals(self, intervals: Sequence[Interval]) -> None:
         """Called with each poll's new intervals; the first one dates the measured start."""
         if self._measured_start is None and intervals:
-            self._measured_start = time.monotonic() - float(intervals[0].get("t_s", 1.0))
+            self._measured_start = time.monotonic() - intervals[0].t_s
 
     def take_notes(self) -> list[str]:
         """Warnings for the live display, each returned once."""
@@ -128,11 +129,11 @@ class RunObserver:
             self.session.close()
             self.session = None
 
-    def finish(self, native: Mapping[str, Any]) -> dict[str, Any]:
+    def finish(self, native: RunRecord) -> dict[str, Any]:
         """Stops sampling and builds the record's `observe` section."""
         finished = time.monotonic()
         self.close()
-        duration = float(native.get("duration_s") or 0.0)
+        duration = native.duration_s
         start = self._measured_start if self._measured_start is not None else finished - duration
         end = min(start + duration, finished) if duration > 0 else finished
         return self._section(native, start, end)
@@ -250,7 +251,7 @@ class RunObserver:
 
     # -- the record ----------------------------------------------------------------------------
 
-    def _section(self, native: Mapping[str, Any], start: float, end: float) -> dict[str, Any]:
+    def _section(self, native: RunRecord, start: float, end: float) -> dict[str, Any]:
         interval = self.options.resource_interval_s
         rows = [
             (t, r) for t, r in self._data.rows if start + interval / 2 <= t <= end + interval / 2

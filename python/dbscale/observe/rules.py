@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dbscale.observe.evidence import Evidence, Finding
 from dbscale.observe.waits import WaitHistogram
+from dbscale.results.record import LatencyFigures
 
 # Thresholds; docs/observe.md explains each.
 RATE_MET = 0.9  # tps at least this share of the target rate
@@ -33,6 +34,11 @@ def pct(value: float) -> str:
     return f"{100 * value:.0f}%"
 
 
+def _figure(figures: LatencyFigures | None, name: str) -> float:
+    value = figures.percentile(name) if figures is not None else None
+    return value or 0.0
+
+
 def _events(waits: WaitHistogram, n: int = 3) -> str:
     return ", ".join(f"{event} {pct(share)}" for event, share in waits.top_events(n))
 
@@ -40,14 +46,14 @@ def _events(waits: WaitHistogram, n: int = 3) -> str:
 def rule_target_rate(ev: Evidence) -> Finding | None:
     """Open model keeping up: throughput near the rate and the schedule not slipping. The core
     counts any start over 1 ms late, which a busy host does routinely, so lag is judged by p99."""
-    rate = float(ev.native.get("rate_tps") or 0.0)
+    rate = ev.native.rate_tps or 0.0
     if rate <= 0:
         return None
-    tps = float(ev.native.get("tps") or 0.0)
-    done = int(ev.native.get("transactions") or 0) + int(ev.native.get("failed") or 0)
-    unstarted = int(ev.native.get("unstarted") or 0) / max(done, 1)
-    lag = float((ev.native.get("schedule_lag_ms") or {}).get("p99") or 0.0)
-    latency_p99 = float((ev.native.get("latency_ms") or {}).get("p99") or 0.0)
+    tps = ev.native.tps
+    done = ev.native.transactions + ev.native.failed
+    unstarted = ev.native.unstarted / max(done, 1)
+    lag = _figure(ev.native.schedule_lag_ms, "p99")
+    latency_p99 = _figure(ev.native.latency_ms, "p99")
     numbers = {"tps": round(tps, 1), "rate_tps": rate, "lag_p99_ms": round(lag, 2),
                "unstarted_pct": round(100 * unstarted, 2)}  # fmt: skip
     keeping_up = lag <= max(RATE_LAG_P99_MAX_MS, latency_p99)
@@ -95,16 +101,17 @@ def rule_client_cpu(ev: Evidence) -> Finding | None:
 
 
 def rule_connection_rate(ev: Evidence) -> Finding | None:
-    if ev.native.get("connect") != "per-transaction":
+    if ev.native.connect != "per-transaction":
         return None
-    connect = ev.native.get("connect_ms") or {}
-    count, mean_ms = int(connect.get("count") or 0), float(connect.get("mean") or 0.0)
-    clients = int(ev.native.get("clients") or 1)
-    duration = float(ev.native.get("duration_s") or 0.0)
+    connect = ev.native.connect_ms
+    count = connect.count if connect is not None else 0
+    mean_ms = _figure(connect, "mean")
+    clients = ev.native.clients or 1
+    duration = ev.native.duration_s
     if count == 0 or duration <= 0:
         return None
     share = count * mean_ms / 1000.0 / (clients * duration)
-    latency = float((ev.native.get("latency_ms") or {}).get("mean") or 0.0)
+    latency = _figure(ev.native.latency_ms, "mean")
     if share < CONNECT_SHARE:
         return None
     return Finding(
@@ -283,11 +290,11 @@ def rule_weak_locks(ev: Evidence) -> Finding | None:
 def rule_concurrency(ev: Evidence) -> Finding | None:
     """Closed loop, nothing busy: each client waits for its last answer, so throughput is
     clients / latency. Checked by that arithmetic, not assumed."""
-    if ev.native.get("rate_tps") or ev.host_busy_pct >= CONCURRENCY_HOST_BUSY_PCT:
+    if ev.native.rate_tps or ev.host_busy_pct >= CONCURRENCY_HOST_BUSY_PCT:
         return None
-    clients = int(ev.native.get("clients") or 0)
-    latency = float((ev.native.get("latency_ms") or {}).get("mean") or 0.0)
-    tps = float(ev.native.get("tps") or 0.0)
+    clients = ev.native.clients
+    latency = _figure(ev.native.latency_ms, "mean")
+    tps = ev.native.tps
     if clients <= 0 or latency <= 0 or tps <= 0:
         return None
     bound = clients * 1000.0 / latency

@@ -23,6 +23,7 @@ from dbscale.observe.rules import (
     pct,
 )
 from dbscale.observe.waits import WaitHistogram
+from dbscale.results.record import RunRecord
 
 CLIENT_WARNING = (
     "the client (load generator) was a bottleneck: this run measured dbscale, not the database"
@@ -50,7 +51,7 @@ def unknown(ev: Evidence, reason: str | None = None) -> Finding:
 
 
 def judge(
-    native: Mapping[str, Any],
+    native: RunRecord,
     means: Mapping[str, float],
     waits: WaitHistogram | None,
     *,

@@ -15,6 +15,7 @@ from dbscale import __version__, core
 from dbscale.config import RunConfig
 from dbscale.observe.host import client_host_facts, short_facts, write_host_file
 from dbscale.observe.observer import ObserveOptions, RunObserver
+from dbscale.results.record import Interval, RunRecord
 from dbscale.targets.url import redact_url
 
 
@@ -44,7 +45,7 @@ class RunWatch:
             self._observer.close()
             self._observer = None
 
-    def update(self, intervals: Sequence[Mapping[str, Any]], notes: Notes) -> None:
+    def update(self, intervals: Sequence[Interval], notes: Notes) -> None:
         """Each poll's intervals; shows any live warning (client saturated) once."""
         if self._observer is None:
             return
@@ -52,7 +53,7 @@ class RunWatch:
         for message in self._observer.take_notes():
             notes.note(message)
 
-    def finish(self, native: Mapping[str, Any]) -> dict[str, Any]:
+    def finish(self, native: RunRecord) -> dict[str, Any]:
         """The record's `observe` section; a failure here is noted, never fatal to the run."""
         if self._observer is not None:
             observer = self._observer

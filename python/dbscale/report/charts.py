@@ -13,7 +13,7 @@ from typing import Any
 
 from dbscale.report import resources, rows, specs
 from dbscale.report.axes import Axis
-from dbscale.report.view import Study
+from dbscale.report.view import ResultsView
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ class Chart:
     spec: dict[str, Any]
 
 
-def primary_axis(study: Study) -> Axis | None:
+def primary_axis(study: ResultsView) -> Axis | None:
     """The axis the point-by-point charts run along: the first swept numeric axis, else the first
     swept one; None for a single point."""
     swept = study.swept
@@ -43,7 +43,7 @@ def _axis_values(axis: Axis | None) -> list[Any]:
     return list(axis.values) if axis.numeric else [axis.format(v) for v in axis.values]
 
 
-def plan_charts(study: Study) -> list[Chart]:
+def plan_charts(study: ResultsView) -> list[Chart]:
     """The study's charts, in page order."""
     charts: list[Chart] = []
     if len(study.points) >= 2:
@@ -68,7 +68,7 @@ def plan_charts(study: Study) -> list[Chart]:
     return charts
 
 
-def _against_axes(study: Study) -> list[Chart]:
+def _against_axes(study: ResultsView) -> list[Chart]:
     swept = study.swept
     numeric = [a for a in swept if a.numeric]
     charts: list[Chart] = []
@@ -108,7 +108,7 @@ def _against_axes(study: Study) -> list[Chart]:
     return charts
 
 
-def _per_configuration(study: Study) -> list[Chart]:
+def _per_configuration(study: ResultsView) -> list[Chart]:
     table = rows.config_rows(study)
     if len(table) < 2:
         return []
@@ -156,7 +156,7 @@ def _per_configuration(study: Study) -> list[Chart]:
     return charts
 
 
-def _variation(study: Study) -> Chart:
+def _variation(study: ResultsView) -> Chart:
     axis = primary_axis(study)
     title = axis.title if axis else "point"
     return Chart(
@@ -171,7 +171,7 @@ def _variation(study: Study) -> Chart:
     )  # fmt: skip
 
 
-def _resources(study: Study) -> list[Chart]:
+def _resources(study: ResultsView) -> list[Chart]:
     axis = primary_axis(study)
     title = axis.title if axis else "point"
     charts: list[Chart] = []
@@ -202,7 +202,7 @@ def _resources(study: Study) -> list[Chart]:
     return charts
 
 
-def _timeline(study: Study) -> Chart | None:
+def _timeline(study: ResultsView) -> Chart | None:
     timeline_rows = rows.timeline_rows(study)
     if not timeline_rows:
         return None

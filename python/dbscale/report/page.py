@@ -14,7 +14,7 @@ from typing import Any
 
 from dbscale.report.charts import Chart
 from dbscale.report.tables import html_table, point_table, run_table, summary_csv
-from dbscale.report.view import Study
+from dbscale.report.view import ResultsView
 
 STYLE = """
 :root { --ink: #1f2328; --muted: #59636e; --line: #d0d7de; --warn: #fff8c5; --warn-line: #d4a72c; }
@@ -118,7 +118,7 @@ def warnings_box(warnings: Sequence[str]) -> str:
     return f'<div class="warnings" id="warnings"><strong>Warnings</strong><ul>{items}</ul></div>'
 
 
-def header_facts(study: Study, host_note: str) -> dict[str, str]:
+def header_facts(study: ResultsView, host_note: str) -> dict[str, str]:
     h = study.header
     targets = "; ".join(
         " ".join(
@@ -151,7 +151,7 @@ def header_facts(study: Study, host_note: str) -> dict[str, str]:
 
 
 def render_report_html(
-    study: Study,
+    study: ResultsView,
     charts: Sequence[Chart],
     *,
     bundle_js: str,

@@ -10,35 +10,29 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, TypeGuard
+from typing import TypeGuard
 
 from dbscale.report.axes import Axis
 from dbscale.report.rows import Row, r4, x_value
-from dbscale.report.view import Point, Run, Study
+from dbscale.report.view import PointView, ResultsView, RunView
+from dbscale.results.record import RunRecord
 
 MAX_WAIT_PARTS = 8
 
 
-def observed(record: Mapping[str, Any]) -> Mapping[str, Any]:
-    value = record.get("observe")
-    return value if isinstance(value, Mapping) else {}
-
-
-def window_means(record: Mapping[str, Any]) -> dict[str, float]:
+def window_means(record: RunRecord) -> dict[str, float]:
     """The run's resource columns averaged over its measured window."""
-    resources = observed(record).get("resources")
-    if not isinstance(resources, Mapping):
+    resources = record.observe.resources if record.observe is not None else None
+    if resources is None:
         return {}
-    means = resources.get("mean")
-    if isinstance(means, Mapping):
-        return {str(k): float(v) for k, v in means.items() if _number(v)}
-    columns = list(resources.get("columns") or [])
-    rows = [dict(zip(columns, row, strict=False)) for row in resources.get("rows") or []]
+    if resources.mean:
+        return dict(resources.mean)
     out: dict[str, float] = {}
-    for column in columns:
-        values = [float(r[column]) for r in rows if _number(r.get(column))]
-        if values and column not in ("t_s", "interval_s"):
-            out[column] = statistics.fmean(values)
+    for index, column in enumerate(resources.columns):
+        values = [row[index] for row in resources.rows if index < len(row)]
+        numbers = [float(v) for v in values if _number(v)]
+        if numbers and column not in ("t_s", "interval_s"):
+            out[column] = statistics.fmean(numbers)
     return out
 
 
@@ -67,13 +61,12 @@ def utilization(means: Mapping[str, float], server_vcpus: int | None) -> dict[st
     return out
 
 
-def _server_vcpus(record: Mapping[str, Any]) -> int | None:
-    server = observed(record).get("server")
-    vcpus = server.get("vcpus") if isinstance(server, Mapping) else None
+def _server_vcpus(record: RunRecord) -> int | None:
+    vcpus = record.observe.server.get("vcpus") if record.observe is not None else None
     return int(vcpus) if _number(vcpus) and vcpus > 0 else None
 
 
-def point_utilization(point: Point) -> dict[str, float]:
+def point_utilization(point: PointView) -> dict[str, float]:
     """Each figure's mean over the point's observed runs."""
     per_run = [
         utilization(window_means(run.record), _server_vcpus(run.record)) for run in point.runs
@@ -85,7 +78,7 @@ def point_utilization(point: Point) -> dict[str, float]:
     }
 
 
-def resource_rows(study: Study, axis: Axis | None) -> list[Row]:
+def resource_rows(study: ResultsView, axis: Axis | None) -> list[Row]:
     """One row per point and figure."""
     rows: list[Row] = []
     for point in study.points:
@@ -102,16 +95,16 @@ def resource_rows(study: Study, axis: Axis | None) -> list[Row]:
     return rows
 
 
-def wait_events(record: Mapping[str, Any]) -> dict[str, float]:
+def wait_events(record: RunRecord) -> dict[str, float]:
     """Wait event -> backend-samples of active sessions over the run (CPU: running)."""
-    waits = observed(record).get("waits")
-    events = waits.get("events") if isinstance(waits, Mapping) else None
+    waits = record.observe.waits if record.observe is not None else None
+    events = waits.get("events") if waits is not None else None
     if not isinstance(events, Mapping):
         return {}
     return {str(k): float(v) for k, v in events.items() if _number(v)}
 
 
-def wait_rows(study: Study) -> list[Row]:
+def wait_rows(study: ResultsView) -> list[Row]:
     """Per point, its wait events' shares (the biggest few overall, the rest as "other")."""
     per_point = {p.label: _sum_maps(wait_events(r.record) for r in p.runs) for p in study.points}
     overall = _sum_maps(per_point.values())
@@ -140,15 +133,12 @@ def _sum_maps(maps: Iterable[Mapping[str, float]]) -> dict[str, float]:
     return out
 
 
-def limited_by(record: Mapping[str, Any]) -> str:
+def limited_by(record: RunRecord) -> str:
     """The run's verdict, e.g. `server-cpu`; "" when the run was not observed."""
-    verdict = observed(record).get("limited_by")
-    if isinstance(verdict, Mapping):
-        return str(verdict.get("verdict") or "")
-    return str(verdict) if isinstance(verdict, str) else ""
+    return record.limited_by.verdict if record.limited_by is not None else ""
 
 
-def point_limited_by(runs: Sequence[Run]) -> str:
+def point_limited_by(runs: Sequence[RunView]) -> str:
     """The verdicts of a point's runs, most frequent first (`server-cpu x3, client-cpu x1`)."""
     counts: dict[str, int] = {}
     for run in runs:

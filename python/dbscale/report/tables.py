@@ -13,7 +13,7 @@ from typing import Any
 
 from dbscale.report import resources
 from dbscale.report.rows import r4
-from dbscale.report.view import Study
+from dbscale.report.view import ResultsView
 
 Cell = str | int | float | None
 
@@ -53,7 +53,7 @@ def html_table(headers: Sequence[str], rows: Sequence[Sequence[Cell]]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def point_table(study: Study) -> tuple[list[str], list[list[Cell]]]:
+def point_table(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
     """Headers and rows: the axes, then n, the throughput statistics, merged latency, notes."""
     axes = study.axes
     unit = study.unit
@@ -63,41 +63,42 @@ def point_table(study: Study) -> tuple[list[str], list[list[Cell]]]:
                 "p99 range of runs ms", "limited by", "warnings"]  # fmt: skip
     rows: list[list[Cell]] = []
     for point in study.points:
-        s = point.stats
-        low, high = s.latency_run_range_ms.get("p99", (None, None))
-        spread = f"{fmt(low)} – {fmt(high)}" if s.n_runs > 1 and low is not None else None
+        s = point.summary
+        tput, ci = s.throughput, s.throughput.ci
+        p99 = s.per_run_latency_ms.get("p99")
+        low, high = (p99.min, p99.max) if p99 else (None, None)
+        spread = f"{fmt(low)} – {fmt(high)}" if s.runs > 1 and low is not None else None
         row: list[Cell] = [a.format(point.coords.get(a.key)) for a in axes] or [point.label]
         row += [
-            s.n_runs, s.median, s.ci.low if s.ci else None, s.ci.high if s.ci else None,
-            s.ci.method if s.ci else None, s.mean, s.stddev,
-            100 * s.cv if s.cv is not None else None,
-            *(s.latency_ms.get(k) for k in ("p50", "p95", "p99", "p999", "max")),
-            spread, resources.point_limited_by(point.runs) or None, "; ".join(s.warnings) or None,
+            s.runs, tput.median, ci.low if ci else None, ci.high if ci else None,
+            ci.method if ci else None, tput.mean, tput.stddev, tput.cv_pct,
+            *(s.latency_ms.percentile(k) for k in ("p50", "p95", "p99", "p999", "max")),
+            spread, resources.point_limited_by(point.runs) or None, "; ".join(s.flags) or None,
         ]  # fmt: skip
         rows.append(row)
     return headers, rows
 
 
-def run_table(study: Study) -> tuple[list[str], list[list[Cell]]]:
+def run_table(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
     headers = ["run", "status", "started (UTC)", "duration s", "clients", "threads", "TPS",
                "p50 ms", "p95 ms", "p99 ms", "failed", "retried"]  # fmt: skip
     rows: list[list[Cell]] = []
     for run in study.runs:
         record = run.record
-        latency = record.get("latency_ms") or {}
+        latency = record.latency_ms
         rows.append(
             [
                 run.label, run.status + (" (warm-up)" if run.warmup else ""),
-                str(record.get("started_at") or "").replace("T", " ").rstrip("Z"),
-                record.get("duration_s"), record.get("clients"), record.get("threads"),
-                record.get("tps"), latency.get("p50"), latency.get("p95"), latency.get("p99"),
-                record.get("failed"), record.get("retried"),
+                record.started_at.replace("T", " ").rstrip("Z"),
+                record.duration_s, record.clients, record.threads, record.tps,
+                *(latency.percentile(k) if latency else None for k in ("p50", "p95", "p99")),
+                record.failed, record.retried,
             ]
         )  # fmt: skip
     return headers, rows
 
 
-def summary_csv(study: Study) -> str:
+def summary_csv(study: ResultsView) -> str:
     """The statistics' own summary.csv when the study has one, else the point table as CSV."""
     if study.summary_csv is not None:
         return study.summary_csv

@@ -1,74 +1,66 @@
-"""A results directory read as a study: its runs, its axes, its points (the runs of one
+"""A results directory as the report sees it: its runs, its axes, its points (the runs of one
 configuration, repetitions included) with their statistics, what the header states, and the
 warnings a reader must see. Everything the page and the images draw comes from here.
+
+A point's statistics are `dbscale.results.points.summarize_point`'s, the same figures summary.json
+holds, price-performance added once (results/cost.py); the report only decides which runs make a
+point: a plan's own point key, or, for runs recorded without one, their swept-axis values.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from dbscale.errors import ResultsError
-from dbscale.report import point_stats
 from dbscale.report.axes import Axis, detect_axes, format_value, point_key
-from dbscale.report.facts import (
-    Record,
-    Value,
-    fact_title,
-    host_facts,
-    run_facts,
-    throughput,
-    throughput_unit,
-)
-from dbscale.report.point_stats import PointStats
-from dbscale.results.cost import price_performance
+from dbscale.report.facts import Value, fact_title, host_facts, run_facts, throughput
+from dbscale.results.cost import add_price_performance
 from dbscale.results.directory import PLAN_FILE, RUNS_FILE, SUMMARY_CSV_FILE, read_runs
-from dbscale.results.points import HistogramCache, SummarySettings
+from dbscale.results.points import FigureCache, PointSummary, SummarySettings, summarize_point
+from dbscale.results.record import RunRecord
 from dbscale.targets.facts import load_target_records
 
 
 @dataclass
-class Run:
+class RunView:
     """One line of runs.jsonl with what the report derives from it."""
 
     number: int  # 1-based position in runs.jsonl
-    record: Record
+    record: RunRecord
     facts: dict[str, Value]
     label: str
     throughput: float
 
     @property
     def warmup(self) -> bool:
-        return bool(self.record.get("warmup"))
+        return self.record.warmup
 
     @property
     def cancelled(self) -> bool:
-        return bool(self.record.get("cancelled"))
+        return self.record.cancelled
 
     @property
     def status(self) -> str:
-        if self.cancelled:
-            return "cancelled"
-        return str((self.record.get("verdict") or {}).get("status") or "?")
+        return self.record.status
 
     @property
     def counted(self) -> bool:
         """Counts toward its point's statistics: measured, finished, not failed."""
-        return not self.warmup and not self.cancelled and self.status != "failed"
+        return self.record.measured
 
 
 @dataclass
-class Point:
-    """One configuration of the study and its counted runs."""
+class PointView:
+    """One configuration of the study, its counted runs and their statistics."""
 
     coords: dict[str, Value]  # every axis (swept or following) -> value
     label: str
-    runs: list[Run]
-    stats: PointStats
+    runs: list[RunView]
+    summary: PointSummary
 
     def series(self, axes: Sequence[Axis], x_key: str | None) -> str:
         """The label of the other swept axes: one line per series in a chart against x_key."""
@@ -96,11 +88,11 @@ class Header:
 
 
 @dataclass
-class Study:
+class ResultsView:
     path: Path
-    runs: list[Run]  # every run, warm-ups and cancelled ones included, in file order
+    runs: list[RunView]  # every run, warm-ups and cancelled ones included, in file order
     axes: list[Axis]
-    points: list[Point]
+    points: list[PointView]
     unit: str  # "TPS" or "tpmC"
     header: Header
     warnings: list[str] = field(default_factory=list)
@@ -112,11 +104,11 @@ class Study:
 
     @property
     def repeated(self) -> bool:
-        return any(p.stats.n_runs >= 2 for p in self.points)
+        return any(p.summary.runs >= 2 for p in self.points)
 
 
-def load_study(path: Path) -> Study:
-    """Reads `path/runs.jsonl` (and summary.csv if present) into a Study."""
+def load_view(path: Path) -> ResultsView:
+    """Reads `path/runs.jsonl` (and summary.csv, plan.json, targets/ if present)."""
     runs_file = path / RUNS_FILE
     if not runs_file.is_file():
         raise ResultsError(
@@ -133,7 +125,7 @@ def load_study(path: Path) -> Study:
     summary_csv = csv_file.read_text(encoding="utf-8") if csv_file.is_file() else None
     plan = _read_json(path / PLAN_FILE)
     targets = load_target_records(path)
-    return build_study(records, path, summary_csv=summary_csv, plan=plan, targets=targets)
+    return build_view(records, path, summary_csv=summary_csv, plan=plan, targets=targets)
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -157,68 +149,65 @@ def summary_settings(plan: Mapping[str, Any]) -> SummarySettings:
         return defaults
 
 
-def build_study(
-    records: Sequence[Record],
+def build_view(
+    records: Sequence[RunRecord],
     path: Path,
     *,
     summary_csv: str | None = None,
     plan: Mapping[str, Any] | None = None,
     targets: Mapping[str, Mapping[str, Any]] | None = None,
-) -> Study:
-    """The study of `records`; `plan` is plan.json, `targets` the targets/<name>.json records
+) -> ResultsView:
+    """The view of `records`; `plan` is plan.json, `targets` the targets/<name>.json records
     (instance facts and prices, for price-performance)."""
     plan = plan or {}
-    measured = [r for r in records if not r.get("warmup")]
-    unit = throughput_unit(list(measured))
+    measured = [r for r in records if not r.warmup]
+    unit = "tpmC" if measured and all(r.tpmc is not None for r in measured) else "TPS"
     runs = [
-        Run(n, r, run_facts(r), "", throughput(r, unit)) for n, r in enumerate(records, start=1)
+        RunView(n, r, run_facts(r), "", throughput(r, unit)) for n, r in enumerate(records, start=1)
     ]
     counted = [run for run in runs if run.counted]
     axes = detect_axes([run.facts for run in counted])
-    points = _points(counted, axes, unit, summary_settings(plan))
-    for point in points:
-        target = (targets or {}).get(str(point.runs[0].record.get("target_name")))
-        if target is not None:
-            point.stats.price = price_performance(point.stats.summary, target)
+    points = _points(counted, axes, summary_settings(plan), targets or {})
     _label_runs(runs, axes)
     header = _header(path, runs, str((plan.get("plan") or {}).get("name") or ""))
-    study = Study(path, runs, axes, points, unit, header, summary_csv=summary_csv)
-    study.warnings = _warnings(study)
-    return study
+    view = ResultsView(path, runs, axes, points, unit, header, summary_csv=summary_csv)
+    view.warnings = _warnings(view)
+    return view
 
 
-def _group_key(run: Run, axes: Sequence[Axis]) -> str:
+def _group_key(run: RunView, axes: Sequence[Axis]) -> str:
     """A study's own point key when the run has one (plans), else its swept-axis values."""
-    key = run.record.get("point_key")
-    return str(key) if key else "|".join(point_key(run.facts, axes))
+    return run.record.point_key or "|".join(point_key(run.facts, axes))
 
 
 def _points(
-    counted: Sequence[Run], axes: Sequence[Axis], unit: str, settings: SummarySettings
-) -> list[Point]:
-    groups: dict[str, list[Run]] = {}
+    counted: Sequence[RunView],
+    axes: Sequence[Axis],
+    settings: SummarySettings,
+    targets: Mapping[str, Mapping[str, Any]],
+) -> list[PointView]:
+    groups: dict[str, list[RunView]] = {}
     for run in counted:
         groups.setdefault(_group_key(run, axes), []).append(run)
-    cache = HistogramCache()
-    points: list[Point] = []
-    for members in groups.values():
+    cache = FigureCache()
+    summaries = [
+        summarize_point(key, [run.record for run in members], settings, cache)
+        for key, members in groups.items()
+    ]
+    points: list[PointView] = []
+    for members, summary in zip(
+        groups.values(), add_price_performance(summaries, targets), strict=True
+    ):
         first = members[0].facts
         coords = {a.key: first.get(a.key) for a in axes}
         label = ", ".join(f"{a.title}={a.format(coords[a.key])}" for a in axes if a.swept)
-        stats = point_stats.compute(
-            [run.throughput for run in members],
-            [run.record for run in members],
-            unit=unit,
-            settings=settings,
-            cache=cache,
-        )
-        points.append(Point(coords, label or "all runs", members, stats))
+        points.append(PointView(coords, label or "all runs", members, summary))
     order = {a.key: {repr(v): i for i, v in enumerate(a.values)} for a in axes if a.swept}
     points.sort(key=lambda p: [order[k].get(repr(p.coords[k]), 0) for k in order])
     return points
 
 
-def _label_runs(runs: Sequence[Run], axes: Sequence[Axis]) -> None:
+def _label_runs(runs: Sequence[RunView], axes: Sequence[Axis]) -> None:
     """`#3 clients=4` style labels, unique per run; warm-ups say so."""
     for run in runs:
         parts = [f"{a.title}={a.format(run.facts.get(a.key))}" for a in axes if a.swept]
@@ -226,14 +215,14 @@ def _label_runs(runs: Sequence[Run], axes: Sequence[Axis]) -> None:
         run.label = f"#{run.number} {what}"
 
 
-def _header(path: Path, runs: Sequence[Run], name: str) -> Header:
+def _header(path: Path, runs: Sequence[RunView], name: str) -> Header:
     measured = [r for r in runs if not r.warmup] or list(runs)
     targets: dict[str, dict[str, str]] = {}
     for run in runs:
         label = str(run.facts.get("target"))
         entry = targets.setdefault(label, {"target": label})
-        if run.record.get("server_version"):
-            entry["server"] = str(run.record["server_version"])
+        if run.record.server_version:
+            entry["server"] = run.record.server_version
         if run.facts.get("vcpus"):
             entry["vCPUs"] = str(run.facts["vcpus"])
     constants: dict[str, str] = {}
@@ -243,15 +232,15 @@ def _header(path: Path, runs: Sequence[Run], name: str) -> Header:
         value = measured[0].facts.get(key)
         if len(values) == 1 and value is not None:
             constants[fact_title(key)] = format_value(value, key)
-    started = sorted(str(r.record.get("started_at")) for r in runs if r.record.get("started_at"))
-    ended = sorted(str(r.record.get("ended_at")) for r in runs if r.record.get("ended_at"))
+    started = sorted(r.record.started_at for r in runs if r.record.started_at)
+    ended = sorted(r.record.ended_at for r in runs if r.record.ended_at)
     host = next((h for r in runs if (h := host_facts(r.record))), {})
     return Header(
         title=f"{name} ({path.name})" if name else path.name,
         targets=list(targets.values()),
         workloads=sorted({str(r.facts.get("workload")) for r in measured}),
         constants=constants,
-        versions=sorted({str(r.record.get("dbscale_version")) for r in runs} - {"None"}),
+        versions=sorted({r.record.dbscale_version for r in runs} - {""}),
         host=host,
         started_at=started[0] if started else "",
         ended_at=ended[-1] if ended else "",
@@ -265,7 +254,7 @@ def _header(path: Path, runs: Sequence[Run], name: str) -> Header:
     )
 
 
-def _warnings(study: Study) -> list[str]:
+def _warnings(study: ResultsView) -> list[str]:
     warnings: list[str] = []
     if not study.points:
         warnings.append("no finished measured run: nothing to summarize")
@@ -273,15 +262,14 @@ def _warnings(study: Study) -> list[str]:
         if run.cancelled:
             warnings.append(f"run {run.label} was cancelled (Ctrl-C): shown, not counted")
         elif run.status == "failed":
-            message = (run.record.get("verdict") or {}).get("message") or ""
+            message = run.record.verdict.message
             warnings.append(f"run {run.label} failed: {message}".rstrip(": "))
         elif run.status == "errors" and not run.warmup:
             warnings.append(f"run {run.label} had errors: {_errors(run.record)}")
     client_bound = [
         run.label
         for run in study.runs
-        if run.counted
-        and ((run.record.get("observe") or {}).get("limited_by") or {}).get("client_bound")
+        if run.counted and run.record.limited_by is not None and run.record.limited_by.client_bound
     ]
     if client_bound:
         warnings.append(
@@ -291,7 +279,7 @@ def _warnings(study: Study) -> list[str]:
     # The statistics' flags, each once with the points it concerns.
     flagged: dict[str, list[str]] = {}
     for point in study.points:
-        for flag in point.stats.warnings:
+        for flag in point.summary.flags:
             flagged.setdefault(flag, []).append(point.label)
     for flag, labels in flagged.items():
         where = "every point" if len(labels) == len(study.points) > 1 else "; ".join(labels)
@@ -299,14 +287,7 @@ def _warnings(study: Study) -> list[str]:
     return warnings
 
 
-def _errors(record: Mapping[str, Any]) -> str:
-    errors = record.get("errors") or {}
-    total = errors.get("total")
-    by_class = errors.get("by_class") or {}
-    detail = ", ".join(f"{k} {v}" for k, v in by_class.items() if v)
-    return f"{total} ({detail})" if detail else str(total)
-
-
-def finite(value: float | None) -> float | None:
-    """None for NaN/inf, for JSON and tables."""
-    return value if value is not None and math.isfinite(value) else None
+def _errors(record: RunRecord) -> str:
+    errors = record.errors
+    detail = ", ".join(f"{k} {v}" for k, v in errors.by_class.items() if v)
+    return f"{errors.total} ({detail})" if detail else str(errors.total)

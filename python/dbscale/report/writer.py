@@ -17,7 +17,7 @@ from dbscale.report import bundle
 from dbscale.report.charts import Chart, plan_charts
 from dbscale.report.images import IMAGES_DIR, write_images
 from dbscale.report.page import render_report_html
-from dbscale.report.view import load_study
+from dbscale.report.view import load_view
 
 REPORT_FILE = "report.html"
 SIZE_BUDGET_BYTES = 5 * 1024 * 1024  # a typical study's page stays under this
@@ -50,7 +50,7 @@ def write_report(
     now: datetime | None = None,
 ) -> ReportFiles:
     """`path/report.html` from `path/runs.jsonl`; with `images`, `path/report-images/*.png|svg`."""
-    study = load_study(path)
+    study = load_view(path)
     charts = plan_charts(study)
     generated = {
         "dbscale": __version__,

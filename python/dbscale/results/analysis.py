@@ -1,23 +1,29 @@
 """`dbscale.load_results(dir)`: a results directory as pandas DataFrames, for notebooks and
-scripts. pandas is an optional dependency (`pip install 'dbscale[analysis]'`); nothing else in
-dbscale needs it.
+scripts, with the same statistics summary.json holds. Numbers are numeric columns (missing ones
+NaN, confidence bounds included), times are UTC datetimes, and every interval row says whether it
+belongs to a warm-up. pandas is an optional dependency (`pip install 'dbscale[analysis]'`);
+nothing else in dbscale needs it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dbscale import core
 from dbscale.errors import DbscaleError, ResultsError
 from dbscale.results.directory import RUNS_FILE, read_runs
-from dbscale.results.points import flatten, record_point_key, run_steady_state, summarize_points
+from dbscale.results.points import PERCENTILES, flatten, run_steady_state, summarize_points
+from dbscale.results.record import RunRecord
 
 if TYPE_CHECKING:
     import pandas as pd
 
 # Run fields that are bulky or nested and have their own frames (intervals) or no tabular use.
-_RUN_SKIP = ("histogram", "intervals", "transaction_types", "config", "point")
+_RUN_SKIP = ("histogram", "intervals", "transaction_types", "config", "point", "observe")
+_TIME_COLUMNS = ("started_at", "ended_at")
 
 
 class AnalysisDependencyError(DbscaleError):
@@ -27,11 +33,32 @@ class AnalysisDependencyError(DbscaleError):
 @dataclass(frozen=True)
 class Results:
     """One results directory: `runs` (one row per run), `intervals` (one row per run and
-    second), `summary` (one row per point, over measured runs)."""
+    second), `summary` (one row per point, over measured runs), `resources` (one row per run
+    and observed second, when runs were observed)."""
 
     runs: pd.DataFrame
     intervals: pd.DataFrame
     summary: pd.DataFrame
+    resources: pd.DataFrame
+    records: tuple[RunRecord, ...]
+
+    def percentiles(
+        self, run_id: str | Sequence[str], quantiles: Sequence[float] = tuple(PERCENTILES.values())
+    ) -> pd.Series:
+        """Latency (ms) at `quantiles` from a run's histogram, or from the exact merge of several
+        runs' histograms (never an average of percentiles)."""
+        pandas = _pandas()
+        wanted = [run_id] if isinstance(run_id, str) else list(run_id)
+        by_id = {r.run_id: r for r in self.records}
+        missing = [i for i in wanted if i not in by_id]
+        if missing:
+            raise ResultsError(f"no run {missing[0]!r} in these results", "see `.runs.run_id`")
+        blobs = [by_id[i].histogram for i in wanted if by_id[i].histogram]
+        figures = core.histogram_figures(blobs, list(quantiles))
+        series: pd.Series = pandas.Series(
+            list(figures.values), index=list(quantiles), dtype="float64"
+        )
+        return series
 
 
 def _pandas() -> Any:
@@ -42,26 +69,67 @@ def _pandas() -> Any:
     return pandas
 
 
+def _frame(rows: list[dict[str, Any]], times: Sequence[str] = ()) -> pd.DataFrame:
+    """Columns that hold numbers (None where absent) become float or int; `times` datetimes."""
+    pandas = _pandas()
+    frame: pd.DataFrame = pandas.DataFrame(rows)
+    for column in frame.columns:
+        if column in times:
+            frame[column] = pandas.to_datetime(frame[column], utc=True, errors="coerce")
+            continue
+        values = [v for v in frame[column] if v is not None]
+        if all(_is_number(v) for v in values):  # all missing too: NaN, pandas' missing value
+            frame[column] = pandas.to_numeric(frame[column], errors="coerce")
+    return frame
+
+
+def _is_number(value: object) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int | float):
+        return True
+    try:
+        return value != value  # NaN, as pandas fills in
+    except TypeError:  # pragma: no cover - values that cannot be compared are not numbers
+        return False
+
+
 def load_results(directory: str | Path) -> Results:
     """Reads `runs.jsonl` of `directory` into DataFrames; statistics as in summary.json."""
-    pd = _pandas()
+    _pandas()
     path = Path(directory) / RUNS_FILE
     if not path.is_file():
         raise ResultsError(f"{directory} holds no {RUNS_FILE}", "name a `dbscale run` results dir")
     records = read_runs(path)
-    runs, intervals = [], []
+    runs: list[dict[str, Any]] = []
+    intervals: list[dict[str, Any]] = []
+    resources: list[dict[str, Any]] = []
     for record in records:
-        row = flatten({k: v for k, v in record.items() if k not in _RUN_SKIP})
-        row["point_key"] = record_point_key(record)
-        for axis, value in (record.get("point") or {}).items():
+        data = record.model_dump(mode="json")
+        row = flatten({k: v for k, v in data.items() if k not in _RUN_SKIP})
+        row["point_key"] = record.group_key
+        for axis, value in record.point.items():
             row[f"point_{axis}"] = value
         steady = run_steady_state(record)
-        row["steady_state"], row["steady_state_cutoff_s"] = steady["status"], steady["cutoff_s"]
+        row["steady_state"], row["steady_state_cutoff_s"] = steady.status, steady.cutoff_s
         runs.append(row)
-        for interval in record.get("intervals") or []:
-            flat = flatten({k: v for k, v in interval.items() if k != "queries"})
-            intervals.append(
-                {"run_id": record.get("run_id"), "point_key": row["point_key"], **flat}
-            )
-    summary = [flatten(p) for p in summarize_points(records)]
-    return Results(pd.DataFrame(runs), pd.DataFrame(intervals), pd.DataFrame(summary))
+        ids = {"run_id": record.run_id, "point_key": row["point_key"], "warmup": record.warmup}
+        for interval in record.intervals:
+            flat = flatten(interval.model_dump(mode="json", exclude={"queries"}))
+            intervals.append({**ids, **flat})
+        resources.extend({**ids, **sample} for sample in _resource_rows(record))
+    summary = [flatten(p.to_json()) for p in summarize_points(records)]
+    return Results(
+        runs=_frame(runs, _TIME_COLUMNS),
+        intervals=_frame(intervals),
+        summary=_frame(summary),
+        resources=_frame(resources),
+        records=tuple(records),
+    )
+
+
+def _resource_rows(record: RunRecord) -> list[Mapping[str, Any]]:
+    table = record.observe.resources if record.observe is not None else None
+    if table is None:
+        return []
+    return [dict(zip(table.columns, row, strict=False)) for row in table.rows]

@@ -23,12 +23,12 @@ from dbscale.results.cost_tables import (
     print_target_differences,
 )
 from dbscale.results.directory import PLAN_FILE, RUNS_FILE, read_runs
-from dbscale.results.points import is_measured, record_point_key
+from dbscale.results.record import RunRecord
 from dbscale.stats.comparison import ALPHA, Change, adjust_and_decide, compare_samples
 from dbscale.targets.facts import diff_target_records
 from dbscale.values import format_value
 
-Record = Mapping[str, Any]
+Record = RunRecord
 METRICS = (("tps", True), ("p95_ms", False), ("p99_ms", False))
 
 
@@ -47,7 +47,7 @@ def _records(directory: Path) -> list[Record]:
         raise ResultsError(
             f"{directory} holds no {RUNS_FILE}", "name a results directory of `dbscale run`"
         )
-    return [r for r in read_runs(path) if is_measured(r)]
+    return [r for r in read_runs(path) if r.measured]
 
 
 def _noise_from_plan(directory: Path) -> float | None:
@@ -60,10 +60,10 @@ def _noise_from_plan(directory: Path) -> float | None:
 
 def _values(records: Sequence[Record], metric: str) -> list[float]:
     if metric == "tps":
-        return [float(r.get("tps") or 0.0) for r in records]
+        return [r.tps for r in records]
     name = metric.removesuffix("_ms")
-    values = [(r.get("latency_ms") or {}).get(name) for r in records]
-    return [float(v) for v in values if v is not None]
+    values = [r.latency_ms.percentile(name) if r.latency_ms else None for r in records]
+    return [v for v in values if v is not None]
 
 
 def parse_selector(text: str, option: str) -> dict[str, str]:
@@ -80,13 +80,13 @@ def parse_selector(text: str, option: str) -> dict[str, str]:
 
 
 def _point_values(record: Record) -> dict[str, str]:
-    return {k: format_value(v, k) for k, v in (record.get("point") or {}).items()}
+    return {k: format_value(v, k) for k, v in record.point.items()}
 
 
 def _group(records: Sequence[Record]) -> dict[str, list[Record]]:
     groups: dict[str, list[Record]] = {}
     for record in records:
-        groups.setdefault(record_point_key(record), []).append(record)
+        groups.setdefault(record.group_key, []).append(record)
     return groups
 
 

@@ -11,11 +11,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from dbscale.targets.spec import HOURS_PER_MONTH, Prices
+
+if TYPE_CHECKING:
+    from dbscale.results.points import PointSummary
 
 SECONDS_PER_MINUTE = 60.0
 
@@ -106,30 +109,32 @@ class Throughput:
     notes: tuple[str, ...] = field(default=())
 
 
-def headline_throughput(point: Mapping[str, Any]) -> Throughput | None:
+def headline_throughput(point: PointSummary) -> Throughput | None:
     """TPM from a point summary's TPS (tpmC from its `tpmc` for TPC-C workloads)."""
-    workload = str(point.get("workload") or "")
-    if workload.startswith("tpcc"):
-        source, metric, factor = point.get("tpmc") or {}, "tpmC", 1.0
+    if point.tpmc is not None:
+        source, metric, factor = point.tpmc, "tpmC", 1.0
     else:
-        source, metric, factor = point.get("tps") or {}, "tpm", SECONDS_PER_MINUTE
-    median = source.get("median") if isinstance(source, Mapping) else None
-    if not isinstance(median, int | float) or median <= 0:
+        source, metric, factor = point.tps, "tpm", SECONDS_PER_MINUTE
+    median = source.median
+    if median is None or median <= 0:
         return None
-    for ci_of in ("median", "mean"):
-        ci = source.get(f"{ci_of}_ci")
-        if isinstance(ci, Mapping) and ci.get("low") is not None and ci.get("high") is not None:
+    for ci_of, ci in (("median", source.median_ci), ("mean", source.mean_ci)):
+        if ci is not None:
             return Throughput(
-                metric, median * factor, float(ci["low"]) * factor, float(ci["high"]) * factor,
-                ci_of, ci.get("confidence"),
-            )  # fmt: skip
+                metric, median * factor, ci.low * factor, ci.high * factor, ci_of, ci.confidence
+            )
     return Throughput(metric, median * factor, notes=("no confidence interval: too few runs",))
 
 
-Interval = dict[str, float | None]
+class Bounds(BaseModel):
+    """An interval of a derived figure; `high` None where it has no upper bound."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    low: float | None
+    high: float | None
 
 
-def cost_per_unit(monthly: float | None, tput: Throughput) -> tuple[float | None, Interval | None]:
+def cost_per_unit(monthly: float | None, tput: Throughput) -> tuple[float | None, Bounds | None]:
     """Monthly cost per unit of throughput, and its interval mapped through cost / x."""
     if monthly is None:
         return None, None
@@ -138,74 +143,121 @@ def cost_per_unit(monthly: float | None, tput: Throughput) -> tuple[float | None
         return value, None
     low = monthly / tput.high if tput.high > 0 else None
     high = monthly / tput.low if tput.low > 0 else None  # None: the interval reaches 0 TPM
-    return value, {"low": low, "high": high}
+    return value, Bounds(low=low, high=high)
 
 
-def price_performance(point: Mapping[str, Any], target: Mapping[str, Any]) -> dict[str, Any]:
-    """The `tpm` and `cost` sections of one point summary, from its target's record."""
-    info = target.get("info") if isinstance(target.get("info"), Mapping) else {}
-    assert isinstance(info, Mapping)
+class TpmFigures(BaseModel):
+    """A point's throughput per minute, per vCPU when the target's size is known."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    metric: str
+    median: float | None
+    median_ci: Bounds | None
+    ci_of: str | None
+    vcpus: int | None
+    per_vcpu: float | None
+    per_vcpu_ci: Bounds | None
+
+
+class CostFigures(BaseModel):
+    """What the point's target costs per month and per unit of its throughput."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    currency: str
+    price_date: str
+    price_source: str
+    hours_per_month: float
+    compute_on_demand_per_month: float | None
+    compute_reserved_per_month: float | None
+    storage_per_month: float | None
+    total_on_demand_per_month: float | None
+    total_reserved_per_month: float | None
+    storage_share_on_demand_pct: float | None
+    storage_share_reserved_pct: float | None
+    per_tpm_on_demand: float | None
+    per_tpm_on_demand_ci: Bounds | None
+    per_tpm_reserved: float | None
+    per_tpm_reserved_ci: Bounds | None
+    notes: list[str]
+
+
+@dataclass(frozen=True)
+class PricePerformance:
+    tpm: TpmFigures | None = None
+    cost: CostFigures | None = None
+
+
+def _tpm_figures(tput: Throughput, vcpus: int | None) -> TpmFigures:
+    def per_vcpu(value: float | None) -> float | None:
+        return value / vcpus if vcpus and value is not None else None
+
+    return TpmFigures(
+        metric=tput.metric,
+        median=_sig(tput.median),
+        median_ci=_bounds(tput.low, tput.high),
+        ci_of=tput.ci_of,
+        vcpus=vcpus,
+        per_vcpu=_sig(per_vcpu(tput.median)),
+        per_vcpu_ci=_bounds(per_vcpu(tput.low), per_vcpu(tput.high)),
+    )
+
+
+def price_performance(point: PointSummary, target: Mapping[str, Any]) -> PricePerformance:
+    """The `tpm` and `cost` figures of one point, from its target's record."""
+    raw_info = target.get("info")
+    info: Mapping[str, Any] = raw_info if isinstance(raw_info, Mapping) else {}
     tput = headline_throughput(point)
     raw_vcpus = info.get("vcpus")
     vcpus = raw_vcpus if isinstance(raw_vcpus, int) and raw_vcpus > 0 else None
-    out: dict[str, Any] = {}
-    if tput is not None:
-        out["tpm"] = {
-            "metric": tput.metric,
-            "median": _sig(tput.median),
-            "median_ci": _interval(tput.low, tput.high),
-            "ci_of": tput.ci_of,
-            "vcpus": vcpus,
-            "per_vcpu": _sig(tput.median / vcpus) if vcpus else None,
-            "per_vcpu_ci": _interval(
-                tput.low / vcpus if vcpus and tput.low is not None else None,
-                tput.high / vcpus if vcpus and tput.high is not None else None,
-            ),
-        }
+    tpm = _tpm_figures(tput, vcpus) if tput is not None else None
     prices = _prices(target.get("prices"))
     if prices is None:
-        return out
+        return PricePerformance(tpm=tpm)
     cost = monthly_cost(
         prices, vcpus=vcpus,
         memory_gib=_number(info.get("memory_gib")), storage_gb=_number(info.get("storage_gb")),
         ha=bool(info.get("ha")),
     )  # fmt: skip
-    section: dict[str, Any] = {
-        "currency": cost.currency,
-        "price_date": prices.date.isoformat(),
-        "price_source": prices.source,
-        "hours_per_month": HOURS_PER_MONTH,
-        "compute_on_demand_per_month": _money(cost.compute_on_demand),
-        "compute_reserved_per_month": _money(cost.compute_reserved),
-        "storage_per_month": _money(cost.storage),
-        "total_on_demand_per_month": _money(cost.total(reserved=False)),
-        "total_reserved_per_month": _money(cost.total(reserved=True)),
-        "storage_share_on_demand_pct": _round(cost.storage_share_pct(reserved=False), 2),
-        "storage_share_reserved_pct": _round(cost.storage_share_pct(reserved=True), 2),
+    per_tpm = {
+        label: cost_per_unit(cost.total(reserved), tput) if tput else (None, None)
+        for label, reserved in (("on_demand", False), ("reserved", True))
     }
-    for label, reserved in (("on_demand", False), ("reserved", True)):
-        value, ci = cost_per_unit(cost.total(reserved), tput) if tput else (None, None)
-        section[f"per_tpm_{label}"] = _sig(value)
-        section[f"per_tpm_{label}_ci"] = (
-            {"low": _sig(ci["low"]), "high": _sig(ci["high"])} if ci else None
-        )
     notes = list(cost.notes) + list(tput.notes if tput else ())
     if tput is not None and tput.low is not None and tput.low <= 0:
         notes.append("the throughput interval reaches 0: $/TPM has no upper bound (more runs)")
-    section["notes"] = notes
-    out["cost"] = section
-    return out
+    figures = CostFigures(
+        currency=cost.currency,
+        price_date=prices.date.isoformat(),
+        price_source=prices.source,
+        hours_per_month=HOURS_PER_MONTH,
+        compute_on_demand_per_month=_money(cost.compute_on_demand),
+        compute_reserved_per_month=_money(cost.compute_reserved),
+        storage_per_month=_money(cost.storage),
+        total_on_demand_per_month=_money(cost.total(reserved=False)),
+        total_reserved_per_month=_money(cost.total(reserved=True)),
+        storage_share_on_demand_pct=_round(cost.storage_share_pct(reserved=False), 2),
+        storage_share_reserved_pct=_round(cost.storage_share_pct(reserved=True), 2),
+        per_tpm_on_demand=_sig(per_tpm["on_demand"][0]),
+        per_tpm_on_demand_ci=_sig_bounds(per_tpm["on_demand"][1]),
+        per_tpm_reserved=_sig(per_tpm["reserved"][0]),
+        per_tpm_reserved_ci=_sig_bounds(per_tpm["reserved"][1]),
+        notes=notes,
+    )
+    return PricePerformance(tpm=tpm, cost=figures)
 
 
 def add_price_performance(
-    points: Sequence[Mapping[str, Any]], targets: Mapping[str, Mapping[str, Any]]
-) -> list[dict[str, Any]]:
+    points: Sequence[PointSummary], targets: Mapping[str, Mapping[str, Any]]
+) -> list[PointSummary]:
     """Point summaries with `tpm` and `cost` added where their target is known."""
     out = []
     for point in points:
-        target = targets.get(str(point.get("target") or ""))
-        extra = price_performance(point, target) if target is not None else {}
-        out.append({**point, **extra})
+        target = targets.get(point.target or "")
+        if target is None:
+            out.append(point)
+            continue
+        found = price_performance(point, target)
+        out.append(point.model_copy(update={"tpm": found.tpm, "cost": found.cost}))
     return out
 
 
@@ -222,10 +274,14 @@ def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def _interval(low: float | None, high: float | None) -> dict[str, float | None] | None:
+def _bounds(low: float | None, high: float | None) -> Bounds | None:
     if low is None or high is None:
         return None
-    return {"low": _sig(low), "high": _sig(high)}
+    return Bounds(low=_sig(low), high=_sig(high))
+
+
+def _sig_bounds(bounds: Bounds | None) -> Bounds | None:
+    return Bounds(low=_sig(bounds.low), high=_sig(bounds.high)) if bounds is not None else None
 
 
 def _money(value: float | None) -> float | None:

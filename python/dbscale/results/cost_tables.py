@@ -10,43 +10,41 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import JsonValue
 from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from dbscale.results.cost import add_price_performance
-from dbscale.results.points import summarize_points
+from dbscale.results.cost import Bounds, add_price_performance
+from dbscale.results.points import PointSummary, summarize_point
+from dbscale.results.record import RunRecord
 from dbscale.targets.facts import load_target_records
 
-Record = Mapping[str, Any]
 
-
-def _num(value: Any, digits: int) -> str:
+def _num(value: float | int | None, digits: int) -> str:
     return "-" if value is None else f"{float(value):,.{digits}f}"
 
 
-def _money_per_tpm(cost: Mapping[str, Any], label: str) -> str:
-    value = cost.get(f"per_tpm_{label}")
+def _sig(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4g}"
+
+
+def _money_per_tpm(value: float | None, ci: Bounds | None) -> str:
     if value is None:
         return "-"
     text = _sig(value)
-    ci = cost.get(f"per_tpm_{label}_ci")
-    if isinstance(ci, Mapping):
-        text += f" [{_sig(ci.get('low'))}, {'∞' if ci.get('high') is None else _sig(ci['high'])}]"
+    if ci is not None:
+        text += f" [{_sig(ci.low)}, {'∞' if ci.high is None else _sig(ci.high)}]"
     return text
 
 
-def _sig(value: Any) -> str:
-    return "-" if value is None else f"{float(value):.4g}"
+def has_price_performance(points: Sequence[PointSummary]) -> bool:
+    return any(p.cost is not None or (p.tpm is not None and p.tpm.vcpus) for p in points)
 
 
-def has_price_performance(points: Sequence[Record]) -> bool:
-    return any(p.get("cost") or (p.get("tpm") or {}).get("vcpus") for p in points)
-
-
-def price_performance_table(points: Sequence[Record], title: str | None = None) -> Table:
-    currency = next((p["cost"]["currency"] for p in points if p.get("cost")), "USD")
+def price_performance_table(points: Sequence[PointSummary], title: str | None = None) -> Table:
+    currency = next((p.cost.currency for p in points if p.cost is not None), "USD")
     table = Table(
         title=title or escape(
             f"price-performance ({currency} per month of 730 h; TPM = TPS x 60; "
@@ -58,72 +56,72 @@ def price_performance_table(points: Sequence[Record], title: str | None = None) 
                  "storage %", "$/TPM on-demand", "$/TPM reserved"):  # fmt: skip
         table.add_column(name, justify="left" if name == "point" else "right")
     for point in points:
-        tpm = point.get("tpm") or {}
-        cost = point.get("cost") or {}
+        tpm, cost = point.tpm, point.cost
         table.add_row(
-            escape(str(point.get("point_key"))),
-            _num(tpm.get("vcpus"), 0),
-            _num(tpm.get("median"), 0),
-            _num(tpm.get("per_vcpu"), 0),
-            _num(cost.get("total_on_demand_per_month"), 2),
-            _num(cost.get("total_reserved_per_month"), 2),
-            _num(cost.get("storage_share_on_demand_pct"), 1),
-            escape(_money_per_tpm(cost, "on_demand")),
-            escape(_money_per_tpm(cost, "reserved")),
+            escape(point.point_key),
+            _num(tpm.vcpus if tpm else None, 0),
+            _num(tpm.median if tpm else None, 0),
+            _num(tpm.per_vcpu if tpm else None, 0),
+            _num(cost.total_on_demand_per_month if cost else None, 2),
+            _num(cost.total_reserved_per_month if cost else None, 2),
+            _num(cost.storage_share_on_demand_pct if cost else None, 1),
+            escape(
+                _money_per_tpm(cost.per_tpm_on_demand, cost.per_tpm_on_demand_ci) if cost else "-"
+            ),
+            escape(
+                _money_per_tpm(cost.per_tpm_reserved, cost.per_tpm_reserved_ci) if cost else "-"
+            ),
         )
     return table
 
 
-def print_price_performance(console: Console, points: Sequence[Record]) -> None:
+def print_price_performance(console: Console, points: Sequence[PointSummary]) -> None:
     """The table, when some target has a vCPU count or prices; then where the prices are from."""
     if not has_price_performance(points):
         return
     console.print(price_performance_table(points))
-    sources = {(c.get("price_date"), c.get("price_source")) for p in points if (c := p.get("cost"))}
-    for price_date, source in sorted(sources, key=str):
+    sources = {(p.cost.price_date, p.cost.price_source) for p in points if p.cost is not None}
+    for price_date, source in sorted(sources):
         console.print(f"prices as of {price_date}: {source}", highlight=False, soft_wrap=True)
 
 
 # -- dbscale compare ---------------------------------------------------------------------------
 
 
-def _side(records: Sequence[Record], targets: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    points = add_price_performance(summarize_points(records), targets)
-    point = points[0] if points else {}
-    return {
-        "point_key": point.get("point_key"),
-        "target": point.get("target"),
-        "tpm": point.get("tpm"),
-        "cost": point.get("cost"),
-    }
+def _side(records: Sequence[RunRecord], targets: Mapping[str, Mapping[str, Any]]) -> PointSummary:
+    [point] = add_price_performance([summarize_point(records[0].group_key, records)], targets)
+    return point
+
+
+def _side_json(point: PointSummary) -> dict[str, JsonValue]:
+    return {k: v for k, v in point.to_json().items() if k in ("point_key", "target", "tpm", "cost")}
 
 
 def compare_price_performance(
-    pairs: Sequence[tuple[str, Sequence[Record], Sequence[Record]]], a: Path, b: Path | None
-) -> list[dict[str, Any]]:
-    """Each compared pair's TPM, TPM per vCPU and $/TPM on both sides (empty when no target
-    of either study has a vCPU count or prices)."""
+    pairs: Sequence[tuple[str, Sequence[RunRecord], Sequence[RunRecord]]], a: Path, b: Path | None
+) -> list[dict[str, JsonValue]]:
+    """Each compared pair's TPM, TPM per vCPU and $/TPM on both sides, as `compare --json`
+    prints them (empty when no target of either study has a vCPU count or prices)."""
     targets_a = load_target_records(a)
     targets_b = targets_a if b is None else load_target_records(b)
-    rows: list[dict[str, Any]] = [
-        {"point": key, "a": _side(ra, targets_a), "b": _side(rb, targets_b)}
-        for key, ra, rb in pairs
-    ]
-    sides: list[Record] = [row[s] for row in rows for s in ("a", "b")]
-    return rows if has_price_performance(sides) else []
+    rows = [(key, _side(ra, targets_a), _side(rb, targets_b)) for key, ra, rb in pairs]
+    if not has_price_performance([side for _, pa, pb in rows for side in (pa, pb)]):
+        return []
+    return [{"point": key, "a": _side_json(pa), "b": _side_json(pb)} for key, pa, pb in rows]
 
 
-def print_price_performance_comparison(console: Console, rows: Sequence[Record]) -> None:
+def print_price_performance_comparison(console: Console, rows: Sequence[Mapping[str, Any]]) -> None:
     if not rows:
         return
-    flat: list[dict[str, Any]] = []
-    for row in rows:
-        for side in ("a", "b"):
-            flat.append({**row[side], "point_key": f"{row['point']} [{side.upper()}]"})
+    flat = [
+        PointSummary.model_validate({**row[side], "point_key": f"{row['point']} [{side.upper()}]"})
+        for row in rows
+        for side in ("a", "b")
+    ]
     console.print(price_performance_table(flat, title="price-performance, A and B"))
 
 
-def print_target_differences(console: Console, diffs: Sequence[Record]) -> None:
+def print_target_differences(console: Console, diffs: Sequence[Mapping[str, Any]]) -> None:
     """Server versions and settings that differ between the same-named targets of A and B."""
     if not diffs:
         return

@@ -17,8 +17,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from dbscale.config import RunConfig
 from dbscale.errors import ResultsError
-from dbscale.results.points import flatten
+from dbscale.results.points import PointSummary, flatten
+from dbscale.results.record import RunRecord
 from dbscale.targets.url import redact_url
 from dbscale.values import iso_utc
 
@@ -46,39 +48,34 @@ class RunMeta:
 
     started_at: datetime
     ended_at: datetime
-    config: Mapping[str, Any]
+    config: RunConfig
     warmup: bool
     dbscale_version: str
     cancelled: bool
     run_id: str = ""
     # Where the run sits in its study: run_key, point_key, point, repetition, warmup_kind, ...
     study: Mapping[str, Any] | None = None
+    observe: Mapping[str, Any] | None = None  # the observer's section
 
 
-def make_record(native: Mapping[str, Any], meta: RunMeta) -> dict[str, Any]:
-    """One line of runs.jsonl: the native result JSON plus dbscale's fields."""
-    record = dict(native)
-    record.update(
-        run_id=meta.run_id or uuid.uuid4().hex,
-        started_at=iso_utc(meta.started_at),
-        ended_at=iso_utc(meta.ended_at),
-        config=_redact_config(meta.config),
-        warmup=meta.warmup,
-        dbscale_version=meta.dbscale_version,
-        cancelled=bool(meta.cancelled or native.get("cancelled", False)),
-    )
-    record.update(meta.study or {})
-    if isinstance(record.get("target"), str):
-        record["target"] = redact_url(record["target"])
-    return record
-
-
-def _redact_config(config: Mapping[str, Any]) -> dict[str, Any]:
-    data = json.loads(json.dumps(config, default=str))
-    target = data.get("target")
-    if isinstance(target, dict) and isinstance(target.get("url"), str):
-        target["url"] = redact_url(target["url"])
-    return dict(data)
+def make_record(native: RunRecord, meta: RunMeta) -> RunRecord:
+    """One line of runs.jsonl: the native result plus dbscale's fields, no password in it."""
+    fields: dict[str, Any] = {
+        **native.model_dump(mode="json", exclude_unset=True),
+        "run_id": meta.run_id or uuid.uuid4().hex,
+        "started_at": iso_utc(meta.started_at),
+        "ended_at": iso_utc(meta.ended_at),
+        "config": meta.config.redacted(),
+        "warmup": meta.warmup,
+        "dbscale_version": meta.dbscale_version,
+        "cancelled": meta.cancelled or native.cancelled,
+        **(meta.study or {}),
+    }
+    if native.target:
+        fields["target"] = redact_url(native.target)
+    if meta.observe is not None:
+        fields["observe"] = meta.observe
+    return RunRecord.from_json(fields, "the run's result")
 
 
 class ResultsDir:
@@ -87,7 +84,7 @@ class ResultsDir:
 
     def __init__(self, path: Path, *, resume: bool = False) -> None:
         self.path = path
-        self.records: list[dict[str, Any]] = []
+        self.records: list[RunRecord] = []
         if resume:
             if not self.runs_file.is_file():
                 raise ResultsError(
@@ -110,10 +107,10 @@ class ResultsDir:
         except OSError as exc:
             raise ResultsError(f"cannot create results directory {self.path}: {exc}") from None
 
-    def append(self, record: Mapping[str, Any]) -> None:
+    def append(self, record: RunRecord) -> None:
         """Appends one run as one JSON line and makes it durable before returning."""
         self._ensure()
-        line = json.dumps(record, separators=(",", ":"), default=str) + "\n"
+        line = record.to_json() + "\n"
         created = not self.runs_file.exists()
         try:
             with self.runs_file.open("a", encoding="utf-8") as out:
@@ -124,12 +121,12 @@ class ResultsDir:
                 _fsync_dir(self.path)
         except OSError as exc:
             raise ResultsError(f"cannot write {self.runs_file}: {exc}") from None
-        self.records.append(dict(record))
+        self.records.append(record)
 
     def write_summary(
         self,
         extra: Mapping[str, Any] | None = None,
-        points: Sequence[Mapping[str, Any]] | None = None,
+        points: Sequence[PointSummary] | None = None,
     ) -> None:
         """summary.json: one row per run so far, plus the per-point statistics when given, which
         also go to summary.csv (both replaced atomically)."""
@@ -139,8 +136,9 @@ class ResultsDir:
             **(extra or {}),
         }
         if points is not None:
-            summary["points"] = list(points)
-            _write_atomic(self.path / SUMMARY_CSV_FILE, points_csv(points))
+            rows = [p.to_json() for p in points]
+            summary["points"] = rows
+            _write_atomic(self.path / SUMMARY_CSV_FILE, points_csv(rows))
         _write_atomic(self.summary_file, json.dumps(summary, indent=2, default=str) + "\n")
 
     def write_plan(self, plan: Mapping[str, Any]) -> None:
@@ -149,48 +147,48 @@ class ResultsDir:
         _write_atomic(self.path / PLAN_FILE, json.dumps(plan, indent=2, default=str) + "\n")
 
 
-def read_runs(path: Path) -> list[dict[str, Any]]:
+def read_runs(path: Path) -> list[RunRecord]:
     """The records of a runs.jsonl; a torn last line (crash mid-write) is skipped."""
-    records: list[dict[str, Any]] = []
+    records: list[RunRecord] = []
     with path.open(encoding="utf-8") as lines:
-        for line in lines:
+        for number, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
             try:
-                records.append(json.loads(line))
+                data = json.loads(line)
             except json.JSONDecodeError:
                 continue
+            records.append(RunRecord.from_json(data, f"{path}, line {number}"))
     return records
 
 
-def summary_row(record: Mapping[str, Any]) -> dict[str, Any]:
-    latency = record.get("latency_ms") or {}
-    verdict = record.get("verdict") or {}
+def summary_row(record: RunRecord) -> dict[str, Any]:
+    """A run's line in summary.json."""
+    latency = record.latency_ms
     return {
-        "run_id": record.get("run_id"),
-        "run_key": record.get("run_key"),
-        "point_key": record.get("point_key"),
-        "repetition": record.get("repetition"),
-        "workload": record.get("workload"),
-        "warmup": record.get("warmup", False),
-        "cancelled": record.get("cancelled", False),
-        "clients": record.get("clients"),
-        "threads": record.get("threads"),
-        "protocol": record.get("protocol"),
-        "connect": record.get("connect"),
-        "rate_tps": record.get("rate_tps"),
-        "duration_s": record.get("duration_s"),
-        "transactions": record.get("transactions"),
-        "tps": record.get("tps"),
-        "failed": record.get("failed"),
-        "latency_ms": {k: latency.get(k) for k in ("mean", "p50", "p95", "p99", "max")},
-        "status": verdict.get("status"),
-        "limited_by": ((record.get("observe") or {}).get("limited_by") or {}).get("verdict"),
+        "run_id": record.run_id,
+        "run_key": record.run_key,
+        "point_key": record.point_key,
+        "repetition": record.repetition,
+        "workload": record.workload,
+        "warmup": record.warmup,
+        "cancelled": record.cancelled,
+        "clients": record.clients,
+        "threads": record.threads,
+        "protocol": record.protocol,
+        "connect": record.connect,
+        "rate_tps": record.rate_tps,
+        "duration_s": record.duration_s,
+        "transactions": record.transactions,
+        "tps": record.tps,
+        "failed": record.failed,
+        "latency_ms": {
+            k: latency.percentile(k) if latency else None
+            for k in ("mean", "p50", "p95", "p99", "max")
+        },
+        "status": record.verdict.status,
+        "limited_by": record.limited_by.verdict if record.limited_by else None,
     }
-
-
-def summary_rows(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    return [summary_row(r) for r in records]
 
 
 def points_csv(points: Sequence[Mapping[str, Any]]) -> str:

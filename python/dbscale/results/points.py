@@ -1,8 +1,9 @@
-"""Per-point statistics over a results directory's runs, for summary.json and summary.csv: the
-median TPS with its distribution-free 95% interval (when there are enough runs for one), the mean
-with its t-interval, standard deviation, CV, min and max; latency percentiles read from the merged
-histograms of all runs (never averaged), the spread of per-run p95/p99; and the flags a reader
-must see: too few runs, a CV above the threshold, runs that never reached steady state.
+"""Per-point statistics, computed once per point and used as they are by summary.json and
+summary.csv, the console, `compare`, the cost tables and the report: the median TPS with its
+distribution-free interval (when there are enough runs for one), the mean with its t-interval,
+standard deviation, CV, min and max; latency percentiles read from the merged histograms of all
+runs (never averaged) and the spread of per-run p95/p99; and the flags a reader must see: too few
+runs, a CV above the threshold, runs that never reached steady state.
 """
 
 from __future__ import annotations
@@ -11,6 +12,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from dbscale import core
+from dbscale.results.cost import CostFigures, TpmFigures
+from dbscale.results.record import LatencyFigures, RunRecord
 from dbscale.stats.confidence import (
     ConfidenceInterval,
     mean_t_ci,
@@ -18,11 +24,12 @@ from dbscale.stats.confidence import (
     min_runs_for_median_ci,
     spread,
 )
-from dbscale.stats.hdr import HdrHistogram, latency_summary_ms
 from dbscale.stats.steady_state import steady_state
 
-Record = Mapping[str, Any]
 MIN_RUNS_WARNING = 4  # below this not even a large difference can be told apart at 5%
+# The percentiles every summary reports, with the names runs use (`latency_ms.p95`, ...).
+PERCENTILES = {"p50": 0.50, "p90": 0.90, "p95": 0.95, "p99": 0.99, "p999": 0.999}
+RUN_SPREAD_PERCENTILES = ("p50", "p95", "p99")
 
 
 @dataclass(frozen=True)
@@ -31,152 +38,270 @@ class SummarySettings:
     cv_threshold_pct: float = 5.0
 
 
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Interval(_Model):
+    low: float
+    high: float
+    confidence: float
+    method: str  # "order-statistic" or "student-t"
+
+    @classmethod
+    def of(cls, interval: ConfidenceInterval | None) -> Interval | None:
+        return cls(**asdict(interval)) if interval is not None else None
+
+
+class ThroughputSummary(_Model):
+    """Per-run throughput across a point's measured runs (TPS, or tpmC)."""
+
+    median: float | None = None
+    median_ci: Interval | None = None
+    mean: float | None = None
+    mean_ci: Interval | None = None
+    stddev: float | None = None
+    cv_pct: float | None = None
+    min: float | None = None
+    max: float | None = None
+
+    @property
+    def ci(self) -> Interval | None:
+        """The median's interval when there is one, else the mean's."""
+        return self.median_ci or self.mean_ci
+
+
+class RunRange(_Model):
+    min: float | None = None
+    max: float | None = None
+
+
+class TypeLatency(_Model):
+    count: int = 0
+    mean: float | None = None
+    p50: float | None = None
+    p95: float | None = None
+    p99: float | None = None
+    max: float | None = None
+
+
+class RunSteadyState(_Model):
+    status: str
+    cutoff_s: float | None
+
+
+class SteadyStateSummary(_Model):
+    runs_without: list[str] = Field(default_factory=list)
+    per_run: list[RunSteadyState] = Field(default_factory=list)
+
+
+class PointSummary(_Model):
+    """One point's statistics over its measured runs; `tpm` and `cost` when its target's size
+    or prices are known (results/cost.py)."""
+
+    point_key: str
+    point: dict[str, JsonValue] = Field(default_factory=dict)
+    target: str | None = None
+    workload: str = ""
+    runs: int = 0
+    run_ids: list[str] = Field(default_factory=list)
+    tps: ThroughputSummary = Field(default_factory=ThroughputSummary)
+    tpmc: ThroughputSummary | None = None  # TPC-C: New-Orders per minute
+    latency_ms: LatencyFigures = Field(default_factory=LatencyFigures)
+    per_run_latency_ms: dict[str, RunRange] = Field(default_factory=dict)
+    per_run_latency_cv_pct: dict[str, float | None] = Field(default_factory=dict)
+    transaction_types: dict[str, TypeLatency] = Field(default_factory=dict)
+    steady_state: SteadyStateSummary = Field(default_factory=SteadyStateSummary)
+    flags: list[str] = Field(default_factory=list)
+    tpm: TpmFigures | None = None
+    cost: CostFigures | None = None
+
+    @property
+    def throughput(self) -> ThroughputSummary:
+        """The headline throughput: tpmC for TPC-C, else TPS."""
+        return self.tpmc if self.tpmc is not None else self.tps
+
+    @property
+    def unit(self) -> str:
+        return "tpmC" if self.tpmc is not None else "TPS"
+
+    def to_json(self) -> dict[str, JsonValue]:
+        """summary.json's entry; `tpmc`, `tpm` and `cost` only when known."""
+        unknown = {name for name in ("tpmc", "tpm", "cost") if getattr(self, name) is None}
+        data: dict[str, JsonValue] = self.model_dump(mode="json", exclude=unknown)
+        return data
+
+
 @dataclass
-class HistogramCache:
-    """Decoded histograms by run id, so rewriting the summary after each run stays cheap."""
+class FigureCache:
+    """Merged-histogram figures by the runs they merge, so rewriting the summary after each
+    run decodes only the point that changed."""
 
-    decoded: dict[tuple[str, str], HdrHistogram] = field(default_factory=dict)
+    figures: dict[tuple[str, ...], core.HistogramFigures] = field(default_factory=dict)
 
-    def get(self, record: Record, kind: str = "") -> HdrHistogram | None:
-        blob = (
-            record.get("histogram")
-            if not kind
-            else ((record.get("transaction_types") or {}).get(kind, {}).get("histogram"))
-        )
-        if not isinstance(blob, str) or not blob:
-            return None
-        key = (str(record.get("run_id")), kind)
-        if key not in self.decoded:
-            self.decoded[key] = HdrHistogram.from_base64(blob)
-        return self.decoded[key]
+    def latency(self, blobs: Sequence[str], key: tuple[str, ...]) -> LatencyFigures:
+        if key not in self.figures:
+            self.figures[key] = core.histogram_figures(blobs, list(PERCENTILES.values()))
+        return latency_figures(self.figures[key])
 
 
-def record_point_key(record: Record) -> str:
-    """The point a run belongs to; runs recorded before studies existed group by clients."""
-    key = record.get("point_key")
-    return str(key) if key else f"clients={record.get('clients')}"
+def latency_figures(figures: core.HistogramFigures) -> LatencyFigures:
+    """A merged histogram's figures in a run summary's shape."""
+    percentiles = dict(zip(PERCENTILES, figures.values, strict=False))
+    return LatencyFigures(
+        count=figures.count, min=figures.min, mean=figures.mean, stddev=figures.stddev,
+        max=figures.max, **percentiles,
+    )  # fmt: skip
 
 
-def is_measured(record: Record) -> bool:
-    """Counts in statistics: not a warm-up, not cancelled, not failed."""
-    status = (record.get("verdict") or {}).get("status")
-    return not record.get("warmup") and not record.get("cancelled") and status != "failed"
-
-
-def run_steady_state(record: Record) -> dict[str, Any]:
-    intervals = record.get("intervals") or []
-    tps = [float(i.get("tps") or 0.0) for i in intervals]
-    interval_s = float((record.get("config") or {}).get("interval_s") or 1.0)
-    return asdict(steady_state(tps, interval_s))
+def run_steady_state(record: RunRecord) -> RunSteadyState:
+    tps = [interval.tps for interval in record.intervals]
+    state = steady_state(tps, record.config.interval_s)
+    return RunSteadyState(status=state.status, cutoff_s=state.cutoff_s)
 
 
 def summarize_points(
-    records: Sequence[Record],
+    records: Sequence[RunRecord],
     settings: SummarySettings | None = None,
-    cache: HistogramCache | None = None,
-) -> list[dict[str, Any]]:
+    cache: FigureCache | None = None,
+) -> list[PointSummary]:
     """One summary per point, in the order points first appear."""
-    settings = settings or SummarySettings()
-    cache = cache or HistogramCache()
-    groups: dict[str, list[Record]] = {}
+    groups: dict[str, list[RunRecord]] = {}
     for record in records:
-        if record.get("warmup_kind") == "data":
+        if record.warmup_kind == "data":
             continue
-        groups.setdefault(record_point_key(record), []).append(record)
-    return [_summarize(key, runs, settings, cache) for key, runs in groups.items()]
+        groups.setdefault(record.group_key, []).append(record)
+    return [summarize_point(key, runs, settings, cache) for key, runs in groups.items()]
 
 
-def _ci(interval: ConfidenceInterval | None) -> dict[str, Any] | None:
-    return asdict(interval) if interval is not None else None
+def throughput_summary(values: Sequence[float], confidence: float) -> ThroughputSummary:
+    described = spread(values)
+    if described is None:
+        return ThroughputSummary()
+    return ThroughputSummary(
+        median=described.median,
+        median_ci=Interval.of(median_order_statistic_ci(values, confidence)),
+        mean=described.mean,
+        mean_ci=Interval.of(mean_t_ci(values, confidence)),
+        stddev=described.stddev,
+        cv_pct=described.cv_pct,
+        min=described.min,
+        max=described.max,
+    )
 
 
-def _summarize(
-    key: str, records: list[Record], settings: SummarySettings, cache: HistogramCache
-) -> dict[str, Any]:
-    measured = [r for r in records if is_measured(r)]
-    warmups = [r for r in records if r.get("warmup")]
-    excluded = [r for r in records if not r.get("warmup") and not is_measured(r)]
-    tps = [float(r.get("tps") or 0.0) for r in measured]
-    described = spread(tps)
-    median_ci = median_order_statistic_ci(tps, settings.confidence)
-    first = (measured or records)[0]
-    merged = _merge([cache.get(r) for r in measured])
+def summarize_point(
+    key: str,
+    records: Sequence[RunRecord],
+    settings: SummarySettings | None = None,
+    cache: FigureCache | None = None,
+) -> PointSummary:
+    """The statistics of one point from all its runs (warm-ups and failures are left out)."""
+    settings = settings or SummarySettings()
+    cache = cache or FigureCache()
+    measured = [r for r in records if r.measured]
+    first = (measured or list(records))[0]
+    tpmc = [r.tpmc for r in measured]
+    steady = [run_steady_state(r) for r in measured]
+    return PointSummary(
+        point_key=key,
+        point=dict(first.point),
+        target=first.target_name,
+        workload=first.workload,
+        runs=len(measured),
+        run_ids=[r.run_id for r in measured],
+        tps=throughput_summary([r.tps for r in measured], settings.confidence),
+        tpmc=(
+            throughput_summary([t for t in tpmc if t is not None], settings.confidence)
+            if measured and all(t is not None for t in tpmc)
+            else None
+        ),
+        latency_ms=_merged_latency(measured, cache),
+        per_run_latency_ms={name: _run_range(measured, name) for name in RUN_SPREAD_PERCENTILES},
+        per_run_latency_cv_pct={
+            name: _run_cv_pct(measured, name) for name in RUN_SPREAD_PERCENTILES
+        },
+        transaction_types=_per_type(measured, cache),
+        steady_state=SteadyStateSummary(
+            runs_without=[
+                r.run_id for r, s in zip(measured, steady, strict=True) if s.status == "none"
+            ],
+            per_run=steady,
+        ),
+        flags=_flags(records, measured, steady, settings),
+    )
+
+
+def _flags(
+    records: Sequence[RunRecord],
+    measured: Sequence[RunRecord],
+    steady: Sequence[RunSteadyState],
+    settings: SummarySettings,
+) -> list[str]:
     flags: list[str] = []
     need = min_runs_for_median_ci(settings.confidence)
-    if len(measured) < need:
+    n = len(measured)
+    if n < need:
         flags.append(
-            f"{len(measured)} run{'s' if len(measured) != 1 else ''}: a {settings.confidence:.0%} "
-            f"CI for the median needs at least {need}"
+            f"{n} run{'s' if n != 1 else ''}: a {settings.confidence:.0%} CI for the median "
+            f"needs at least {need}"
         )
-    if 0 < len(measured) < MIN_RUNS_WARNING:
+    if 0 < n < MIN_RUNS_WARNING:
         flags.append(f"fewer than {MIN_RUNS_WARNING} runs: too few to detect a difference")
+    described = spread([r.tps for r in measured])
     if described and described.cv_pct is not None and described.cv_pct > settings.cv_threshold_pct:
         flags.append(f"CV {described.cv_pct:.1f}% above {settings.cv_threshold_pct:g}%")
-    unsteady = [r for r in measured if run_steady_state(r)["status"] == "none"]
+    unsteady = sum(1 for s in steady if s.status == "none")
     if unsteady:
-        flags.append(f"{len(unsteady)} run(s) never reached steady state (MSER-5)")
-    if any(run_steady_state(r)["status"] == "none" for r in warmups):
+        flags.append(f"{unsteady} run(s) never reached steady state (MSER-5)")
+    warmups = [r for r in records if r.warmup]
+    if any(run_steady_state(r).status == "none" for r in warmups):
         flags.append("the warm-up ended before throughput settled (MSER-5): lengthen it")
+    excluded = [r for r in records if not r.warmup and not r.measured]
     if excluded:
         flags.append(f"{len(excluded)} cancelled or failed run(s) left out")
-    return {
-        "point_key": key,
-        "point": dict(first.get("point") or {}),
-        "target": first.get("target_name"),
-        "workload": first.get("workload"),
-        "runs": len(measured),
-        "run_ids": [r.get("run_id") for r in measured],
-        "tps": {
-            "median": described.median if described else None,
-            "median_ci": _ci(median_ci),
-            "mean": described.mean if described else None,
-            "mean_ci": _ci(mean_t_ci(tps, settings.confidence)),
-            "stddev": described.stddev if described else None,
-            "cv_pct": described.cv_pct if described else None,
-            "min": described.min if described else None,
-            "max": described.max if described else None,
-        },
-        "latency_ms": latency_summary_ms(merged),
-        "per_run_latency_ms": {
-            name: _range([(r.get("latency_ms") or {}).get(name) for r in measured])
-            for name in ("p95", "p99")
-        },
-        "transaction_types": _per_type(measured, cache),
-        "steady_state": {
-            "runs_without": [r.get("run_id") for r in unsteady],
-            "per_run": [run_steady_state(r) for r in measured],
-        },
-        "flags": flags,
-    }
+    return flags
 
 
-def _merge(histograms: Sequence[HdrHistogram | None]) -> HdrHistogram | None:
-    merged: HdrHistogram | None = None
-    for histogram in histograms:
-        if histogram is None:
-            continue
-        if merged is None:
-            merged = HdrHistogram(histogram.layout, dict(histogram.counts))
-        else:
-            merged.add(histogram)
-    return merged
+def _merged_latency(records: Sequence[RunRecord], cache: FigureCache) -> LatencyFigures:
+    blobs = [r.histogram for r in records if r.histogram]
+    if not blobs:
+        return LatencyFigures()
+    return cache.latency(blobs, tuple(r.run_id for r in records if r.histogram))
 
 
-def _range(values: Sequence[Any]) -> dict[str, float | None]:
-    present = [float(v) for v in values if v is not None]
-    return {"min": min(present) if present else None, "max": max(present) if present else None}
+def _run_values(records: Sequence[RunRecord], name: str) -> list[float]:
+    values = [r.latency_ms.percentile(name) if r.latency_ms else None for r in records]
+    return [v for v in values if v is not None]
 
 
-def _per_type(records: Sequence[Record], cache: HistogramCache) -> dict[str, Any]:
+def _run_range(records: Sequence[RunRecord], name: str) -> RunRange:
+    values = _run_values(records, name)
+    return RunRange(min=min(values) if values else None, max=max(values) if values else None)
+
+
+def _run_cv_pct(records: Sequence[RunRecord], name: str) -> float | None:
+    described = spread(_run_values(records, name))
+    return described.cv_pct if described is not None else None
+
+
+def _per_type(records: Sequence[RunRecord], cache: FigureCache) -> dict[str, TypeLatency]:
     names: list[str] = []
     for record in records:
-        for name in record.get("transaction_types") or {}:
-            if name not in names:
-                names.append(name)
-    out: dict[str, Any] = {}
+        names.extend(n for n in record.transaction_types if n not in names)
+    out: dict[str, TypeLatency] = {}
     for name in names:
-        summary = latency_summary_ms(_merge([cache.get(r, name) for r in records]))
-        out[name] = {k: summary[k] for k in ("count", "mean", "p50", "p95", "p99", "max")}
+        histograms = [(r.run_id, r.type_histograms().get(name)) for r in records]
+        blobs = [blob for _, blob in histograms if blob]
+        if not blobs:
+            out[name] = TypeLatency()
+            continue
+        key = (name, *(run_id for run_id, blob in histograms if blob))
+        merged = cache.latency(blobs, key)
+        out[name] = TypeLatency(
+            count=merged.count, mean=merged.mean, p50=merged.p50, p95=merged.p95,
+            p99=merged.p99, max=merged.max,
+        )  # fmt: skip
     return out
 
 

@@ -1,102 +1,97 @@
 """What a finished run prints on stdout: a block in pgbench's or sysbench's familiar shape after
-each run (output_format.py), and a table of all runs at the end with the results path.
+each run (output_format.py); at the end a table of all runs, the per-point statistics and the
+results path.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from dbscale.results.points import Interval, PointSummary
+from dbscale.results.record import RunRecord
 from dbscale.run.output_format import OutputFormat, shape_for
 from dbscale.run.sysbench_format import final_lines
 
-Record = Mapping[str, Any]
+
+def _f(value: float | None, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
 
 
-def _f(value: Any, digits: int = 3) -> str:
-    return "-" if value is None else f"{float(value):.{digits}f}"
+def _latency(record: RunRecord, name: str) -> float | None:
+    return record.latency_ms.percentile(name) if record.latency_ms is not None else None
 
 
-def pgbench_lines(record: Record) -> list[str]:
+def pgbench_lines(record: RunRecord) -> list[str]:
     """The lines pgbench users look for (`tps = ... (without initial connection time)`)."""
-    transactions = int(record.get("transactions") or 0)
-    failed = int(record.get("failed") or 0)
+    transactions, failed = record.transactions, record.failed
     attempted = transactions + failed
     failed_pct = 100.0 * failed / attempted if attempted else 0.0
-    latency = record.get("latency_ms") or {}
-    connect = record.get("connect_ms") or {}
-    per_transaction = record.get("connect") == "per-transaction"
-    params = record.get("workload_params") or {}
-    lines = [f"transaction type: {record.get('workload')}"]
-    if params.get("scale") is not None:
-        lines.append(f"scaling factor: {params['scale']}")
+    per_transaction = record.connect == "per-transaction"
+    lines = [f"transaction type: {record.workload}"]
+    if record.workload_params.get("scale") is not None:
+        lines.append(f"scaling factor: {record.workload_params['scale']}")
     lines += [
-        f"query mode: {record.get('protocol')}",
-        f"number of clients: {record.get('clients')}",
-        f"number of threads: {record.get('threads')}",
-        f"duration: {_f(record.get('duration_s'), 1)} s",
+        f"query mode: {record.protocol}",
+        f"number of clients: {record.clients}",
+        f"number of threads: {record.threads}",
+        f"duration: {record.duration_s:.1f} s",
         f"number of transactions actually processed: {transactions}",
         f"number of failed transactions: {failed} ({failed_pct:.3f}%)",
     ]
-    if record.get("retried"):
+    if record.retried:
         lines.append(
-            f"number of transactions retried: {record['retried']} "
-            f"(total retries: {record.get('retries', 0)})"
+            f"number of transactions retried: {record.retried} (total retries: {record.retries})"
         )
-    queries = record.get("queries") or {}
-    if queries.get("total"):
+    queries = record.queries
+    if queries.total:
         lines.append(
-            f"number of queries: {queries['total']} (read {queries.get('read', 0)}, write "
-            f"{queries.get('write', 0)}, other {queries.get('other', 0)}), "
-            f"qps = {float(record.get('qps') or 0.0):.3f}"
+            f"number of queries: {queries.total} (read {queries.read}, write {queries.write}, "
+            f"other {queries.other}), qps = {record.qps:.3f}"
         )
-    lines.append(f"latency average = {_f(latency.get('mean'))} ms")
-    if latency.get("stddev") is not None:
-        lines.append(f"latency stddev = {_f(latency.get('stddev'))} ms")
-    if record.get("rate_tps") is not None and record.get("schedule_lag_ms"):
-        lag = record["schedule_lag_ms"]
-        lines.append(
-            f"rate limit schedule lag: avg {_f(lag.get('mean'))} ms (max {_f(lag.get('max'))} ms)"
-        )
-    if not per_transaction and connect.get("mean") is not None:
-        lines.append(f"initial connection time = {_f(connect.get('mean'))} ms")
+    lines.append(f"latency average = {_f(_latency(record, 'mean'))} ms")
+    if _latency(record, "stddev") is not None:
+        lines.append(f"latency stddev = {_f(_latency(record, 'stddev'))} ms")
+    lag = record.schedule_lag_ms
+    if record.rate_tps is not None and lag is not None:
+        lines.append(f"rate limit schedule lag: avg {_f(lag.mean)} ms (max {_f(lag.max)} ms)")
+    if not per_transaction and record.connect_ms is not None and record.connect_ms.mean is not None:
+        lines.append(f"initial connection time = {_f(record.connect_ms.mean)} ms")
     mode = "including reconnection times" if per_transaction else "without initial connection time"
-    lines.append(f"tps = {float(record.get('tps') or 0.0):.6f} ({mode})")
+    lines.append(f"tps = {record.tps:.6f} ({mode})")
     return lines
 
 
 def print_run(
     console: Console,
-    record: Record,
+    record: RunRecord,
     label: str,
     output_format: OutputFormat = OutputFormat.AUTO,
 ) -> None:
     """The block after one run, in the shape asked for; a warm-up gets one line."""
-    if record.get("warmup"):
+    if record.warmup:
         console.print(
-            f"warm-up: tps = {float(record.get('tps') or 0.0):.1f} over "
-            f"{_f(record.get('duration_s'), 1)} s (recorded, marked warmup)",
+            f"warm-up: tps = {record.tps:.1f} over {record.duration_s:.1f} s "
+            "(recorded, marked warmup)",
             highlight=False,
         )
         return
     console.print(f"[bold]{label}[/bold]")
-    sysbench = shape_for(output_format, str(record.get("workload", ""))) is OutputFormat.SYSBENCH
+    sysbench = shape_for(output_format, record.workload) is OutputFormat.SYSBENCH
     for line in final_lines(record) if sysbench else pgbench_lines(record):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
-    verdict = record.get("verdict") or {}
-    if verdict.get("status") not in (None, "ok"):
+    if record.verdict.status != "ok":
         console.print(
-            f"verdict: {verdict.get('status')}: {verdict.get('message', '')}", highlight=False
+            f"verdict: {record.verdict.status}: {record.verdict.message}", highlight=False
         )
     console.print()
 
 
-def summary_table(records: Sequence[Record]) -> Table:
+def summary_table(records: Sequence[RunRecord]) -> Table:
     table = Table(
         title="dbscale results (latency in ms)",
         title_justify="left",
@@ -106,7 +101,7 @@ def summary_table(records: Sequence[Record]) -> Table:
         collapse_padding=True,
     )
     # A study's runs name their point (clients=8,tls=require); a plain run has none to name.
-    with_points = any(r.get("point") for r in records)
+    with_points = any(r.point for r in records)
     for name in ("run", *(("point",) if with_points else ()), "clients", "threads", "tps", "qps",
                  "mean", "p50", "p95", "p99", "failed", "status"):  # fmt: skip
         table.add_column(
@@ -114,30 +109,65 @@ def summary_table(records: Sequence[Record]) -> Table:
         )
     measured = 0
     for record in records:
-        if not record.get("warmup"):
+        if not record.warmup:
             measured += 1
-        latency = record.get("latency_ms") or {}
-        verdict = record.get("verdict") or {}
-        status = "cancelled" if record.get("cancelled") else str(verdict.get("status", "?"))
-        point = (str(record.get("point_key") or "-"),) if with_points else ()
+        point = (record.point_key or "-",) if with_points else ()
         table.add_row(
-            "warm-up" if record.get("warmup") else str(measured),
+            "warm-up" if record.warmup else str(measured),
             *point,
-            str(record.get("clients")),
-            str(record.get("threads")),
-            _f(record.get("tps"), 1),
-            _f(record.get("qps"), 1),
-            _f(latency.get("mean"), 2),
-            _f(latency.get("p50"), 2),
-            _f(latency.get("p95"), 2),
-            _f(latency.get("p99"), 2),
-            str(record.get("failed", 0)),
-            status,
+            str(record.clients),
+            str(record.threads),
+            _f(record.tps, 1),
+            _f(record.qps, 1),
+            *(_f(_latency(record, name), 2) for name in ("mean", "p50", "p95", "p99")),
+            str(record.failed),
+            record.status,
         )
     return table
 
 
-def print_summary(console: Console, records: Sequence[Record], results_dir: Path) -> None:
+def print_summary(console: Console, records: Sequence[RunRecord], results_dir: Path) -> None:
     if records:
         console.print(summary_table(records))
     console.print(f"results: {results_dir}", highlight=False, soft_wrap=True)
+
+
+def _interval(ci: Interval | None, digits: int = 1) -> str:
+    if ci is None:
+        return "-"
+    return f"[{_f(ci.low, digits)}, {_f(ci.high, digits)}]"
+
+
+def points_table(points: Sequence[PointSummary]) -> Table:
+    table = Table(
+        title="per point (TPS over measured runs; latency in ms from merged histograms)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1),
+        pad_edge=False,
+    )
+    columns = ("point", "n", "median tps", "95% CI", "mean tps", "t-CI", "CV %", "p95", "p99",
+               "notes")  # fmt: skip
+    for name in columns:
+        table.add_column(name, justify="left" if name in ("point", "notes") else "right")
+    for point in points:
+        tps = point.tps
+        table.add_row(
+            point.point_key,
+            str(point.runs),
+            _f(tps.median, 1),
+            _interval(tps.median_ci),
+            _f(tps.mean, 1),
+            _interval(tps.mean_ci),
+            _f(tps.cv_pct, 2),
+            _f(point.latency_ms.p95, 2),
+            _f(point.latency_ms.p99, 2),
+            "; ".join(point.flags),
+        )
+    return table
+
+
+def print_points(console: Console, points: Sequence[PointSummary]) -> None:
+    """The per-point table, when some point has more than one measured run."""
+    if any(p.runs > 1 for p in points):
+        console.print(points_table(points))

@@ -8,19 +8,18 @@ output_format.py). Other messages go to stderr.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Sequence
+from typing import Protocol
 
 from rich.console import Console, Group
 from rich.live import Live
 from rich.progress_bar import ProgressBar
 from rich.text import Text
 
+from dbscale.results.record import Interval, IntervalLatency
 from dbscale.run.output_format import OutputFormat, shape_for
 from dbscale.run.sysbench_format import interval_line
 from dbscale.values import format_eta
-
-Interval = Mapping[str, Any]
 
 
 class RunProgress(Protocol):
@@ -58,21 +57,19 @@ def make_progress(
     return PlainProgress(console, out=out, output_format=output_format)
 
 
-def _ms(value: Any) -> str:
-    return "-" if value is None else f"{float(value):.1f}"
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
 
 
 def progress_line(interval: Interval) -> str:
     """pgbench's progress line: `progress: 5.0 s, 1234.5 tps, lat 6.4 ms stddev 1.2, 0 failed`."""
-    lat = interval.get("latency_ms") or {}
+    lat = interval.latency_ms or IntervalLatency()
     line = (
-        f"progress: {float(interval.get('t_s', 0.0)):.1f} s, "
-        f"{float(interval.get('tps', 0.0)):.1f} tps, "
-        f"lat {_ms(lat.get('mean'))} ms stddev {_ms(lat.get('stddev'))}, "
-        f"{int(interval.get('errors', 0))} failed"
+        f"progress: {interval.t_s:.1f} s, {interval.tps:.1f} tps, "
+        f"lat {_ms(lat.mean)} ms stddev {_ms(lat.stddev)}, {interval.errors} failed"
     )
-    if interval.get("lag_ms") is not None:
-        line += f", lag {float(interval['lag_ms']):.1f} ms"
+    if interval.lag_ms is not None:
+        line += f", lag {interval.lag_ms:.1f} ms"
     return line
 
 
@@ -135,7 +132,7 @@ class LiveProgress:
         self._duration_s = 0.0
         self._eta_s: float | None = None
         self._started = 0.0
-        self._last: Interval = {}
+        self._last = Interval()
         self._transactions = 0
         self._errors = 0
         self._notes: list[str] = []
@@ -155,7 +152,7 @@ class LiveProgress:
         self._eta_s = eta_s
         self._duration_s = duration_s
         self._started = time.monotonic()
-        self._last, self._transactions, self._errors, self._notes = {}, 0, 0, []
+        self._last, self._transactions, self._errors, self._notes = Interval(), 0, 0, []
         self._live = Live(
             self._render(), console=self.console, refresh_per_second=4, transient=True,
             get_renderable=self._render,
@@ -165,8 +162,8 @@ class LiveProgress:
     def update(self, intervals: Sequence[Interval]) -> None:
         for interval in intervals:
             self._last = interval
-            self._transactions += int(interval.get("transactions", 0))
-            self._errors += int(interval.get("errors", 0))
+            self._transactions += interval.transactions
+            self._errors += interval.errors
 
     def note(self, message: str) -> None:
         self._notes.append(message)
@@ -181,7 +178,7 @@ class LiveProgress:
     def _render(self) -> Group:
         elapsed = time.monotonic() - self._started if self._started else 0.0
         remaining = max(self._duration_s - elapsed, 0.0)
-        lat = self._last.get("latency_ms") or {}
+        lat = self._last.latency_ms or IntervalLatency()
         head = Text.assemble(
             (f"run {self._index}/{self._total} ", "bold"),
             f"{self._label}   {min(elapsed, self._duration_s):5.1f} s elapsed, "
@@ -191,13 +188,13 @@ class LiveProgress:
             total=max(self._duration_s, 1e-9), completed=min(elapsed, self._duration_s)
         )
         stats = Text(
-            f"tps {float(self._last.get('tps', 0.0)):.1f}  "
-            f"qps {float(self._last.get('qps') or 0.0):.1f}  "
-            f"p50 {_ms(lat.get('p50'))}  p95 {_ms(lat.get('p95'))}  p99 {_ms(lat.get('p99'))} ms  "
+            f"tps {self._last.tps:.1f}  "
+            f"qps {self._last.qps:.1f}  "
+            f"p50 {_ms(lat.p50)}  p95 {_ms(lat.p95)}  p99 {_ms(lat.p99)} ms  "
             f"txns {self._transactions}  errors {self._errors}"
         )
-        if self._last.get("lag_ms") is not None:
-            stats.append(f"   lag {float(self._last['lag_ms']):.1f} ms")
+        if self._last.lag_ms is not None:
+            stats.append(f"   lag {self._last.lag_ms:.1f} ms")
         notes = [Text(n, style="yellow") for n in self._notes[-2:]]
         if self._eta_s is not None and self._total > 1:
             left = max(self._eta_s - min(elapsed, self._duration_s), 0.0)

@@ -24,12 +24,13 @@ from dbscale.plan.study import PrepareStep, RunStep, Study, estimate_s
 from dbscale.results.cost import add_price_performance
 from dbscale.results.cost_tables import print_price_performance
 from dbscale.results.directory import ResultsDir, RunMeta, make_record
-from dbscale.results.points import HistogramCache, SummarySettings, summarize_points
+from dbscale.results.points import FigureCache, PointSummary, SummarySettings, summarize_points
+from dbscale.results.record import RunRecord
 from dbscale.run import data
-from dbscale.run.console import print_run, print_summary
+from dbscale.run.console import print_points, print_run, print_summary
 from dbscale.run.output_format import OutputFormat
 from dbscale.run.progress import RunProgress
-from dbscale.run.study_output import print_points, study_plan_json
+from dbscale.run.study_output import study_plan_json
 from dbscale.targets import OpenTarget
 from dbscale.targets.facts import load_target_records
 from dbscale.targets.lifecycle import TargetFailedError
@@ -43,7 +44,7 @@ POLL_INTERVAL_S = 0.2
 class RunOutcome:
     """A finished (or cancelled) run: the native result and when it ran."""
 
-    native: dict[str, Any]
+    native: RunRecord  # the native result (stats/result.rs), before dbscale's fields
     cancelled: bool
     started_at: datetime
     ended_at: datetime
@@ -52,7 +53,7 @@ class RunOutcome:
 
 @dataclass
 class PlanOutcome:
-    records: list[dict[str, Any]] = field(default_factory=list)
+    records: list[RunRecord] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -109,30 +110,30 @@ def run_one(
         progress.end()
         if watch is not None:
             watch.close()
-    cancelled = cancel_requested or bool(native.get("cancelled"))
+    cancelled = cancel_requested or native.cancelled
     observed = watch.finish(native) if watch is not None else None
     return RunOutcome(native, cancelled, started, utc_now(), observed)
 
 
-def done_run_keys(records: Sequence[Mapping[str, Any]]) -> set[str]:
+def done_run_keys(records: Sequence[RunRecord]) -> set[str]:
     """The runs a resumed study need not repeat: recorded and not cancelled."""
-    return {str(r["run_key"]) for r in records if r.get("run_key") and not r.get("cancelled")}
+    return {r.run_key for r in records if r.run_key and not r.cancelled}
 
 
-def check_resumable(study: Study, records: Sequence[Mapping[str, Any]]) -> None:
+def check_resumable(study: Study, records: Sequence[RunRecord]) -> None:
     """Refuses to resume into a directory whose runs this plan would not have made."""
     points = study.points_by_key()
     for record in records:
-        key = record.get("point_key")
-        if not key or record.get("warmup_kind") == "data":
+        key = record.point_key
+        if not key or record.warmup_kind == "data":
             continue
-        point = points.get(str(key))
+        point = points.get(key)
         if point is None:
             raise PlanError(
                 f"{study.out_dir} holds runs of point {key}, which {study.source} does not have",
                 "resume with the plan and flags the study was started with",
             )
-        if record.get("point_fingerprint") not in (None, point.fingerprint):
+        if record.point_fingerprint not in (None, point.fingerprint):
             raise PlanError(
                 f"point {key} in {study.out_dir} ran with other settings than {study.source} "
                 "gives it now",
@@ -162,7 +163,7 @@ class StudyRunner:
             confidence=study.plan.statistics.confidence,
             cv_threshold_pct=study.plan.statistics.cv_threshold_pct,
         )
-        self.cache = HistogramCache()
+        self.cache = FigureCache()
         self.loaded: set[tuple[str, str]] = set()  # (target, data set) loaded by this process
         self.failed_targets: dict[str, str] = {}  # target name -> why it was skipped
         self.observer = StudyObserver(results.path)  # host facts once, host.json
@@ -219,7 +220,7 @@ class StudyRunner:
         data.print_data_summary(self.progress.console, "load", data.prepare(config))
         self.loaded.add((point.target.name, point.data_label))
 
-    def _run(self, step: RunStep, slot: RunSlot) -> dict[str, Any]:
+    def _run(self, step: RunStep, slot: RunSlot) -> RunRecord:
         point = step.point
         config = point.run_config(self.opened[point.target.name])
         try:
@@ -237,24 +238,22 @@ class StudyRunner:
             RunMeta(
                 started_at=done.started_at,
                 ended_at=done.ended_at,
-                config=config.redacted(),
+                config=config,
                 warmup=step.warmup,
                 dbscale_version=self.version,
                 cancelled=done.cancelled,
                 study=self._study_fields(step),
+                observe=done.observe,
             ),
         )
-        if done.observe is not None:
-            record["observe"] = done.observe
         self.results.append(record)
         self.write_summary()
         print_run(self.out, record, step.label, self.output_format)
         print_verdict(self.out, record)
         if done.cancelled:
             raise Cancelled(f"cancelled by Ctrl-C during run {slot.index} ({step.label})")
-        verdict = record.get("verdict") or {}
-        if verdict.get("status") == "failed":
-            raise RunError(f"run {slot.index} ({step.label}) failed: {verdict.get('message')}")
+        if record.verdict.status == "failed":
+            raise RunError(f"run {slot.index} ({step.label}) failed: {record.verdict.message}")
         return record
 
     def _study_fields(self, step: RunStep) -> dict[str, Any]:
@@ -271,7 +270,7 @@ class StudyRunner:
             "study": self.study.plan.name,
         }
 
-    def _points(self) -> list[dict[str, Any]]:
+    def _points(self) -> list[PointSummary]:
         points = summarize_points(self.results.records, self.settings, self.cache)
         return add_price_performance(points, load_target_records(self.results.path))
 

@@ -4,7 +4,7 @@ time), the per-point statistics table at the end, and the resolved plan stored a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from rich import box
@@ -92,49 +92,3 @@ def print_skipped(console: Console, study: Study) -> None:
     for reason, keys in reasons.items():
         shown = ", ".join(keys[:3]) + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
         console.print(f"skipped {len(keys)} point(s): {reason} ({shown})", highlight=False)
-
-
-def _num(value: Any, digits: int = 1) -> str:
-    return "-" if value is None else f"{float(value):.{digits}f}"
-
-
-def _interval(ci: Mapping[str, Any] | None, digits: int = 1) -> str:
-    if not ci:
-        return "-"
-    return f"[{_num(ci.get('low'), digits)}, {_num(ci.get('high'), digits)}]"
-
-
-def points_table(points: Sequence[Mapping[str, Any]]) -> Table:
-    table = Table(
-        title="per point (TPS over measured runs; latency in ms from merged histograms)",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        padding=(0, 1),
-        pad_edge=False,
-    )
-    columns = ("point", "n", "median tps", "95% CI", "mean tps", "t-CI", "CV %", "p95", "p99",
-               "notes")  # fmt: skip
-    for name in columns:
-        table.add_column(name, justify="left" if name in ("point", "notes") else "right")
-    for point in points:
-        tps = point.get("tps") or {}
-        latency = point.get("latency_ms") or {}
-        table.add_row(
-            str(point.get("point_key")),
-            str(point.get("runs")),
-            _num(tps.get("median")),
-            _interval(tps.get("median_ci")),
-            _num(tps.get("mean")),
-            _interval(tps.get("mean_ci")),
-            _num(tps.get("cv_pct"), 2),
-            _num(latency.get("p95"), 2),
-            _num(latency.get("p99"), 2),
-            "; ".join(point.get("flags") or []),
-        )
-    return table
-
-
-def print_points(console: Console, points: Sequence[Mapping[str, Any]]) -> None:
-    """The per-point table, when some point has more than one measured run."""
-    if any(int(p.get("runs") or 0) > 1 for p in points):
-        console.print(points_table(points))

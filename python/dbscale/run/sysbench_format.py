@@ -10,41 +10,38 @@ left out (dbscale keeps no per-client counts).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from dbscale.results.record import Interval, LatencyFigures, RunRecord
 
-Record = Mapping[str, Any]
-Interval = Mapping[str, Any]
 PERCENTILE = 95
-
-
-def _num(value: Any) -> float:
-    return float(value) if value is not None else 0.0
 
 
 def _width_s(interval: Interval) -> float:
     """The interval's length, recovered from a count and its rate (snapshots carry both)."""
-    queries = interval.get("queries") or {}
-    if _num(interval.get("qps")) > 0 and _num(queries.get("total")) > 0:
-        return _num(queries["total"]) / _num(interval["qps"])
-    if _num(interval.get("tps")) > 0 and _num(interval.get("transactions")) > 0:
-        return _num(interval["transactions"]) / _num(interval["tps"])
+    if interval.qps > 0 and interval.queries.total > 0:
+        return interval.queries.total / interval.qps
+    if interval.tps > 0 and interval.transactions > 0:
+        return interval.transactions / interval.tps
     return 1.0
+
+
+def _ms(latency: LatencyFigures | None, name: str) -> float:
+    value = latency.percentile(name) if latency is not None else None
+    return value or 0.0
 
 
 def interval_line(interval: Interval, threads: int) -> str:
     """`[ 1s ] thds: 8 tps: 1234.56 qps: 24691.20 (r/w/o: 17283.84/4938.24/2469.12) lat (ms,95%):
     8.43 err/s: 0.00 reconn/s: 0.00`, from one interval snapshot."""
     width = _width_s(interval)
-    queries = interval.get("queries") or {}
-    rate = {k: _num(queries.get(k)) / width for k in ("read", "write", "other")}
-    latency = interval.get("latency_ms") or {}
+    queries = interval.queries
+    read, write, other = (queries.read / width, queries.write / width, queries.other / width)
+    p95 = interval.latency_ms.p95 if interval.latency_ms is not None else None
     return (
-        f"[ {_num(interval.get('t_s')):.0f}s ] thds: {threads} "
-        f"tps: {_num(interval.get('tps')):4.2f} qps: {_num(interval.get('qps')):4.2f} "
-        f"(r/w/o: {rate['read']:4.2f}/{rate['write']:4.2f}/{rate['other']:4.2f}) "
-        f"lat (ms,{PERCENTILE}%): {_num(latency.get(f'p{PERCENTILE}')):4.2f} "
-        f"err/s: {_num(interval.get('errors')) / width:4.2f} reconn/s: {0.0:4.2f}"
+        f"[ {interval.t_s:.0f}s ] thds: {threads} "
+        f"tps: {interval.tps:4.2f} qps: {interval.qps:4.2f} "
+        f"(r/w/o: {read:4.2f}/{write:4.2f}/{other:4.2f}) "
+        f"lat (ms,{PERCENTILE}%): {p95 or 0.0:4.2f} "
+        f"err/s: {interval.errors / width:4.2f} reconn/s: {0.0:4.2f}"
     )
 
 
@@ -52,18 +49,17 @@ def _counted(label: str, count: int, per_s: float) -> str:
     return f"    {label + ':':<37}{count:<6} ({per_s:.2f} per sec.)"
 
 
-def final_lines(record: Record) -> list[str]:
+def final_lines(record: RunRecord) -> list[str]:
     """sysbench's closing statistics for one run: SQL statistics, general statistics, latency."""
-    duration_s = _num(record.get("duration_s")) or 1e-9
-    queries = record.get("queries") or {}
-    read, write, other = (int(queries.get(k) or 0) for k in ("read", "write", "other"))
-    total = int(queries.get("total") or read + write + other)
-    transactions = int(record.get("transactions") or 0)
-    errors = record.get("errors") or {}
-    reconnects = int((errors.get("by_class") or {}).get("connection_lost", 0))
-    ignored = max(int(errors.get("total") or 0) - reconnects, 0)
-    latency = record.get("latency_ms") or {}
-    mean_ms = _num(latency.get("mean"))
+    duration_s = record.duration_s or 1e-9
+    queries = record.queries
+    read, write, other = queries.read, queries.write, queries.other
+    total = queries.total or read + write + other
+    transactions = record.transactions
+    reconnects = record.errors.by_class.get("connection_lost", 0)
+    ignored = max(record.errors.total - reconnects, 0)
+    latency = record.latency_ms
+    mean_ms = _ms(latency, "mean")
     return [
         "SQL statistics:",
         "    queries performed:",
@@ -71,8 +67,8 @@ def final_lines(record: Record) -> list[str]:
         f"        write:                           {write}",
         f"        other:                           {other}",
         f"        total:                           {total}",
-        _counted("transactions", transactions, _num(record.get("tps"))),
-        _counted("queries", total, _num(record.get("qps")) or total / duration_s),
+        _counted("transactions", transactions, record.tps),
+        _counted("queries", total, record.qps or total / duration_s),
         _counted("ignored errors", ignored, ignored / duration_s),
         _counted("reconnects", reconnects, reconnects / duration_s),
         "",
@@ -81,9 +77,9 @@ def final_lines(record: Record) -> list[str]:
         f"    total number of events:              {transactions}",
         "",
         "Latency (ms):",
-        f"         min: {_num(latency.get('min')):39.2f}",
+        f"         min: {_ms(latency, 'min'):39.2f}",
         f"         avg: {mean_ms:39.2f}",
-        f"         max: {_num(latency.get('max')):39.2f}",
-        f"         {PERCENTILE}th percentile: {_num(latency.get(f'p{PERCENTILE}')):27.2f}",
+        f"         max: {_ms(latency, 'max'):39.2f}",
+        f"         {PERCENTILE}th percentile: {_ms(latency, f'p{PERCENTILE}'):27.2f}",
         f"         sum: {mean_ms * transactions:39.2f}",
     ]
