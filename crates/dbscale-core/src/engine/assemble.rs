@@ -173,3 +173,53 @@ fn verdict(
         message: notes.join("; "),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
+        pairs.iter().map(|(k, n)| (k.to_string(), *n)).collect()
+    }
+
+    #[test]
+    fn a_clean_run_is_ok() {
+        let v = verdict(1200, 0, 0, &BTreeMap::new(), false, 0, 10.0);
+        assert_eq!(v.status, "ok");
+        assert_eq!(v.message, "1200 transactions, no errors");
+    }
+
+    #[test]
+    fn failed_transactions_make_errors_with_their_share_and_classes() {
+        let by_class = errors(&[("deadlock", 3), ("sql:23505", 1)]);
+        let v = verdict(996, 4, 4, &by_class, false, 0, 10.0);
+        assert_eq!(v.status, "errors");
+        assert_eq!(
+            v.message,
+            "4 of 1000 transactions failed (0.40%); errors: deadlock 3, sql:23505 1"
+        );
+    }
+
+    #[test]
+    fn nothing_succeeding_is_a_failure() {
+        let v = verdict(0, 12, 12, &errors(&[("connect", 12)]), false, 0, 3.0);
+        assert_eq!(v.status, "failed");
+        assert_eq!(v.message, "no transaction succeeded; errors: connect 12");
+        let quiet = verdict(0, 0, 0, &BTreeMap::new(), false, 0, 3.0);
+        assert_eq!(
+            (quiet.status.as_str(), quiet.message.as_str()),
+            ("failed", "no transaction completed")
+        );
+    }
+
+    #[test]
+    fn cancellation_and_abandoned_transactions_are_noted() {
+        let v = verdict(10, 0, 0, &BTreeMap::new(), true, 2, 1.25);
+        assert_eq!(v.status, "ok");
+        assert_eq!(
+            v.message,
+            "10 transactions, no errors; cancelled after 1.2 s; \
+             2 transactions still running at the hard stop were abandoned"
+        );
+    }
+}

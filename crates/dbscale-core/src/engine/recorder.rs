@@ -165,3 +165,97 @@ impl ThreadRecorder {
         self.totals.connect.record_us(took.as_micros() as u64);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SECOND: Duration = Duration::from_secs(1);
+
+    fn recorder(seconds: u64) -> (ThreadRecorder, Arc<Mutex<IntervalMerger>>, Instant) {
+        let merger = Arc::new(Mutex::new(IntervalMerger::new(1.0, 1)));
+        let start = Instant::now();
+        let recorder = ThreadRecorder::new(
+            2,
+            start,
+            SECOND,
+            SECOND * seconds as u32,
+            Arc::clone(&merger),
+        );
+        (recorder, merger, start)
+    }
+
+    fn queries(total: u64) -> QueryCounts {
+        QueryCounts {
+            read: total,
+            total,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn transactions_land_in_the_interval_of_their_end_and_quiet_ones_are_reported() {
+        let (mut rec, merger, start) = recorder(3);
+        let ms = Duration::from_millis;
+        rec.success(0, ms(2), start + ms(100), 1, &queries(3));
+        rec.success(1, ms(4), start + ms(900), 1, &queries(3));
+        rec.success(0, ms(8), start + ms(2500), 1, &queries(3));
+        rec.close();
+        let mut merger = merger.lock().unwrap();
+        merger.finish(3.0);
+        let counts: Vec<u64> = merger.all().iter().map(|i| i.transactions).collect();
+        assert_eq!(counts, [2, 0, 1], "second 2 had none and is still reported");
+        assert_eq!(merger.all()[0].queries.total, 6);
+        assert_eq!(rec.totals.types[0].latency.count(), 2);
+        assert_eq!(rec.totals.types[1].latency.count(), 1);
+        assert_eq!(rec.totals.queries.total, 9);
+        assert_eq!(rec.totals.last_end, Some(start + ms(2500)));
+    }
+
+    #[test]
+    fn ends_past_the_last_interval_count_in_the_last() {
+        let (mut rec, merger, start) = recorder(2);
+        rec.success(0, SECOND / 100, start + SECOND * 5, 1, &queries(1));
+        rec.close();
+        let mut merger = merger.lock().unwrap();
+        merger.finish(2.0);
+        let counts: Vec<u64> = merger.all().iter().map(|i| i.transactions).collect();
+        assert_eq!(counts, [0, 1]);
+    }
+
+    #[test]
+    fn retries_failures_and_errors_are_counted_apart() {
+        let (mut rec, merger, start) = recorder(1);
+        let at = start + SECOND / 2;
+        rec.error(&ErrorClass::Deadlock, at);
+        rec.error(&ErrorClass::Deadlock, at);
+        rec.success(0, SECOND / 100, at, 3, &queries(1));
+        rec.error(&ErrorClass::Serialization, at);
+        rec.failure(1, at, 2);
+        rec.close();
+        let totals = &rec.totals;
+        assert_eq!((totals.retried, totals.retries, totals.failed), (1, 3, 1));
+        assert_eq!(totals.types[1].failed, 1);
+        assert_eq!(totals.errors[&ErrorClass::Deadlock], 2);
+        assert_eq!(totals.errors[&ErrorClass::Serialization], 1);
+        let mut merger = merger.lock().unwrap();
+        merger.finish(1.0);
+        let interval = &merger.all()[0];
+        assert_eq!(
+            (interval.transactions, interval.failed, interval.errors),
+            (1, 1, 3)
+        );
+    }
+
+    #[test]
+    fn schedule_lag_counts_late_starts_over_one_millisecond() {
+        let (mut rec, _merger, _start) = recorder(1);
+        for micros in [200, 1000, 1001, 50_000] {
+            rec.schedule_lag(Duration::from_micros(micros));
+        }
+        assert_eq!(rec.totals.late_starts, 2);
+        assert_eq!(rec.totals.lag.count(), 4);
+        assert_eq!(rec.current.lag_max_us, 50_000);
+        assert_eq!(rec.current.lag_sum_us, 52_201);
+    }
+}

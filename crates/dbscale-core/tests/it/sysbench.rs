@@ -1,82 +1,32 @@
 //! The sysbench OLTP workloads end to end on real servers: prepare, every test under both
 //! protocols, deadlocks retried and counted, TLS and Unix sockets on MariaDB, cleanup.
 //! Environment: `DBSCALE_TEST_MYSQL_URL` (TCP), `DBSCALE_TEST_MYSQL_SOCKET` (its Unix socket,
-//! reached as root by unix_socket authentication), `DBSCALE_TEST_PG_URL`. Unset variables skip
-//! tests, unless `DBSCALE_REQUIRE_SERVERS=1`, which makes them fail.
+//! reached as root by unix_socket authentication), `DBSCALE_TEST_PG_URL`.
+
+use crate::support::*;
 
 use std::collections::BTreeMap;
 
-use dbscale_core::config::{RunConfig, TargetConfig, WorkloadConfig};
+use dbscale_core::config::RunConfig;
 use dbscale_core::driver::{ConnectMode, Dialect, Endpoint, QueryProtocol, TlsMode};
 use dbscale_core::engine;
-use dbscale_core::stats::RunResult;
 use dbscale_core::Error;
-
-fn test_env(name: &str) -> Option<String> {
-    if let Some(value) = std::env::var(name).ok().filter(|v| !v.is_empty()) {
-        return Some(value);
-    }
-    if std::env::var("DBSCALE_REQUIRE_SERVERS").as_deref() == Ok("1") {
-        panic!("{name} is not set, and DBSCALE_REQUIRE_SERVERS=1 requires it");
-    }
-    eprintln!("skipped: {name} is not set");
-    None
-}
 
 /// Both servers' URLs, each pointed at a fresh database for this test.
 fn servers(test: &str) -> Vec<String> {
-    ["DBSCALE_TEST_MYSQL_URL", "DBSCALE_TEST_PG_URL"]
+    [MYSQL_URL, PG_URL]
         .into_iter()
-        .filter_map(test_env)
-        .map(|url| fresh_database(&url, &format!("dbscale_sb_{test}")))
+        .map(|name| fresh_database(&require(name), &format!("dbscale_sb_{test}")))
         .collect()
 }
 
-fn fresh_database(base: &str, db: &str) -> String {
-    let endpoint = Endpoint::parse(base, None).unwrap();
-    let drop = match endpoint.dialect() {
-        Dialect::Mysql => format!("DROP DATABASE IF EXISTS {db}"),
-        Dialect::Postgres => format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"),
-    };
-    engine::block_on(async {
-        let mut conn = endpoint.connect(QueryProtocol::Simple).await.unwrap();
-        conn.batch(&drop).await.unwrap();
-        conn.batch(&format!("CREATE DATABASE {db}")).await.unwrap();
-        conn.close().await;
-    })
-    .unwrap();
-    let mut url = url::Url::parse(base).unwrap();
-    url.set_path(&format!("/{db}"));
-    url.to_string()
-}
-
 fn config(url: &str, workload: &str, params: &[(&str, serde_json::Value)]) -> RunConfig {
-    RunConfig {
-        target: TargetConfig {
-            url: url.to_string(),
-            tls: None,
-        },
-        workload: WorkloadConfig {
-            name: workload.into(),
-            params: params
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.clone()))
-                .collect::<BTreeMap<_, _>>(),
-        },
-        protocol: QueryProtocol::Prepared,
-        connect: ConnectMode::Persistent,
-        clients: 2,
-        threads: Some(2),
-        duration_s: 1.0,
-        rate_tps: None,
-        max_tries: 1,
-        seed: Some(7),
-        interval_s: 1.0,
-    }
-}
-
-fn run(config: RunConfig) -> RunResult {
-    engine::start(config).unwrap().result().unwrap()
+    let mut config = run_config(url, workload);
+    config.workload.params = params
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect::<BTreeMap<_, _>>();
+    config
 }
 
 const SMALL: [(&str, i64); 2] = [("tables", 2), ("table_size", 1000)];
@@ -99,6 +49,10 @@ const EVENTS: [(&str, u64, Option<u64>); 10] = [
     ("sysbench:select_random_ranges", 1, Some(1)),
 ];
 
+#[cfg_attr(
+    not(all(test_pg, test_mysql)),
+    ignore = "needs the test PostgreSQL and MariaDB"
+)]
 #[test]
 fn every_workload_runs_on_both_protocols() {
     for url in servers("all") {
@@ -140,6 +94,10 @@ fn every_workload_runs_on_both_protocols() {
     }
 }
 
+#[cfg_attr(
+    not(all(test_pg, test_mysql)),
+    ignore = "needs the test PostgreSQL and MariaDB"
+)]
 #[test]
 fn read_write_counts_its_writes() {
     for url in servers("counts") {
@@ -156,6 +114,10 @@ fn read_write_counts_its_writes() {
     }
 }
 
+#[cfg_attr(
+    not(all(test_pg, test_mysql)),
+    ignore = "needs the test PostgreSQL and MariaDB"
+)]
 #[test]
 fn deadlocks_are_retried_and_counted() {
     for url in servers("deadlock") {
@@ -195,6 +157,10 @@ fn deadlocks_are_retried_and_counted() {
     }
 }
 
+#[cfg_attr(
+    not(all(test_pg, test_mysql)),
+    ignore = "needs the test PostgreSQL and MariaDB"
+)]
 #[test]
 fn prepare_check_and_cleanup() {
     for url in servers("lifecycle") {
@@ -250,11 +216,13 @@ fn prepare_check_and_cleanup() {
     }
 }
 
+#[cfg_attr(
+    not(all(test_pg, test_mysql)),
+    ignore = "needs the test PostgreSQL and MariaDB"
+)]
 #[test]
 fn mariadb_over_tls_and_unix_socket() {
-    let Some(url) = test_env("DBSCALE_TEST_MYSQL_URL") else {
-        return;
-    };
+    let url = require("DBSCALE_TEST_MYSQL_URL");
     let url = fresh_database(&url, "dbscale_sb_transport");
     let mut c = config(&url, "oltp_point_select", &small());
     engine::prepare(&c).unwrap();
@@ -264,9 +232,7 @@ fn mariadb_over_tls_and_unix_socket() {
     c.connect = ConnectMode::PerTransaction;
     let reconnecting = run(c.clone());
     assert!(reconnecting.tls && reconnecting.transactions > 10);
-    let Some(socket) = test_env("DBSCALE_TEST_MYSQL_SOCKET") else {
-        return;
-    };
+    let socket = require("DBSCALE_TEST_MYSQL_SOCKET");
     c.target.url = format!("mysql://root@localhost/dbscale_sb_transport?socket={socket}");
     c.target.tls = None;
     c.connect = ConnectMode::Persistent;

@@ -1,89 +1,40 @@
 //! The engine end to end against a real PostgreSQL (DBSCALE_TEST_PG_URL): load TPC-B, run it
 //! under each load model, connection mode and protocol, provoke and count errors, cancel.
 
-use std::collections::BTreeMap;
+use crate::support::*;
+
 use std::time::Duration;
 
-use dbscale_core::config::{RunConfig, TargetConfig, WorkloadConfig};
+use dbscale_core::config::RunConfig;
 use dbscale_core::driver::{ConnectMode, Endpoint, QueryProtocol};
 use dbscale_core::engine;
 use dbscale_core::stats::LatencyHistogram;
 use dbscale_core::Error;
 
-/// The test server's URL, or None (test skipped) unless servers are required.
-fn server_url() -> Option<String> {
-    match std::env::var("DBSCALE_TEST_PG_URL") {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ if std::env::var("DBSCALE_REQUIRE_SERVERS").as_deref() == Ok("1") => {
-            panic!("DBSCALE_TEST_PG_URL is not set but DBSCALE_REQUIRE_SERVERS=1")
-        }
-        _ => {
-            eprintln!("skipped: DBSCALE_TEST_PG_URL is not set");
-            None
-        }
-    }
-}
-
-/// A fresh database for one test, so tests can run in parallel.
-fn fresh_database(base: &str, name: &str) -> String {
-    let db = format!("dbscale_engine_{name}");
-    let endpoint = Endpoint::parse(base, None).unwrap();
-    engine::block_on(async {
-        let mut conn = endpoint.connect(QueryProtocol::Simple).await.unwrap();
-        conn.batch(&format!("drop database if exists {db} with (force)"))
-            .await
-            .unwrap();
-        conn.batch(&format!("create database {db}")).await.unwrap();
-        conn.close().await;
-    })
-    .unwrap();
-    let (head, tail) = base.rsplit_once('/').unwrap();
-    let query = tail
-        .split_once('?')
-        .map(|(_, q)| format!("?{q}"))
-        .unwrap_or_default();
-    format!("{head}/{db}{query}")
-}
-
 fn config(url: &str, workload: &str, clients: u32, duration_s: f64) -> RunConfig {
     RunConfig {
-        target: TargetConfig {
-            url: url.to_string(),
-            tls: None,
-        },
-        workload: WorkloadConfig {
-            name: workload.into(),
-            params: BTreeMap::new(),
-        },
-        protocol: QueryProtocol::Prepared,
-        connect: ConnectMode::Persistent,
         clients,
         threads: Some(2.min(clients)),
         duration_s,
-        rate_tps: None,
-        max_tries: 1,
-        seed: Some(42),
-        interval_s: 1.0,
+        ..run_config(url, workload)
     }
 }
 
-fn prepared_database(name: &str) -> Option<String> {
-    let url = fresh_database(&server_url()?, name);
+/// A fresh database holding TPC-B at scale 1.
+fn prepared_database(name: &str) -> String {
+    let url = fresh_database(&require(PG_URL), &format!("dbscale_engine_{name}"));
     let summary = engine::prepare(&config(&url, "tpcb", 1, 1.0)).unwrap();
     assert_eq!(summary.rows, 1 + 10 + 100_000);
-    Some(url)
+    url
 }
 
-fn run(config: RunConfig) -> dbscale_core::stats::RunResult {
-    let mut running = engine::start(config).unwrap();
-    running.result().unwrap()
-}
-
+#[cfg_attr(
+    not(test_pg),
+    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
+)]
 #[test]
 fn closed_model_tpcb_counts_every_statement_and_interval() {
-    let Some(url) = prepared_database("closed") else {
-        return;
-    };
+    let url = prepared_database("closed");
     let result = run(config(&url, "tpcb", 4, 2.0));
     assert!(result.transactions > 100, "{}", result.transactions);
     assert_eq!(result.errors.total, 0, "{:?}", result.errors);
@@ -106,11 +57,13 @@ fn closed_model_tpcb_counts_every_statement_and_interval() {
     assert!(result.client_cpu_s.total > 0.0);
 }
 
+#[cfg_attr(
+    not(test_pg),
+    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
+)]
 #[test]
 fn every_protocol_runs_select_only() {
-    let Some(url) = prepared_database("protocols") else {
-        return;
-    };
+    let url = prepared_database("protocols");
     for protocol in [
         QueryProtocol::Simple,
         QueryProtocol::Extended,
@@ -129,11 +82,13 @@ fn every_protocol_runs_select_only() {
     }
 }
 
+#[cfg_attr(
+    not(test_pg),
+    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
+)]
 #[test]
 fn open_model_keeps_the_rate_and_reports_lag() {
-    let Some(url) = prepared_database("open") else {
-        return;
-    };
+    let url = prepared_database("open");
     let mut c = config(&url, "tpcb-select-only", 4, 3.0);
     c.rate_tps = Some(200.0);
     let result = run(c);
@@ -153,11 +108,13 @@ fn open_model_keeps_the_rate_and_reports_lag() {
         .all(|i| i.lag_ms.is_some() || i.transactions == 0));
 }
 
+#[cfg_attr(
+    not(test_pg),
+    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
+)]
 #[test]
 fn per_transaction_connections_are_timed_separately() {
-    let Some(url) = prepared_database("per_txn") else {
-        return;
-    };
+    let url = prepared_database("per_txn");
     let mut c = config(&url, "tpcb-select-only", 2, 1.0);
     c.connect = ConnectMode::PerTransaction;
     let result = run(c);
@@ -168,11 +125,13 @@ fn per_transaction_connections_are_timed_separately() {
     assert!(result.latency_ms.unwrap().mean >= connect.mean);
 }
 
+#[cfg_attr(
+    not(test_pg),
+    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
+)]
 #[test]
 fn serialization_failures_are_retried_and_counted() {
-    let Some(url) = prepared_database("retry") else {
-        return;
-    };
+    let url = prepared_database("retry");
     let serializable = format!(
         "{url}{}options=-c%20default_transaction_isolation%3Dserializable",
         if url.contains('?') { "&" } else { "?" }
@@ -206,9 +165,13 @@ fn serialization_failures_are_retried_and_counted() {
     );
 }
 
+#[cfg_attr(
+    not(test_pg),
+    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
+)]
 #[test]
 fn missing_tables_are_reported_before_the_run() {
-    let Some(base) = server_url() else { return };
+    let base = require(PG_URL);
     let url = fresh_database(&base, "empty");
     match engine::start(config(&url, "tpcb", 1, 1.0)) {
         Err(Error::NotPrepared(message)) => assert!(message.contains("missing"), "{message}"),
@@ -216,11 +179,13 @@ fn missing_tables_are_reported_before_the_run() {
     }
 }
 
+#[cfg_attr(
+    not(test_pg),
+    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
+)]
 #[test]
 fn cancel_stops_early_and_keeps_what_was_measured() {
-    let Some(url) = prepared_database("cancel") else {
-        return;
-    };
+    let url = prepared_database("cancel");
     let mut running = engine::start(config(&url, "tpcb-select-only", 2, 30.0)).unwrap();
     std::thread::sleep(Duration::from_millis(1500));
     running.cancel();
@@ -236,11 +201,13 @@ fn cancel_stops_early_and_keeps_what_was_measured() {
     assert!(!result.intervals.is_empty());
 }
 
+#[cfg_attr(
+    not(test_pg),
+    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
+)]
 #[test]
 fn clients_reconnect_after_losing_their_connection() {
-    let Some(url) = prepared_database("reconnect") else {
-        return;
-    };
+    let url = prepared_database("reconnect");
     let mut running = engine::start(config(&url, "tpcb-select-only", 2, 3.0)).unwrap();
     std::thread::sleep(Duration::from_millis(1200));
     let endpoint = Endpoint::parse(&url, None).unwrap();

@@ -2,7 +2,8 @@
 //! `DBSCALE_TEST_PG_URL` (TCP, trust auth, TLS on), `DBSCALE_TEST_PG_SOCKET_DIR` (its Unix socket
 //! directory), `DBSCALE_TEST_PG_CA` (the CA that signed its certificate for localhost and
 //! 127.0.0.1), `DBSCALE_TEST_PG_SCRAM_URL` (a scram-sha-256 user with its password).
-//! Unset variables skip tests, unless `DBSCALE_REQUIRE_SERVERS=1`, which makes them fail.
+
+use crate::support::*;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -20,25 +21,6 @@ const PROTOCOLS: [QueryProtocol; 3] = [
     QueryProtocol::Prepared,
 ];
 
-/// The value of a test variable; `None` (with a skip notice) when unset, a panic when unset
-/// and `DBSCALE_REQUIRE_SERVERS=1`, so that CI cannot pass without its servers.
-fn test_env(name: &str) -> Option<String> {
-    if let Some(value) = std::env::var(name).ok().filter(|v| !v.is_empty()) {
-        return Some(value);
-    }
-    if std::env::var("DBSCALE_REQUIRE_SERVERS").as_deref() == Ok("1") {
-        panic!("{name} is not set, and DBSCALE_REQUIRE_SERVERS=1 requires it");
-    }
-    eprintln!("skipped: {name} is not set");
-    None
-}
-
-/// `url` with one more query parameter (later parameters override earlier ones).
-fn with_param(url: &str, key: &str, value: &str) -> String {
-    let sep = if url.contains('?') { '&' } else { '?' };
-    format!("{url}{sep}{key}={value}")
-}
-
 async fn connect(url: &str, protocol: QueryProtocol) -> Result<PgConnection, DbError> {
     PgConnection::connect(&PgConfig::parse(url, None).unwrap(), protocol).await
 }
@@ -53,11 +35,13 @@ fn connect_failure(result: Result<PgConnection, DbError>) -> (ConnectFailure, St
     (err.connect.expect("a connect failure"), err.message)
 }
 
+#[cfg_attr(
+    not(test_pg),
+    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
+)]
 #[tokio::test]
 async fn tcp_session_basics() {
-    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else {
-        return;
-    };
+    let url = require("DBSCALE_TEST_PG_URL");
     let mut conn = connect(&url, QueryProtocol::Simple).await.unwrap();
     assert!(conn
         .server_version()
@@ -77,14 +61,14 @@ async fn tcp_session_basics() {
     conn.close().await;
 }
 
+#[cfg_attr(
+    not(test_pg),
+    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
+)]
 #[tokio::test]
 async fn unix_socket_session() {
-    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else {
-        return;
-    };
-    let Some(dir) = test_env("DBSCALE_TEST_PG_SOCKET_DIR") else {
-        return;
-    };
+    let url = require("DBSCALE_TEST_PG_URL");
+    let dir = require("DBSCALE_TEST_PG_SOCKET_DIR");
     let tcp = PgConfig::parse(&url, None).unwrap();
     let socket_url = format!(
         "host={dir} port={} user={} dbname={}",
@@ -123,11 +107,13 @@ fn workload_statements() -> Vec<Statement> {
     ]
 }
 
+#[cfg_attr(
+    not(test_pg),
+    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
+)]
 #[tokio::test]
 async fn three_protocols_with_parameters_and_counts() {
-    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else {
-        return;
-    };
+    let url = require("DBSCALE_TEST_PG_URL");
     for protocol in PROTOCOLS {
         let mut conn = connect(&url, protocol).await.unwrap();
         conn.batch("CREATE TEMP TABLE drv_t (id int PRIMARY KEY, v text)")
@@ -186,11 +172,13 @@ async fn three_protocols_with_parameters_and_counts() {
     }
 }
 
+#[cfg_attr(
+    not(test_pg),
+    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
+)]
 #[tokio::test]
 async fn sql_error_keeps_the_connection_usable() {
-    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else {
-        return;
-    };
+    let url = require("DBSCALE_TEST_PG_URL");
     for protocol in PROTOCOLS {
         let mut conn = connect(&url, protocol).await.unwrap();
         conn.prepare(&[Statement::new("one", "SELECT $1::int")])
@@ -233,11 +221,13 @@ async fn sql_error_keeps_the_connection_usable() {
     }
 }
 
+#[cfg_attr(
+    not(test_pg),
+    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
+)]
 #[tokio::test]
 async fn failed_transaction_is_rolled_back_by_reset() {
-    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else {
-        return;
-    };
+    let url = require("DBSCALE_TEST_PG_URL");
     let mut conn = connect(&url, QueryProtocol::Extended).await.unwrap();
     conn.batch("CREATE TEMP TABLE drv_r (x int)").await.unwrap();
     conn.prepare(&[Statement::new("div", "SELECT 1 / $1::int")])
@@ -261,11 +251,13 @@ async fn failed_transaction_is_rolled_back_by_reset() {
     );
 }
 
+#[cfg_attr(
+    not(test_pg),
+    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
+)]
 #[tokio::test]
 async fn cancelled_request_is_drained_before_the_next() {
-    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else {
-        return;
-    };
+    let url = require("DBSCALE_TEST_PG_URL");
     let mut conn = connect(&url, QueryProtocol::Prepared).await.unwrap();
     conn.prepare(&[Statement::new(
         "sleep",
@@ -285,11 +277,13 @@ fn tls_url(url: &str, mode: &str) -> String {
     with_param(url, "sslmode", mode)
 }
 
+#[cfg_attr(
+    not(test_pg),
+    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
+)]
 #[tokio::test]
 async fn tls_require_encrypts() {
-    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else {
-        return;
-    };
+    let url = require("DBSCALE_TEST_PG_URL");
     let mut conn = connect(&tls_url(&url, "require"), QueryProtocol::Prepared)
         .await
         .unwrap();
@@ -323,14 +317,14 @@ async fn tls_require_encrypts() {
     assert_eq!(ssl.as_deref(), Some("f"));
 }
 
+#[cfg_attr(
+    not(test_pg),
+    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
+)]
 #[tokio::test]
 async fn tls_verification_modes() {
-    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else {
-        return;
-    };
-    let Some(ca) = test_env("DBSCALE_TEST_PG_CA") else {
-        return;
-    };
+    let url = require("DBSCALE_TEST_PG_URL");
+    let ca = require("DBSCALE_TEST_PG_CA");
     let c = PgConfig::parse(&url, None).unwrap();
     let (port, user, db) = (c.port(), c.user(), c.dbname());
     let target =
@@ -387,11 +381,13 @@ async fn tls_verification_modes() {
     );
 }
 
+#[cfg_attr(
+    not(test_pg),
+    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
+)]
 #[tokio::test]
 async fn scram_authentication() {
-    let Some(url) = test_env("DBSCALE_TEST_PG_SCRAM_URL") else {
-        return;
-    };
+    let url = require("DBSCALE_TEST_PG_SCRAM_URL");
     let user = PgConfig::parse(&url, None).unwrap().user().to_string();
     for mode in ["disable", "require"] {
         let mut conn = connect(&tls_url(&url, mode), QueryProtocol::Simple)
@@ -415,11 +411,13 @@ async fn scram_authentication() {
     assert_eq!(failure, ConnectFailure::Authentication, "{message}");
 }
 
+#[cfg_attr(
+    not(test_pg),
+    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
+)]
 #[tokio::test]
 async fn connect_failures_are_classified() {
-    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else {
-        return;
-    };
+    let url = require("DBSCALE_TEST_PG_URL");
     let missing_db = with_param(&url, "dbname", "dbscale_no_such_database");
     let (failure, message) = connect_failure(connect(&missing_db, QueryProtocol::Simple).await);
     assert_eq!(failure, ConnectFailure::DatabaseMissing, "{message}");
@@ -431,11 +429,13 @@ async fn connect_failures_are_classified() {
     assert_eq!(bad.connect, Some(ConnectFailure::InvalidTarget));
 }
 
+#[cfg_attr(
+    not(test_pg),
+    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
+)]
 #[tokio::test]
 async fn copy_in_streams_rows() {
-    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else {
-        return;
-    };
+    let url = require("DBSCALE_TEST_PG_URL");
     let mut conn = connect(&url, QueryProtocol::Prepared).await.unwrap();
     conn.batch("CREATE TEMP TABLE drv_copy (id int, name text)")
         .await
@@ -473,11 +473,13 @@ async fn copy_in_streams_rows() {
     );
 }
 
+#[cfg_attr(
+    not(test_pg),
+    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
+)]
 #[tokio::test]
 async fn serialization_failure_is_classified() {
-    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else {
-        return;
-    };
+    let url = require("DBSCALE_TEST_PG_URL");
     let mut a = connect(&url, QueryProtocol::Prepared).await.unwrap();
     let mut b = connect(&url, QueryProtocol::Prepared).await.unwrap();
     let table = format!("drv_ser_{}", a.backend_pid());
@@ -541,11 +543,13 @@ static ALLOCATOR: CountingAllocator = CountingAllocator;
 /// The hot path's promise: once warm, `execute` allocates nothing, under every protocol, on a
 /// plain socket (rustls allocates per TLS record). Run alone under `strace -c -f`, it also shows
 /// the syscalls per execute.
+#[cfg_attr(
+    not(test_pg),
+    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
+)]
 #[tokio::test]
 async fn steady_state_execute_does_not_allocate() {
-    let Some(url) = test_env("DBSCALE_TEST_PG_URL") else {
-        return;
-    };
+    let url = require("DBSCALE_TEST_PG_URL");
     let statements = [
         Statement::new("select_one", "SELECT 1"),
         Statement::new(

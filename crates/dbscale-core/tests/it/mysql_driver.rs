@@ -3,31 +3,17 @@
 //! `DBSCALE_TEST_MYSQL_SOCKET` (the same server's Unix socket; the test connects as root, by
 //! unix_socket authentication), `DBSCALE_TEST_MYSQL_CA` (the CA that signed the server's
 //! certificate for localhost and 127.0.0.1; TLS tests skip without it).
-//! Unset variables skip tests, unless `DBSCALE_REQUIRE_SERVERS=1`, which makes them fail.
+
+use crate::support::*;
 
 use dbscale_core::driver::mysql::{MySqlConfig, MySqlConnection};
 use dbscale_core::driver::{
     ConnectFailure, DbError, ErrorClass, Param, QueryOutcome, QueryProtocol, Statement, TlsMode,
 };
 
-fn test_env(name: &str) -> Option<String> {
-    if let Some(value) = std::env::var(name).ok().filter(|v| !v.is_empty()) {
-        return Some(value);
-    }
-    if std::env::var("DBSCALE_REQUIRE_SERVERS").as_deref() == Ok("1") {
-        panic!("{name} is not set, and DBSCALE_REQUIRE_SERVERS=1 requires it");
-    }
-    eprintln!("skipped: {name} is not set");
-    None
-}
-
-fn with_param(url: &str, key: &str, value: &str) -> String {
-    let sep = if url.contains('?') { '&' } else { '?' };
-    format!("{url}{sep}{key}={value}")
-}
-
-/// The test URL pointed at database `db` (created fresh), so tests can run in parallel.
-async fn fresh_database(url: &str, db: &str) -> String {
+/// The test URL pointed at database `db` (created fresh), so tests can run in parallel; inside
+/// a test's own runtime, unlike `support::fresh_database`.
+async fn fresh_mysql_database(url: &str, db: &str) -> String {
     let mut admin = connect(url, QueryProtocol::Simple).await.unwrap();
     admin
         .batch(&format!(
@@ -63,11 +49,13 @@ fn statements() -> Vec<Statement> {
     ]
 }
 
+#[cfg_attr(
+    not(test_mysql),
+    ignore = "needs the test MariaDB (DBSCALE_TEST_MYSQL_URL)"
+)]
 #[tokio::test]
 async fn session_basics_over_tcp() {
-    let Some(url) = test_env("DBSCALE_TEST_MYSQL_URL") else {
-        return;
-    };
+    let url = require("DBSCALE_TEST_MYSQL_URL");
     let mut conn = connect(&url, QueryProtocol::Simple).await.unwrap();
     assert!(
         conn.server_version()
@@ -92,11 +80,13 @@ async fn session_basics_over_tcp() {
     conn.close().await;
 }
 
+#[cfg_attr(
+    not(test_mysql),
+    ignore = "needs the test MariaDB (DBSCALE_TEST_MYSQL_URL)"
+)]
 #[tokio::test]
 async fn unix_socket_session() {
-    let Some(socket) = test_env("DBSCALE_TEST_MYSQL_SOCKET") else {
-        return;
-    };
+    let socket = require("DBSCALE_TEST_MYSQL_SOCKET");
     let url = format!("mysql://root@localhost/?socket={socket}");
     let mut conn = connect(&url, QueryProtocol::Prepared).await.unwrap();
     assert!(!conn.is_tls());
@@ -109,12 +99,14 @@ async fn unix_socket_session() {
     conn.close().await;
 }
 
+#[cfg_attr(
+    not(test_mysql),
+    ignore = "needs the test MariaDB (DBSCALE_TEST_MYSQL_URL)"
+)]
 #[tokio::test]
 async fn every_protocol_counts_rows_like_sysbench() {
-    let Some(url) = test_env("DBSCALE_TEST_MYSQL_URL") else {
-        return;
-    };
-    let url = fresh_database(&url, "dbscale_driver_protocols").await;
+    let url = require("DBSCALE_TEST_MYSQL_URL");
+    let url = fresh_mysql_database(&url, "dbscale_driver_protocols").await;
     // TLS off: our lean client; `prefer` on a server with TLS: mysql_async.
     let lean = with_param(&url, "sslmode", "disable");
     for (url, protocol) in [&url, &lean]
@@ -188,12 +180,14 @@ async fn every_protocol_counts_rows_like_sysbench() {
     }
 }
 
+#[cfg_attr(
+    not(test_mysql),
+    ignore = "needs the test MariaDB (DBSCALE_TEST_MYSQL_URL)"
+)]
 #[tokio::test]
 async fn errors_are_classified_and_reset_rolls_back() {
-    let Some(url) = test_env("DBSCALE_TEST_MYSQL_URL") else {
-        return;
-    };
-    let url = fresh_database(&url, "dbscale_driver_errors").await;
+    let url = require("DBSCALE_TEST_MYSQL_URL");
+    let url = fresh_mysql_database(&url, "dbscale_driver_errors").await;
     for url in [url.clone(), with_param(&url, "sslmode", "disable")] {
         errors_and_reset(&url).await;
     }
@@ -234,12 +228,14 @@ async fn errors_and_reset(url: &str) {
     conn.close().await;
 }
 
+#[cfg_attr(
+    not(test_mysql),
+    ignore = "needs the test MariaDB (DBSCALE_TEST_MYSQL_URL)"
+)]
 #[tokio::test]
 async fn deadlock_is_classified() {
-    let Some(url) = test_env("DBSCALE_TEST_MYSQL_URL") else {
-        return;
-    };
-    let url = fresh_database(&url, "dbscale_driver_deadlock").await;
+    let url = require("DBSCALE_TEST_MYSQL_URL");
+    let url = fresh_mysql_database(&url, "dbscale_driver_deadlock").await;
     let mut a = connect(&url, QueryProtocol::Simple).await.unwrap();
     let mut b = connect(&url, QueryProtocol::Simple).await.unwrap();
     a.batch("CREATE TABLE t (id INT PRIMARY KEY, v INT) ENGINE=InnoDB; INSERT INTO t VALUES (1, 0), (2, 0)")
@@ -268,11 +264,13 @@ async fn deadlock_is_classified() {
     b.reset().await.unwrap();
 }
 
+#[cfg_attr(
+    not(test_mysql),
+    ignore = "needs the test MariaDB (DBSCALE_TEST_MYSQL_URL)"
+)]
 #[tokio::test]
 async fn connect_failures_are_classified() {
-    let Some(url) = test_env("DBSCALE_TEST_MYSQL_URL") else {
-        return;
-    };
+    let url = require("DBSCALE_TEST_MYSQL_URL");
     let failure = |r: Result<MySqlConnection, DbError>| r.err().expect("should fail").connect;
     let parsed = url::Url::parse(&url).unwrap();
     let mut wrong_password = parsed.clone();
@@ -294,14 +292,13 @@ async fn connect_failures_are_classified() {
     );
 }
 
+#[cfg_attr(
+    not(test_mysql),
+    ignore = "needs the test MariaDB (DBSCALE_TEST_MYSQL_URL)"
+)]
 #[tokio::test]
 async fn tls_modes() {
-    let (Some(url), Some(ca)) = (
-        test_env("DBSCALE_TEST_MYSQL_URL"),
-        test_env("DBSCALE_TEST_MYSQL_CA"),
-    ) else {
-        return;
-    };
+    let (url, ca) = (require(MYSQL_URL), require("DBSCALE_TEST_MYSQL_CA"));
     let open = |mode: TlsMode, extra: Option<(&str, String)>| {
         let mut target = url.clone();
         if let Some((key, value)) = &extra {
@@ -345,11 +342,13 @@ async fn tls_modes() {
     );
 }
 
+#[cfg_attr(
+    not(test_mysql),
+    ignore = "needs the test MariaDB (DBSCALE_TEST_MYSQL_URL)"
+)]
 #[tokio::test]
 async fn lean_client_authenticates_with_a_password() {
-    let Some(url) = test_env("DBSCALE_TEST_MYSQL_PASSWORD_URL") else {
-        return;
-    };
+    let url = require("DBSCALE_TEST_MYSQL_PASSWORD_URL");
     let plain = with_param(&url, "sslmode", "disable");
     let mut conn = connect(&plain, QueryProtocol::Prepared).await.unwrap();
     assert!(!conn.is_tls());
