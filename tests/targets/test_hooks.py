@@ -13,7 +13,7 @@ import pytest
 from dbscale.plan.targets import prepare_targets
 from dbscale.targets.hooks import HookError, run_hook
 from dbscale.targets.lifecycle import TargetFailedError, TargetPool
-from dbscale.targets.local.postgres import free_port
+from dbscale.targets.local.server import free_port
 from dbscale.targets.spec import HookCommand, TargetEntry
 from dbscale.targets.variables import target_variables
 from tests.conftest import PgTestServer

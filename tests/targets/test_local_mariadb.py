@@ -54,8 +54,8 @@ def test_accounts_databases_and_settings(server: LocalMariaDB, binaries: MariaDB
     assert client(binaries, *tcp, "-u", PASSWORD_USER, "-pwrong", "-e", "SELECT 1").returncode
     assert server.sql("SELECT count(*) FROM mysql.user WHERE user = ''") == "0"
     assert server.sql("SELECT @@bind_address") == "127.0.0.1"
-    assert server.url().startswith("mysql://root@127.0.0.1:")
-    assert f"socket={server.socket_path}" in server.socket_url()
+    assert server.url.startswith("mysql://root@127.0.0.1:")
+    assert f"socket={server.socket_path}" in server.socket_url
 
 
 def test_tls_verifies_with_the_private_ca(server: LocalMariaDB, binaries: MariaDBBinaries) -> None:

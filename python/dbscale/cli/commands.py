@@ -117,7 +117,7 @@ def _ensure_demo_data(study: Study, target: OpenTarget, err: Console) -> None:
         return  # someone else's server: the user prepares it
     point = study.runnable_points[0]
     scale = point.params.get("scale")
-    if data.tpcb_scale_loaded(target.server) == scale:
+    if data.tpcb_scale_loaded(target.url) == scale:
         err.print(f"reusing the embedded server's {point.workload} data (scale {scale})")
         return
     err.print(f"preparing {point.workload} scale {scale} on the embedded server ...")

@@ -10,8 +10,8 @@ from rich.console import Console
 
 from dbscale import core
 from dbscale.config import RunConfig
-from dbscale.errors import LocalServerError
-from dbscale.targets.local.postgres import LocalPostgres
+from dbscale.errors import DbscaleError
+from dbscale.targets.facts import probe_config
 
 # pgbench's rows per scale unit; the demo's reuse check compares row counts with them.
 TPCB_ACCOUNTS_PER_SCALE = 100_000
@@ -38,19 +38,17 @@ def print_data_summary(console: Console, what: str, summary: dict[str, Any]) -> 
     console.print(f"{what} done: {rows if rows is not None else '?'} rows{tail}", highlight=False)
 
 
-def tpcb_scale_loaded(server: LocalPostgres) -> int | None:
-    """The complete TPC-B scale on a private server we own, or None (missing or partial)."""
+def tpcb_scale_loaded(url: str) -> int | None:
+    """The complete TPC-B scale on the server at `url`, or None (missing or partial)."""
     try:
-        out = server.psql(
-            "select (select count(*) from pgbench_branches),"
-            " (select count(*) from pgbench_tellers),"
-            " (select count(*) from pgbench_accounts)"
-        )
-    except LocalServerError:
-        return None
-    try:
-        branches, tellers, accounts = (int(v) for v in out.split("|"))
-    except ValueError:
+        with core.Session(probe_config(url)) as session:
+            [row] = session.query(
+                "select (select count(*) from pgbench_branches),"
+                " (select count(*) from pgbench_tellers),"
+                " (select count(*) from pgbench_accounts)"
+            )
+        branches, tellers, accounts = (int(str(v)) for v in row)
+    except (DbscaleError, ValueError):
         return None
     if branches < 1 or tellers != 10 * branches or accounts != TPCB_ACCOUNTS_PER_SCALE * branches:
         return None

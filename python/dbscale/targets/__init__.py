@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from dbscale.targets.local.embedded import running_embedded
 from dbscale.targets.local.postgres import LocalPostgres
+from dbscale.targets.local.server import LocalServer
 from dbscale.targets.url import TargetSpec, redact_url, resolve_target
 
 
@@ -18,11 +19,7 @@ class OpenTarget:
     """A target ready for connections: its URL, and the private server when it is ours."""
 
     url: str
-    server: LocalPostgres | None = None
-
-    @property
-    def display(self) -> str:
-        return "embedded PostgreSQL" if self.server is not None else redact_url(self.url)
+    server: LocalServer | None = None
 
 
 @contextmanager

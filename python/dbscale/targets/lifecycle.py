@@ -25,7 +25,6 @@ from dbscale.targets.facts import key_settings, server_settings, wait_accepting,
 from dbscale.targets.hooks import HookError, run_hook
 from dbscale.targets.local.embedded import default_base_dir
 from dbscale.targets.local.instance import LocalInstance, LocalShape, local_dir
-from dbscale.targets.local.postgres import LocalPostgres
 from dbscale.targets.spec import TargetEntry, target_info
 from dbscale.targets.url import EMBEDDED, redact_url
 from dbscale.targets.variables import target_variables
@@ -143,8 +142,7 @@ class TargetPool(Mapping[str, OpenTarget]):
                 active.instance = self._local_instance(target)
                 record["local"] = active.instance.start()
                 server = active.instance.server
-                postgres = server if isinstance(server, LocalPostgres) else None
-                active.opened = OpenTarget(url=active.instance.url, server=postgres)
+                active.opened = OpenTarget(url=server.url, server=server)
                 self._note_local(target, record["local"])
             self._hook(active, "ready")
             # Without hooks a target should be up already: one attempt, its error as it is.

@@ -22,7 +22,8 @@ from pathlib import Path
 from dbscale.errors import DbscaleError, LocalServerError
 from dbscale.targets.local.embedded import reachable_by_others
 from dbscale.targets.local.mariadb import LocalMariaDB, find_mariadb_binaries
-from dbscale.targets.local.postgres import LocalPostgres, SettingValue
+from dbscale.targets.local.postgres import LocalPostgres
+from dbscale.targets.local.server import SettingValue
 
 # Durability is not under test; this keeps loading and the suite fast on a small box.
 TEST_SETTINGS: dict[str, SettingValue] = {
@@ -61,8 +62,8 @@ def postgres_env(pg: LocalPostgres) -> dict[str, str]:
 
 def mariadb_env(db: LocalMariaDB) -> dict[str, str]:
     return {
-        "DBSCALE_TEST_MYSQL_URL": db.url(),
-        "DBSCALE_TEST_MYSQL_PASSWORD_URL": db.password_url(),
+        "DBSCALE_TEST_MYSQL_URL": db.url,
+        "DBSCALE_TEST_MYSQL_PASSWORD_URL": db.password_url,
         "DBSCALE_TEST_MYSQL_SOCKET": str(db.socket_path),
         "DBSCALE_TEST_MYSQL_PORT": str(db.port),
         "DBSCALE_TEST_MYSQL_CA": str(db.ca_file),
@@ -125,7 +126,7 @@ def start_mariadb(directory: Path, *, require: bool) -> dict[str, str]:
             raise
         print(f"warning: the test MariaDB did not start, the MySQL tests will skip: {exc.message}")
         return {}
-    print(f"test MariaDB running: {db.url()} (log {db.log_file})")
+    print(f"test MariaDB running: {db.url} (log {db.log_file})")
     return mariadb_env(db)
 
 

@@ -28,7 +28,8 @@ from dbscale.targets.local.confinement import (
 )
 from dbscale.targets.local.embedded import ROOT_FALLBACK_DIR, default_base_dir
 from dbscale.targets.local.mariadb import LocalMariaDB
-from dbscale.targets.local.postgres import DEFAULT_SETTINGS, LocalPostgres, SettingValue
+from dbscale.targets.local.postgres import DEFAULT_SETTINGS, LocalPostgres
+from dbscale.targets.local.server import LocalServer, SettingValue
 
 MIB = 1024 * 1024
 
@@ -91,7 +92,7 @@ class LocalInstance:
         # One per process: two studies may use targets of the same name at once.
         self.cgroup_name = re.sub(r"[^A-Za-z0-9_.+-]", "-", f"{cgroup_name}-{os.getpid()}")
         self.sized_settings: dict[str, SettingValue] = {}
-        self.server: LocalPostgres | LocalMariaDB
+        self.server: LocalServer
         if shape.engine == "mariadb":
             if shape.memory_gib is not None:
                 self.sized_settings = mariadb_memory_settings(shape.memory_gib)
@@ -109,8 +110,6 @@ class LocalInstance:
 
     @property
     def url(self) -> str:
-        if isinstance(self.server, LocalMariaDB):
-            return self.server.url()
         return self.server.url
 
     def start(self) -> dict[str, Any]:
@@ -177,15 +176,10 @@ class LocalInstance:
 
     def postmaster_pid(self) -> int:
         """The server's first process (PostgreSQL's postmaster, or mariadbd)."""
-        if isinstance(self.server, LocalMariaDB):
-            pid = self.server.running_pid()
-            if pid is None:
-                raise LocalServerError(f"no running mariadbd in {self.server.base_dir}")
-            return pid
-        try:
-            return int((self.server.data_dir / "postmaster.pid").read_text().splitlines()[0])
-        except (OSError, IndexError, ValueError):
-            raise LocalServerError(f"no postmaster.pid in {self.server.data_dir}") from None
+        pid = self.server.running_pid()
+        if pid is None:
+            raise LocalServerError(f"no running {self.server.title} in {self.server.base_dir}")
+        return pid
 
     def stop(self) -> None:
         """Stops the server if this instance started it, and removes its memory cgroup."""

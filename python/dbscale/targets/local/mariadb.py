@@ -1,7 +1,7 @@
-"""A private MariaDB server that dbscale owns, shaped like `LocalPostgres`: its own directory,
-port and Unix socket, TLS from the private CA, settings sized for a small box, started in a
-session of its own (Ctrl-C at the terminal must reach dbscale, not the server) and stopped by
-SIGTERM. The test servers and the sysbench benchmark use it.
+"""A private MariaDB server that dbscale owns (a `LocalServer`, like `LocalPostgres`): its
+own directory, port and Unix socket, TLS from the private CA, settings sized for a small box,
+started in a session of its own and stopped by SIGTERM. The test servers and the sysbench
+benchmark use it.
 
 Layout of `base_dir`: `data/` (datadir), `run/` (socket and pid file), `tls/` (CA and server
 certificate), `my.cnf` (rewritten at each start), `mariadb.log` (the error log, kept across
@@ -24,19 +24,16 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from urllib.parse import quote
 
 from dbscale.errors import LocalServerError
-from dbscale.targets.local.postgres import free_port
-from dbscale.targets.tls import TlsFiles, make_certificates
+from dbscale.targets.local.server import LocalServer, SettingValue, pid_alive
+from dbscale.targets.tls import make_certificates
 
-ROOT_RUNS_AS = "mysql"
 PASSWORD_USER = "dbscale"
 PASSWORD = "dbscale-pw"
 DATABASES = ("sbtest", "dbscale_test")
 DEFAULT_DATABASE = "dbscale_test"
-SettingValue = str | int | float | bool
 
 DEFAULT_SETTINGS: dict[str, SettingValue] = {
     "bind-address": "127.0.0.1",
@@ -96,9 +93,14 @@ def _cnf_line(key: str, value: SettingValue) -> str:
     return f"{key}={value}"
 
 
-class LocalMariaDB:
-    """One private server. `with LocalMariaDB(dir) as db:` initializes it if needed, starts it
-    unless it already runs, and stops it afterwards only if this object started it."""
+class LocalMariaDB(LocalServer):
+    """One private MariaDB server (see `LocalServer` for the lifecycle)."""
+
+    engine = "mariadb"
+    title = "MariaDB"
+    runs_as_when_root = "mysql"
+    default_settings = DEFAULT_SETTINGS
+    log_name = "mariadb.log"
 
     def __init__(
         self,
@@ -109,46 +111,29 @@ class LocalMariaDB:
         binaries: MariaDBBinaries | None = None,
         start_timeout_s: float = 60.0,
     ) -> None:
-        self.base_dir = base_dir.absolute()
-        self.data_dir = self.base_dir / "data"
-        self.run_dir = self.base_dir / "run"
+        super().__init__(base_dir, port=port, settings=settings, start_timeout_s=start_timeout_s)
         self.socket_path = self.run_dir / "mysqld.sock"
         self.pid_file = self.run_dir / "mariadbd.pid"
         self.cnf_file = self.base_dir / "my.cnf"
-        self.tls = TlsFiles.in_dir(self.base_dir / "tls")
-        self.log_file = self.base_dir / "mariadb.log"
-        self.settings: dict[str, SettingValue] = {**DEFAULT_SETTINGS, **(settings or {})}
-        self._fixed_port = port
-        self._port: int | None = port
         self._binaries = binaries
-        self._start_timeout_s = start_timeout_s
-        self._started_here = False
         self._process: subprocess.Popen[bytes] | None = None
-        self._os_user = ROOT_RUNS_AS if os.geteuid() == 0 else None
 
     # -- addresses ---------------------------------------------------------------------------
 
     @property
-    def port(self) -> int:
-        if self._port is None:
-            raise LocalServerError(f"the MariaDB server in {self.base_dir} has not been started")
-        return self._port
-
-    def url(self, database: str = DEFAULT_DATABASE) -> str:
+    def url(self) -> str:
         """TCP URL for root (no password)."""
-        return f"mysql://root@127.0.0.1:{self.port}/{database}"
-
-    def password_url(self, database: str = DEFAULT_DATABASE) -> str:
-        """TCP URL for the password user, password included."""
-        return f"mysql://{PASSWORD_USER}:{PASSWORD}@127.0.0.1:{self.port}/{database}"
-
-    def socket_url(self, database: str = DEFAULT_DATABASE) -> str:
-        """Unix-socket URL for root (unix_socket authentication when we are OS root)."""
-        return f"mysql://root@localhost/{database}?socket={quote(str(self.socket_path))}"
+        return f"mysql://root@127.0.0.1:{self.port}/{DEFAULT_DATABASE}"
 
     @property
-    def ca_file(self) -> Path:
-        return self.tls.ca_cert
+    def password_url(self) -> str:
+        """TCP URL for the password user, password included."""
+        return f"mysql://{PASSWORD_USER}:{PASSWORD}@127.0.0.1:{self.port}/{DEFAULT_DATABASE}"
+
+    @property
+    def socket_url(self) -> str:
+        """Unix-socket URL for root (unix_socket authentication when we are OS root)."""
+        return f"mysql://root@localhost/{DEFAULT_DATABASE}?socket={quote(str(self.socket_path))}"
 
     @property
     def binaries(self) -> MariaDBBinaries:
@@ -200,13 +185,7 @@ class LocalMariaDB:
             pid = int(self.pid_file.read_text().split()[0])
         except (OSError, IndexError, ValueError):
             return None
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return None
-        except PermissionError:
-            pass  # alive, owned by someone else
-        return pid
+        return pid if pid_alive(pid) else None
 
     def running_port(self) -> int | None:
         """The port in the my.cnf of a running server."""
@@ -219,36 +198,23 @@ class LocalMariaDB:
         ports = [line.partition("=")[2] for line in lines if line.startswith("port=")]
         return int(ports[0]) if ports and ports[0].isdigit() else None
 
-    def status(self) -> str:
-        if not self.is_initialized():
-            return "uninitialized"
-        return "running" if self.running_pid() is not None else "stopped"
-
-    def start(self) -> bool:
-        """Starts the server unless it already runs; True if this call started it."""
-        self.init()
-        running = self.running_port()
-        if running is not None:
-            self._port = running
-            self.wait_ready()
-            return False
-        attempts = 1 if self._fixed_port is not None else 3
-        self._started_here = True  # from here on, __exit__ (or a failure) must stop it
-        for attempt in range(1, attempts + 1):
-            self._port = self._fixed_port or free_port()
-            self._write_cnf(self._port)
-            self._launch()
+    def _launch(self, port: int) -> None:
+        self._write_cnf(port)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self._chown(self.run_dir)
+        self.pid_file.unlink(missing_ok=True)
+        with self.log_file.open("ab") as log:
+            self._chown(self.log_file)
             try:
-                self.wait_ready(self._start_timeout_s)
-                break
-            except LocalServerError:
-                bind_failed = "bind" in self.log_tail().lower()
-                self.stop()
-                if attempt == attempts or not bind_failed:
-                    self._started_here = False
-                    raise
-        self._bootstrap()
-        return True
+                # As root, mariadbd switches to `user=` from my.cnf itself.
+                self._process = subprocess.Popen(
+                    [str(self.binaries.server), f"--defaults-file={self.cnf_file}"],
+                    stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd=self.base_dir,
+                    start_new_session=True,
+                )  # fmt: skip
+            except OSError as exc:
+                raise LocalServerError(f"mariadbd could not be run: {exc}") from None
+        self.wait_ready(self._start_timeout_s)
 
     def wait_ready(self, timeout_s: float = 30.0) -> None:
         """Returns once the server answers over its socket, else `LocalServerError`."""
@@ -271,46 +237,23 @@ class LocalMariaDB:
 
     def stop(self, timeout_s: float = 60.0) -> None:
         """A clean shutdown (SIGTERM), waiting until the server has exited."""
-        pid = self.running_pid()
-        if pid is not None:
-            os.kill(pid, signal.SIGTERM)
-            deadline = time.monotonic() + timeout_s
-            while self._alive(pid):
-                if time.monotonic() > deadline:
-                    raise LocalServerError(
-                        f"MariaDB (pid {pid}) did not stop within {timeout_s:.0f} s",
-                        f"see the server log {self.log_file}",
-                    )
-                time.sleep(0.05)
-        elif self._process is not None and self._process.poll() is None:
-            self._process.terminate()  # started, but no pid file yet
-            self._process.wait(timeout_s)
+        started = self._process
+        if self.running_pid() is None and started is not None and started.poll() is None:
+            started.terminate()  # started, but no pid file yet
+            started.wait(timeout_s)
+        super().stop(timeout_s)
         self._process = None
-        self._started_here = False
 
-    def destroy(self) -> None:
-        """Stops the server and removes the data, TLS and run directories (the log stays)."""
-        self.stop()
-        for path in (self.data_dir, self.tls.ca_cert.parent, self.run_dir):
-            shutil.rmtree(path, ignore_errors=True)
-
-    def __enter__(self) -> LocalMariaDB:
-        try:
-            self.start()
-        except BaseException:
-            if self._started_here:  # interrupted or failed half-way: leave nothing running
-                self.stop()
-            raise
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self._started_here:
-            self.stop()
+    def _shut_down(self, pid: int, timeout_s: float) -> None:
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout_s
+        while self._alive(pid):
+            if time.monotonic() > deadline:
+                raise LocalServerError(
+                    f"MariaDB (pid {pid}) did not stop within {timeout_s:.0f} s",
+                    f"see the server log {self.log_file}",
+                )
+            time.sleep(0.05)
 
     # -- administration ----------------------------------------------------------------------
 
@@ -323,12 +266,6 @@ class LocalMariaDB:
                 f"see the server log {self.log_file}",
             )
         return out.strip()
-
-    def log_tail(self, lines: int = 20) -> str:
-        try:
-            return "\n".join(self.log_file.read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            return ""
 
     # -- internals ---------------------------------------------------------------------------
 
@@ -370,33 +307,10 @@ class LocalMariaDB:
             raise LocalServerError(f"the mariadb client failed: {done.stderr.strip()}")
         return done.returncode, done.stdout, done.stderr
 
-    def _launch(self) -> None:
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        self._chown(self.run_dir)
-        self.pid_file.unlink(missing_ok=True)
-        with self.log_file.open("ab") as log:
-            self._chown(self.log_file)
-            try:
-                # A session of its own: Ctrl-C at the terminal must reach dbscale only. As root,
-                # mariadbd switches to `user=` from my.cnf itself.
-                self._process = subprocess.Popen(
-                    [str(self.binaries.server), f"--defaults-file={self.cnf_file}"],
-                    stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd=self.base_dir,
-                    start_new_session=True,
-                )  # fmt: skip
-            except OSError as exc:
-                raise LocalServerError(f"mariadbd could not be run: {exc}") from None
-
     def _alive(self, pid: int) -> bool:
         if self._process is not None and self._process.pid == pid:
             return self._process.poll() is None
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
+        return pid_alive(pid)
 
     def _write_cnf(self, port: int) -> None:
         paths: dict[str, SettingValue] = {
@@ -416,43 +330,3 @@ class LocalMariaDB:
         text += "[mariadbd]\n" + "".join(f"{line}\n" for line in lines)
         self.base_dir.mkdir(parents=True, exist_ok=True)
         self.cnf_file.write_text(text)
-
-    def _user_ids(self) -> tuple[int, int] | None:
-        if self._os_user is None:
-            return None
-        entry = pwd.getpwnam(self._os_user)
-        return entry.pw_uid, entry.pw_gid
-
-    def _chown(self, *paths: Path) -> None:
-        ids = self._user_ids()
-        if ids is None:
-            return
-        for path in paths:
-            os.chown(path, *ids)
-
-    def _chown_tree(self) -> None:
-        if self._os_user is None or not self.base_dir.exists():
-            return
-        for root, dirs, files in os.walk(self.base_dir):
-            here = Path(root)
-            self._chown(here, *(here / d for d in dirs), *(here / f for f in files))
-
-    def _last_log_line(self) -> str:
-        tail = [line for line in self.log_tail().splitlines() if line.strip()]
-        errors = [line for line in tail if "[ERROR]" in line]
-        return (errors or tail or ["no log output"])[-1]
-
-    def _run(self, args: Sequence[str | Path], *, what: str) -> None:
-        try:
-            done = subprocess.run(
-                [str(a) for a in args], capture_output=True, text=True, cwd=self.base_dir,
-                check=False, timeout=300,
-            )  # fmt: skip
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise LocalServerError(f"{what} could not be run: {exc}") from None
-        if done.returncode != 0:
-            detail = (done.stderr or done.stdout).strip().splitlines()
-            raise LocalServerError(
-                f"{what} failed in {self.base_dir}: {detail[-1] if detail else done.returncode}",
-                f"see the server log {self.log_file}",
-            )

@@ -10,25 +10,21 @@ are root every program runs as the `postgres` OS user, which owns `base_dir`.
 from __future__ import annotations
 
 import os
-import pwd
 import shutil
-import socket
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
-from types import TracebackType
 from urllib.parse import quote
 
 from dbscale.errors import LocalServerError
 from dbscale.targets.local.binaries import PostgresBinaries, find_postgres_binaries
-from dbscale.targets.tls import TlsFiles, make_certificates
+from dbscale.targets.local.server import LocalServer, SettingValue, pid_alive
+from dbscale.targets.tls import make_certificates
 
 ADMIN_USER = "postgres"
 SCRAM_USER = "dbscale_scram"
 SCRAM_PASSWORD = "scram-secret"
-ROOT_RUNS_AS = "postgres"
-SettingValue = str | int | float | bool
 
 DEFAULT_SETTINGS: dict[str, SettingValue] = {
     "listen_addresses": "127.0.0.1",
@@ -65,16 +61,14 @@ def _conf_value(value: SettingValue) -> str:
     return "'" + value.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 nobody listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+class LocalPostgres(LocalServer):
+    """One private PostgreSQL server (see `LocalServer` for the lifecycle)."""
 
-
-class LocalPostgres:
-    """One private server. `with LocalPostgres(dir) as pg:` initializes it if needed, starts it
-    unless it already runs, and stops it afterwards only if this object started it."""
+    engine = "postgresql"
+    title = "PostgreSQL"
+    runs_as_when_root = "postgres"
+    default_settings = DEFAULT_SETTINGS
+    log_name = "postgres.log"
 
     def __init__(
         self,
@@ -85,26 +79,10 @@ class LocalPostgres:
         binaries: PostgresBinaries | None = None,
         start_timeout_s: float = 60.0,
     ) -> None:
-        self.base_dir = base_dir.absolute()
-        self.data_dir = self.base_dir / "data"
-        self.socket_dir = self.base_dir / "run"
-        self.tls = TlsFiles.in_dir(self.base_dir / "tls")
-        self.log_file = self.base_dir / "postgres.log"
-        self.settings: dict[str, SettingValue] = {**DEFAULT_SETTINGS, **(settings or {})}
-        self._fixed_port = port
-        self._port: int | None = port
+        super().__init__(base_dir, port=port, settings=settings, start_timeout_s=start_timeout_s)
         self._binaries = binaries
-        self._start_timeout_s = start_timeout_s
-        self._started_here = False
-        self._os_user = ROOT_RUNS_AS if os.geteuid() == 0 else None
 
     # -- addresses ---------------------------------------------------------------------------
-
-    @property
-    def port(self) -> int:
-        if self._port is None:
-            raise LocalServerError(f"the server in {self.base_dir} has not been started")
-        return self._port
 
     @property
     def url(self) -> str:
@@ -120,10 +98,6 @@ class LocalPostgres:
     def scram_url(self) -> str:
         """TCP URL for the scram-sha-256 user, password included."""
         return f"postgresql://{SCRAM_USER}:{SCRAM_PASSWORD}@127.0.0.1:{self.port}/postgres"
-
-    @property
-    def ca_file(self) -> Path:
-        return self.tls.ca_cert
 
     @property
     def binaries(self) -> PostgresBinaries:
@@ -146,7 +120,7 @@ class LocalPostgres:
         self._run(
             [self.binaries.tool("initdb"), "-D", self.data_dir, "-U", ADMIN_USER,
              "--auth=trust", "--encoding=UTF8", "--locale=C"],
-            what="initdb",
+            what="initdb", as_server_user=True,
         )  # fmt: skip
         (self.data_dir / "pg_hba.conf").write_text(_HBA)
         with (self.data_dir / "postgresql.conf").open("a") as conf:
@@ -154,58 +128,36 @@ class LocalPostgres:
         make_certificates(self.tls.ca_cert.parent)
         self._chown_tree()
 
-    def running_port(self) -> int | None:
-        """The port of a postmaster running on our data dir, from postmaster.pid."""
-        pid_file = self.data_dir / "postmaster.pid"
+    def _postmaster(self) -> tuple[int, int] | None:
+        """(pid, port) of a live postmaster on our data dir, from postmaster.pid."""
         try:
-            lines = pid_file.read_text().splitlines()
+            lines = (self.data_dir / "postmaster.pid").read_text().splitlines()
             pid, port = int(lines[0]), int(lines[3])
         except (OSError, IndexError, ValueError):
             return None
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return None
-        except PermissionError:
-            pass  # alive, owned by someone else
-        return port
+        return (pid, port) if pid_alive(pid) else None
 
-    def status(self) -> str:
-        if not self.is_initialized():
-            return "uninitialized"
-        return "running" if self.running_port() is not None else "stopped"
+    def running_pid(self) -> int | None:
+        found = self._postmaster()
+        return found[0] if found else None
 
-    def start(self) -> bool:
-        """Starts the server unless it already runs; True if this call started it."""
-        self.init()
-        running = self.running_port()
-        if running is not None:
-            self._port = running
-            self.wait_ready()
-            return False
-        attempts = 1 if self._fixed_port is not None else 3
-        self._started_here = True  # from here on, __exit__ (or a failure) must stop it
-        for attempt in range(1, attempts + 1):
-            self._port = self._fixed_port or free_port()
-            self._write_settings()
-            # A session of its own: Ctrl-C at the terminal must reach dbscale, which cancels the
-            # run cleanly, not the postmaster, for which SIGINT means "fast shutdown".
-            done = self._run(
-                [self.binaries.tool("pg_ctl"), "-D", self.data_dir, "-l", self.log_file,
-                 "-w", "-t", str(int(self._start_timeout_s)), "start"],
-                what="pg_ctl start", check=False, new_session=True,
-            )  # fmt: skip
-            if done.returncode == 0:
-                break
-            if attempt == attempts or "could not bind" not in self.log_tail():
-                self._started_here = False
-                raise LocalServerError(
-                    f"PostgreSQL in {self.data_dir} did not start: {self._last_log_line()}",
-                    f"see the server log {self.log_file}",
-                )
+    def running_port(self) -> int | None:
+        found = self._postmaster()
+        return found[1] if found else None
+
+    def _launch(self, port: int) -> None:
+        self._write_settings(port)
+        done = self._run(
+            [self.binaries.tool("pg_ctl"), "-D", self.data_dir, "-l", self.log_file,
+             "-w", "-t", str(int(self._start_timeout_s)), "start"],
+            what="pg_ctl start", as_server_user=True, check=False, new_session=True,
+        )  # fmt: skip
+        if done.returncode != 0:
+            raise self._failed_to_start(self._last_log_line())
         self.wait_ready()
+
+    def _bootstrap(self) -> None:
         self.psql(_CREATE_SCRAM_USER)
-        return True
 
     def wait_ready(self, timeout_s: float = 30.0) -> None:
         """Returns once the server accepts connections (pg_isready), else `LocalServerError`."""
@@ -215,7 +167,7 @@ class LocalPostgres:
             cmd = [str(isready), "-q", "-h", str(self.socket_dir), "-p", str(self.port)]
             if not isready.is_file():
                 cmd = [str(self.binaries.tool("psql")), *self._psql_args("postgres"), "-c", ""]
-            done = subprocess.run(cmd, capture_output=True, env=_clean_env(), check=False)
+            done = subprocess.run(cmd, capture_output=True, env=self._tool_env(), check=False)
             if done.returncode == 0:
                 return
             if time.monotonic() > deadline:
@@ -225,40 +177,13 @@ class LocalPostgres:
                 )
             time.sleep(0.1)
 
-    def stop(self) -> None:
-        """Fast shutdown (rolls back open transactions), if it runs."""
-        if self.running_port() is None:
-            return
+    def _shut_down(self, pid: int, timeout_s: float) -> None:
+        """Fast shutdown (rolls back open transactions)."""
         self._run(
-            [self.binaries.tool("pg_ctl"), "-D", self.data_dir, "-m", "fast", "-w", "-t", "60",
-             "stop"],
-            what="pg_ctl stop",
+            [self.binaries.tool("pg_ctl"), "-D", self.data_dir, "-m", "fast", "-w",
+             "-t", str(int(timeout_s)), "stop"],
+            what="pg_ctl stop", as_server_user=True,
         )  # fmt: skip
-        self._started_here = False
-
-    def destroy(self) -> None:
-        """Stops the server and removes the data and TLS directories (the log stays)."""
-        self.stop()
-        for path in (self.data_dir, self.tls.ca_cert.parent, self.socket_dir):
-            shutil.rmtree(path, ignore_errors=True)
-
-    def __enter__(self) -> LocalPostgres:
-        try:
-            self.start()
-        except BaseException:
-            if self._started_here:  # interrupted or failed half-way: leave nothing running
-                self.stop()
-            raise
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self._started_here:
-            self.stop()
 
     # -- administration ----------------------------------------------------------------------
 
@@ -266,7 +191,7 @@ class LocalPostgres:
         """Runs SQL as the admin user over the socket; unaligned, tuples-only output."""
         done = subprocess.run(
             [str(self.binaries.tool("psql")), *self._psql_args(dbname), "-c", sql],
-            capture_output=True, text=True, env=_clean_env(), check=False,
+            capture_output=True, text=True, env=self._tool_env(), check=False,
         )  # fmt: skip
         if done.returncode != 0:
             raise LocalServerError(
@@ -275,26 +200,22 @@ class LocalPostgres:
             )
         return done.stdout.strip()
 
-    def log_tail(self, lines: int = 20) -> str:
-        try:
-            return "\n".join(self.log_file.read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            return ""
-
     # -- internals ---------------------------------------------------------------------------
+
+    def _tool_env(self) -> dict[str, str]:
+        """The environment without libpq variables, which would redirect our own tools."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+        env.setdefault("LC_ALL", "C")
+        return env
 
     def _psql_args(self, dbname: str) -> list[str]:
         return ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", str(self.socket_dir),
                 "-p", str(self.port), "-U", ADMIN_USER, "-d", dbname]  # fmt: skip
 
-    def _last_log_line(self) -> str:
-        tail = [line for line in self.log_tail().splitlines() if line.strip()]
-        return tail[-1] if tail else "no log output"
-
-    def _write_settings(self) -> None:
+    def _write_settings(self, port: int) -> None:
         settings = {
             **self.settings,
-            "port": self.port,
+            "port": port,
             "unix_socket_directories": str(self.socket_dir),
             "ssl_cert_file": str(self.tls.server_cert),
             "ssl_key_file": str(self.tls.server_key),
@@ -308,10 +229,10 @@ class LocalPostgres:
     def _make_base_dir(self) -> None:
         self.base_dir.mkdir(parents=True, exist_ok=True)
         self._chown_tree()
-        if self._os_user is not None:
-            uid, gid = self._user_ids()
+        ids = self._user_ids()
+        if ids is not None:
             probe = subprocess.run(
-                ["test", "-w", str(self.base_dir)], user=uid, group=gid, extra_groups=[],
+                ["test", "-w", str(self.base_dir)], user=ids[0], group=ids[1], extra_groups=[],
                 check=False,
             )  # fmt: skip
             if probe.returncode != 0:
@@ -320,55 +241,3 @@ class LocalPostgres:
                     "PostgreSQL refuses to run as root; choose a directory every user can reach "
                     "(e.g. under /var/tmp)",
                 )
-
-    def _user_ids(self) -> tuple[int | None, int | None]:
-        if self._os_user is None:
-            return None, None
-        entry = pwd.getpwnam(self._os_user)
-        return entry.pw_uid, entry.pw_gid
-
-    def _chown(self, *paths: Path) -> None:
-        uid, gid = self._user_ids()
-        if uid is None or gid is None:
-            return
-        for path in paths:
-            os.chown(path, uid, gid)
-
-    def _chown_tree(self) -> None:
-        if self._os_user is None:
-            return
-        for root, dirs, files in os.walk(self.base_dir):
-            here = Path(root)
-            self._chown(here, *(here / d for d in dirs), *(here / f for f in files))
-
-    def _run(
-        self,
-        args: Sequence[str | Path],
-        *,
-        what: str,
-        check: bool = True,
-        new_session: bool = False,
-    ) -> subprocess.CompletedProcess[str]:
-        uid, gid = self._user_ids()
-        try:
-            done = subprocess.run(
-                [str(a) for a in args], capture_output=True, text=True, cwd=self.base_dir,
-                env=_clean_env(), user=uid, group=gid, extra_groups=None if uid is None else [],
-                start_new_session=new_session, check=False,
-            )  # fmt: skip
-        except OSError as exc:
-            raise LocalServerError(f"{what} could not be run: {exc}") from None
-        if check and done.returncode != 0:
-            detail = (done.stderr or done.stdout).strip().splitlines()
-            raise LocalServerError(
-                f"{what} failed in {self.base_dir}: {detail[-1] if detail else done.returncode}",
-                f"see the server log {self.log_file}",
-            )
-        return done
-
-
-def _clean_env() -> dict[str, str]:
-    """The environment without libpq variables, which would redirect our own tools."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
-    env.setdefault("LC_ALL", "C")
-    return env

@@ -1,0 +1,271 @@
+"""What every private server dbscale starts has in common: its own directory (data, run and TLS
+subdirectories, a log kept across starts), a port found free at start, the OS user it runs as
+when we are root (and owns the directory), a start that retries on a port taken meanwhile, a
+session of its own (Ctrl-C at the terminal must reach dbscale, not the server), and a `with`
+block that stops the server only when this object started it. `LocalPostgres` and
+`LocalMariaDB` fill in how their engine initializes, starts, answers and stops.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import ClassVar, Self
+
+from dbscale.errors import LocalServerError
+from dbscale.targets.tls import TlsFiles
+
+SettingValue = str | int | float | bool
+START_ATTEMPTS = 3  # a free port can be taken between choosing it and binding it
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 nobody listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class LocalServer(ABC):
+    """One private server in `base_dir`. `with Server(dir) as server:` initializes it if needed,
+    starts it unless it already runs, and stops it afterwards only if this object started it."""
+
+    engine: ClassVar[str]  # "postgresql" or "mariadb", as targets name them
+    title: ClassVar[str]  # "PostgreSQL" or "MariaDB", for messages
+    runs_as_when_root: ClassVar[str]
+    default_settings: ClassVar[Mapping[str, SettingValue]]
+    log_name: ClassVar[str]
+
+    def __init__(
+        self,
+        base_dir: Path,
+        *,
+        port: int | None = None,
+        settings: Mapping[str, SettingValue] | None = None,
+        start_timeout_s: float = 60.0,
+    ) -> None:
+        self.base_dir = base_dir.absolute()
+        self.data_dir = self.base_dir / "data"
+        self.run_dir = self.base_dir / "run"
+        self.tls = TlsFiles.in_dir(self.base_dir / "tls")
+        self.log_file = self.base_dir / self.log_name
+        self.settings: dict[str, SettingValue] = {**self.default_settings, **(settings or {})}
+        self._fixed_port = port
+        self._port: int | None = port
+        self._start_timeout_s = start_timeout_s
+        self._started_here = False
+        self._os_user = self.runs_as_when_root if os.geteuid() == 0 else None
+
+    # -- what each engine does -------------------------------------------------------------------
+
+    @abstractmethod
+    def is_initialized(self) -> bool: ...
+
+    @abstractmethod
+    def init(self) -> None:
+        """Creates the data directory (once) and the TLS files."""
+
+    @abstractmethod
+    def running_pid(self) -> int | None:
+        """The pid of a server running on our data directory."""
+
+    @abstractmethod
+    def running_port(self) -> int | None:
+        """The port of a server running on our data directory."""
+
+    @abstractmethod
+    def _launch(self, port: int) -> None:
+        """Starts the server on `port` and returns once it answers; `LocalServerError` if not."""
+
+    @abstractmethod
+    def _bootstrap(self) -> None:
+        """Accounts and databases, after each start (idempotent)."""
+
+    @abstractmethod
+    def _shut_down(self, pid: int, timeout_s: float) -> None:
+        """Stops the running server `pid` cleanly and waits until it is gone."""
+
+    @abstractmethod
+    def wait_ready(self, timeout_s: float = 30.0) -> None:
+        """Returns once the server answers, else `LocalServerError`."""
+
+    @property
+    @abstractmethod
+    def url(self) -> str:
+        """TCP URL of the administrator (no password)."""
+
+    @property
+    @abstractmethod
+    def socket_url(self) -> str:
+        """The administrator's URL over the Unix socket."""
+
+    def _tool_env(self) -> dict[str, str]:
+        """The environment of the engine's own programs."""
+        return dict(os.environ)
+
+    # -- addresses ---------------------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        if self._port is None:
+            raise LocalServerError(
+                f"the {self.title} server in {self.base_dir} has not been started"
+            )
+        return self._port
+
+    @property
+    def socket_dir(self) -> Path:
+        return self.run_dir
+
+    @property
+    def ca_file(self) -> Path:
+        return self.tls.ca_cert
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def status(self) -> str:
+        if not self.is_initialized():
+            return "uninitialized"
+        return "running" if self.running_pid() is not None else "stopped"
+
+    def start(self) -> bool:
+        """Starts the server unless it already runs; True if this call started it."""
+        self.init()
+        running = self.running_port()
+        if running is not None:
+            self._port = running
+            self.wait_ready()
+            return False
+        attempts = 1 if self._fixed_port is not None else START_ATTEMPTS
+        for attempt in range(1, attempts + 1):
+            self._started_here = True  # from here on, __exit__ (or a failure) must stop it
+            self._port = self._fixed_port or free_port()
+            try:
+                self._launch(self._port)
+                break
+            except LocalServerError:
+                port_taken = "bind" in self.log_tail().lower()
+                self.stop()
+                if attempt == attempts or not port_taken:
+                    raise
+        self._bootstrap()
+        return True
+
+    def stop(self, timeout_s: float = 60.0) -> None:
+        """Stops the server if it runs, waiting up to `timeout_s` for it to exit."""
+        pid = self.running_pid()
+        if pid is not None:
+            self._shut_down(pid, timeout_s)
+        self._started_here = False
+
+    def destroy(self) -> None:
+        """Stops the server and removes the data, TLS and run directories (the log stays)."""
+        self.stop()
+        for path in (self.data_dir, self.tls.ca_cert.parent, self.run_dir):
+            shutil.rmtree(path, ignore_errors=True)
+
+    def __enter__(self) -> Self:
+        try:
+            self.start()
+        except BaseException:
+            if self._started_here:  # interrupted or failed half-way: leave nothing running
+                self.stop()
+            raise
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._started_here:
+            self.stop()
+
+    def log_tail(self, lines: int = 20) -> str:
+        try:
+            return "\n".join(self.log_file.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+    # -- for the engines -----------------------------------------------------------------------
+
+    def _last_log_line(self) -> str:
+        """The log's last error line, else its last line."""
+        tail = [line for line in self.log_tail().splitlines() if line.strip()]
+        errors = [line for line in tail if "ERROR" in line or "FATAL" in line]
+        return (errors or tail or ["no log output"])[-1]
+
+    def _user_ids(self) -> tuple[int, int] | None:
+        if self._os_user is None:
+            return None
+        entry = pwd.getpwnam(self._os_user)
+        return entry.pw_uid, entry.pw_gid
+
+    def _chown(self, *paths: Path) -> None:
+        ids = self._user_ids()
+        if ids is None:
+            return
+        for path in paths:
+            os.chown(path, *ids)
+
+    def _chown_tree(self) -> None:
+        if self._os_user is None or not self.base_dir.exists():
+            return
+        for root, dirs, files in os.walk(self.base_dir):
+            here = Path(root)
+            self._chown(here, *(here / d for d in dirs), *(here / f for f in files))
+
+    def _run(
+        self,
+        args: Sequence[str | Path],
+        *,
+        what: str,
+        as_server_user: bool = False,
+        check: bool = True,
+        new_session: bool = False,
+        timeout_s: float = 300.0,
+    ) -> subprocess.CompletedProcess[str]:
+        """Runs one of the engine's programs in `base_dir`; `LocalServerError` when it cannot
+        run, or (with `check`) fails."""
+        ids = self._user_ids() if as_server_user else None
+        try:
+            done = subprocess.run(
+                [str(a) for a in args], capture_output=True, text=True, cwd=self.base_dir,
+                env=self._tool_env(), user=ids[0] if ids else None,
+                group=ids[1] if ids else None, extra_groups=[] if ids else None,
+                start_new_session=new_session, check=False, timeout=timeout_s,
+            )  # fmt: skip
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise LocalServerError(f"{what} could not be run: {exc}") from None
+        if check and done.returncode != 0:
+            detail = (done.stderr or done.stdout).strip().splitlines()
+            raise LocalServerError(
+                f"{what} failed in {self.base_dir}: {detail[-1] if detail else done.returncode}",
+                f"see the server log {self.log_file}",
+            )
+        return done
+
+    def _failed_to_start(self, detail: str) -> LocalServerError:
+        return LocalServerError(
+            f"{self.title} in {self.data_dir} did not start: {detail}",
+            f"see the server log {self.log_file}",
+        )
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process `pid` exists (owned by us or not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # alive, owned by someone else
+    return True
