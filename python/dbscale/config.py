@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import ErrorDetails
 
 from dbscale.errors import ConfigError
 from dbscale.modes import ConnectMode, QueryProtocol, TlsMode
@@ -71,8 +72,9 @@ class RunConfig(_Model):
         return data
 
 
-# How a field is called on the command line, for messages.
-_OPTION_NAMES = {
+# The command line's name of each field that has one (the flags of `dbscale run`; a plan's load
+# settings are named as their flags are, without the dashes: `max_tries` is `--max-tries`).
+OPTION_NAMES = {
     "clients": "--clients",
     "threads": "--threads",
     "duration_s": "--duration",
@@ -89,29 +91,38 @@ _OPTION_NAMES = {
 
 
 def make_run_config(**fields: Any) -> RunConfig:
-    """Builds a `RunConfig`, turning pydantic's report into one `ConfigError` line."""
+    """Builds a `RunConfig`, turning pydantic's report into one `ConfigError` line that names
+    the option: `--clients: must be at least 1, got 0`."""
     try:
         return RunConfig(**fields)
     except ValidationError as exc:
-        raise config_error_from_validation(exc) from None
+        first = exc.errors()[0]
+        loc = [str(part) for part in first["loc"]]
+        name = OPTION_NAMES.get(loc[-1] if loc else "", ".".join(loc) or "configuration")
+        more = len(exc.errors()) - 1
+        extra = f"; and {more} more problem{'s' if more > 1 else ''}" if more else ""
+        raise ConfigError(f"{name}: {plain_message(first)}{extra}") from None
 
 
-def config_error_from_validation(exc: ValidationError) -> ConfigError:
-    first = exc.errors()[0]
-    loc = [str(part) for part in first["loc"]]
-    field = loc[-1] if loc else "configuration"
-    name = _OPTION_NAMES.get(field, ".".join(loc) or field)
-    ctx = first.get("ctx") or {}
-    plain = {
-        "greater_than_equal": "must be at least {ge}",
-        "greater_than": "must be greater than {gt}",
-        "less_than_equal": "must be at most {le}",
-        "finite_number": "must be a finite number",
-    }
-    template = plain.get(first["type"])
-    message = template.format(**ctx) if template else first["msg"]
-    given = first.get("input")
-    suffix = "" if isinstance(given, dict) else f", got {given!r}"
-    more = len(exc.errors()) - 1
-    extra = f"; and {more} more problem{'s' if more > 1 else ''}" if more else ""
-    return ConfigError(f"{name}: {message}{suffix}{extra}")
+_PLAIN = {
+    "greater_than_equal": "must be at least {ge}",
+    "greater_than": "must be greater than {gt}",
+    "less_than_equal": "must be at most {le}",
+    "less_than": "must be less than {lt}",
+    "finite_number": "must be a finite number",
+}
+
+
+def plain_message(error: ErrorDetails) -> str:
+    """One validation error in words, with the value given: `must be at least 1, got 0`."""
+    template = _PLAIN.get(error["type"])
+    message = template.format(**(error.get("ctx") or {})) if template else error["msg"]
+    message = message.removeprefix("Value error, ")
+    given = error.get("input")
+    if (
+        error["type"] != "missing"
+        and not isinstance(given, dict | list)
+        and repr(given) not in message
+    ):
+        message += f", got {given!r}"
+    return message

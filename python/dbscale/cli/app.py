@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, NoReturn
@@ -14,8 +15,8 @@ from typing import Annotated, NoReturn
 import typer
 
 from dbscale.cli import commands
+from dbscale.cli import options as o
 from dbscale.errors import EXIT_CANCELLED, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, DbscaleError
-from dbscale.modes import ConnectMode, QueryProtocol, TlsMode
 from dbscale.run.output_format import OutputFormat
 
 app = typer.Typer(
@@ -27,128 +28,31 @@ app = typer.Typer(
     context_settings={"help_option_names": ["--help"]},
 )
 
-TargetOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--target",
-        help="postgresql://user[:password]@host[:port]/db, libpq key=value, or `embedded` "
-        "(default: a private PostgreSQL dbscale starts). PGPASSWORD fills in a missing password.",
-        show_default=False,
-    ),
-]
-SetOpt = Annotated[
-    list[str] | None,
-    typer.Option("--set", help="Workload parameter key=value (repeatable), e.g. --set scale=10."),
-]
-TlsOpt = Annotated[
-    TlsMode | None,
-    typer.Option("--tls", help="TLS mode, like libpq's sslmode.", show_default=False),
-]
-
-
-TargetsOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--target",
-        help="postgresql://user[:password]@host[:port]/db, libpq key=value, or `embedded` "
-        "(default: a private PostgreSQL dbscale starts); NAME=URL names it, and repeating the "
-        "option gives a plan several targets. PGPASSWORD fills in a missing password.",
-        show_default=False,
-    ),
-]
-
 
 @app.command("run")
 def run_cmd(
-    workload: Annotated[
-        str | None,
-        typer.Argument(
-            help="Workload name (`dbscale workloads`) or a plan file (plan.yaml); omitted: the "
-            "demo.",
-            show_default=False,
-        ),
-    ] = None,
-    target: TargetsOpt = None,
-    clients: Annotated[
-        list[str] | None,
-        typer.Option("--clients", "-c", help="Clients; a comma list (1,4,8) runs one run each."),
-    ] = None,
-    duration: Annotated[
-        str | None, typer.Option("--duration", "-T", help="Measured time per run: 30s, 2m, 500ms.")
-    ] = None,
-    protocol: Annotated[
-        QueryProtocol | None, typer.Option("--protocol", "-M", help="Query protocol (pgbench -M).")
-    ] = None,
-    connect: Annotated[
-        ConnectMode | None,
-        typer.Option("--connect", help="per-transaction reconnects for each transaction (-C)."),
-    ] = None,
-    rate: Annotated[
-        float | None,
-        typer.Option("--rate", "-R", help="Open model: target transactions/s over all clients."),
-    ] = None,
-    threads: Annotated[
-        int | None, typer.Option("--threads", "-j", help="Worker threads (default: cores).")
-    ] = None,
-    max_tries: Annotated[
-        int | None,
-        typer.Option("--max-tries", help="Tries per transaction on serialization/deadlock."),
-    ] = None,
-    tls: TlsOpt = None,
-    set_params: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--set",
-            help="key=value, repeatable: a workload parameter (scale=10) or, with a plan, any "
-            "plan field (repeat=3, load.duration=10s, targets.main.socket_dir=/tmp).",
-        ),
-    ] = None,
-    out: Annotated[
-        Path | None,
-        typer.Option(
-            "--out", "-o", help="Results directory (default results/<UTC time>-<workload>)."
-        ),
-    ] = None,
-    warmup: Annotated[
-        str | None, typer.Option("--warmup", help="Warm-up run first (recorded, marked warmup).")
-    ] = None,
-    seed: Annotated[
-        int | None, typer.Option("--seed", help="Random seed (default: drawn).")
-    ] = None,
-    repeat: Annotated[
-        int | None,
-        typer.Option("--repeat", help="Measured runs per point (plans: 5; plain runs: 1)."),
-    ] = None,
-    warmup_runs: Annotated[
-        int | None,
-        typer.Option("--warmup-runs", help="Warm-up runs before each point's first run."),
-    ] = None,
-    cooldown: Annotated[
-        str | None, typer.Option("--cooldown", help="Pause between runs: 30s, 2m.")
-    ] = None,
-    recipe: Annotated[
-        str | None, typer.Option("--recipe", help="Run a bundled plan (`dbscale recipes`).")
-    ] = None,
-    quick: Annotated[
-        bool, typer.Option("--quick", help="The recipe's few-minute variant.")
-    ] = False,
-    dry_run: Annotated[
-        bool,
-        typer.Option("--dry-run", help="Print the points, runs and estimated time; run nothing."),
-    ] = False,
-    resume: Annotated[
-        Path | None,
-        typer.Option("--resume", help="Finish an interrupted study in this results directory."),
-    ] = None,
-    output_format: Annotated[
-        OutputFormat,
-        typer.Option(
-            "--output-format",
-            help="Plain per-second lines and per-run block shaped like pgbench's or sysbench's "
-            "(sysbench's on stdout); auto: the workload family's own, and a live panel on a "
-            "terminal.",
-        ),
-    ] = OutputFormat.AUTO,
+    workload: o.Workload = None,
+    target: o.Targets = None,
+    clients: o.Clients = None,
+    duration: o.Duration = None,
+    protocol: o.Protocol = None,
+    connect: o.Connect = None,
+    rate: o.Rate = None,
+    threads: o.Threads = None,
+    max_tries: o.MaxTries = None,
+    tls: o.Tls = None,
+    set_params: o.SetPairs = None,
+    out: o.Out = None,
+    warmup: o.Warmup = None,
+    seed: o.Seed = None,
+    repeat: o.Repeat = None,
+    warmup_runs: o.WarmupRuns = None,
+    cooldown: o.Cooldown = None,
+    recipe: o.Recipe = None,
+    quick: o.Quick = False,
+    dry_run: o.DryRun = False,
+    resume: o.Resume = None,
+    output_format: o.Format = OutputFormat.AUTO,
 ) -> None:
     """Run a workload or a plan and record the results; with no arguments, the demo."""
     from dbscale.plan.build import (
@@ -162,7 +66,7 @@ def run_cmd(
         duration=duration,
         protocol=protocol,
         connect=connect,
-        rate_tps=rate,
+        rate=rate,
         threads=threads,
         max_tries=max_tries,
         tls=tls,
@@ -206,7 +110,7 @@ def compare_cmd(
         float | None,
         typer.Option("--noise", help="Noise threshold in % (default: the plan's, else 2)."),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
+    as_json: o.AsJson = False,
     html: Annotated[
         Path | None,
         typer.Option("--html", help="Also write the comparison as a self-contained HTML page."),
@@ -231,37 +135,33 @@ def report_cmd(
     commands.report(directory, images=images, env=os.environ)
 
 
-@app.command("prepare")
-def prepare_cmd(
-    workload: Annotated[str, typer.Argument(help="Workload name (`dbscale workloads`).")],
-    target: TargetOpt = None,
-    set_params: SetOpt = None,
-    tls: TlsOpt = None,
-) -> None:
-    """Create and load the workload's tables (e.g. --set scale=10)."""
-    plan = commands.plan_data(
-        workload, target=target, set_params=set_params or [], tls=tls, env=os.environ
-    )
-    commands.prepare(plan)
+def _data_command(action: str, summary: str) -> Callable[..., None]:
+    """`prepare` and `cleanup`: the same options, one action on the workload's tables."""
+
+    def command(
+        workload: o.DataWorkload,
+        target: o.Targets = None,
+        set_params: o.SetPairs = None,
+        tls: o.Tls = None,
+    ) -> None:
+        plan = commands.plan_data(
+            workload, targets=target or [], set_params=set_params or [], tls=tls, env=os.environ
+        )
+        commands.data_step(action, plan)
+
+    command.__doc__ = summary
+    return command
 
 
-@app.command("cleanup")
-def cleanup_cmd(
-    workload: Annotated[str, typer.Argument(help="Workload name (`dbscale workloads`).")],
-    target: TargetOpt = None,
-    set_params: SetOpt = None,
-    tls: TlsOpt = None,
-) -> None:
-    """Drop the workload's tables."""
-    plan = commands.plan_data(
-        workload, target=target, set_params=set_params or [], tls=tls, env=os.environ
-    )
-    commands.cleanup(plan)
+app.command("prepare")(
+    _data_command("prepare", "Create and load the workload's tables (e.g. --set scale=10).")
+)
+app.command("cleanup")(_data_command("cleanup", "Drop the workload's tables."))
 
 
 @app.command("workloads")
 def workloads_cmd(
-    as_json: Annotated[bool, typer.Option("--json", help="Print the catalog as JSON.")] = False,
+    as_json: o.AsJson = False,
 ) -> None:
     """List the workloads and their --set parameters."""
     commands.workloads(as_json)

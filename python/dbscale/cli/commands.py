@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from dbscale.errors import ResultsError
+from dbscale.errors import ConfigError, ResultsError
 from dbscale.run.output_format import OutputFormat
 
 # Each command imports what only it needs inside its function: start-up time is paid by every
@@ -109,6 +109,7 @@ def _open_targets(study: Study, err: Console, env: Mapping[str, str]) -> Iterato
 
 def _ensure_demo_data(study: Study, target: OpenTarget, err: Console) -> None:
     """The demo prepares the embedded server's TPC-B data unless that scale is already there."""
+    from dbscale import core
     from dbscale.plan.build import target_spec
     from dbscale.plan.data import DataPlan
     from dbscale.run import data
@@ -122,35 +123,28 @@ def _ensure_demo_data(study: Study, target: OpenTarget, err: Console) -> None:
         return
     err.print(f"preparing {point.workload} scale {scale} on the embedded server ...")
     config = DataPlan(point.workload, point.params, target_spec(point.target)).config(target.url)
-    data.print_data_summary(err, "prepare", data.prepare(config))
+    data.print_data_summary(err, "prepare", core.prepare(config))
 
 
-def prepare(plan: DataPlan) -> None:
+def data_step(action: str, plan: DataPlan) -> None:
+    """`dbscale prepare` (load the workload's tables) or `dbscale cleanup` (drop them)."""
+    from dbscale import core
     from dbscale.run import data
     from dbscale.targets import open_target
 
     err = _stderr()
-    err.print(f"preparing {plan.workload} on {plan.target.describe()} ...")
+    doing = "preparing" if action == "prepare" else "dropping the tables of"
+    err.print(f"{doing} {plan.workload} on {plan.target.describe()} ...")
+    step = core.prepare if action == "prepare" else core.cleanup
     with open_target(plan.target) as target:
-        summary = data.prepare(plan.config(target.url))
-    data.print_data_summary(err, "prepare", summary)
-
-
-def cleanup(plan: DataPlan) -> None:
-    from dbscale.run import data
-    from dbscale.targets import open_target
-
-    err = _stderr()
-    err.print(f"dropping {plan.workload}'s tables on {plan.target.describe()} ...")
-    with open_target(plan.target) as target:
-        summary = data.cleanup(plan.config(target.url))
-    data.print_data_summary(err, "cleanup", summary)
+        summary = step(plan.config(target.url))
+    data.print_data_summary(err, action, summary)
 
 
 def plan_data(
     workload: str,
     *,
-    target: str | None,
+    targets: list[str],
     set_params: list[str],
     tls: TlsMode | None,
     env: Mapping[str, str],
@@ -158,9 +152,14 @@ def plan_data(
     from dbscale.plan.catalog import Catalog
     from dbscale.plan.data import build_data_plan
 
+    if len(targets) > 1:
+        raise ConfigError(
+            f"--target given {len(targets)} times: prepare and cleanup act on one target",
+            "run the command once per target",
+        )
     return build_data_plan(
         workload,
-        target=target,
+        target=targets[0] if targets else None,
         set_params=set_params,
         tls=tls,
         load_catalog=Catalog.load,

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from dbscale.config import plain_message
 from dbscale.errors import DbscaleError, PlanError
 from dbscale.plan.catalog import Catalog, WorkloadInfo
 from dbscale.plan.data import DataPlan, build_data_plan
@@ -25,7 +26,6 @@ from dbscale.plan.sources import (
     DEMO_PARAMS,
     DEMO_WARMUP_S,
     DEMO_WORKLOAD,
-    FlagValues,
     RunOptions,
     apply_flags,
     apply_quick,
@@ -61,13 +61,11 @@ def build_study(
     now: datetime,
 ) -> Study:
     """Checks every option and the whole plan; nothing runs if anything is wrong."""
-    flags = FlagValues.parse(options)
-    doc, from_flags = plan_document(options, flags)
+    doc, plain = plan_document(options)
     include_targets_file(doc)  # issue 6: targets from a shared targets.yaml
     if options.quick:
         apply_quick(doc)
-    if not from_flags:
-        apply_flags(doc, options, flags)
+    apply_flags(doc, options, plain=plain)
     plan = _validate(doc)
     plan = plan.model_copy(update={"targets": prepare_targets(plan.targets, env)})  # issue 6
     matrix = parse_matrix(doc, plan)
@@ -87,7 +85,7 @@ def build_study(
         steps=order_steps(plan, points),
         out_dir=out_dir,
         source=doc.source,
-        demo=from_flags and options.workload is None,
+        demo=plain and options.workload is None,
         document=doc.data,
     )
 
@@ -105,11 +103,7 @@ def _validate(doc: PlanDocument) -> PlanSchema:
             raise doc.error(
                 loc, "unknown key", f"known keys here: {', '.join(known)}" if known else None
             ) from None
-        message = first["msg"].removeprefix("Value error, ")
-        given = first.get("input")
-        if kind not in ("missing",) and not isinstance(given, dict | list):
-            message += f", got {given!r}"
-        raise doc.error(loc, message) from None
+        raise doc.error(loc, plain_message(first)) from None
 
 
 def _known_keys(path: PathKey, parent: Any) -> list[str]:

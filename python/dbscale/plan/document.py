@@ -6,6 +6,7 @@ about the plan names that origin, so `plan.yaml:12:5: matrix.clientz: ...` point
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +36,15 @@ class PlanDocument:
         return self.source
 
     def error(self, path: PathKey, message: str, hint: str | None = None) -> PlanError:
-        return PlanError(f"{self.where(path)}: {format_path(path)}: {message}", hint)
+        """`origin: path: message`; a value a flag gave is named by the flag alone."""
+        origin = self.where(path)
+        flag = re.fullmatch(r"command line \((--[a-z-]+)\)", origin)
+        if flag is not None:
+            return PlanError(
+                f"{flag.group(1)}: {message}",
+                hint or f"`dbscale run --help` describes {flag.group(1)}",
+            )
+        return PlanError(f"{origin}: {format_path(path)}: {message}", hint)
 
     def get(self, path: PathKey, default: Any = None) -> Any:
         node: Any = self.data

@@ -27,7 +27,7 @@ def _duration(value: Any) -> Any:
         try:
             return parse_duration(value, "duration")
         except ConfigError as exc:
-            raise ValueError(exc.message.removeprefix("duration: ")) from None
+            raise ValueError(f"{exc.message.removeprefix('duration: ')}: {exc.hint}") from None
     raise ValueError("must be a duration like 30s, 2m or 500ms")
 
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from dbscale.config import TargetConfig, WorkloadConfig, make_run_config
 from dbscale.errors import PlanError
 from dbscale.modes import ConnectMode, QueryProtocol, TlsMode
 from dbscale.plan.document import (
@@ -23,7 +23,7 @@ from dbscale.plan.document import (
 from dbscale.plan.recipes import load_recipe
 from dbscale.plan.schema import LOAD_FIELDS, PlanSchema
 from dbscale.targets.url import EMBEDDED
-from dbscale.values import ParamValue, parse_clients, parse_duration, parse_param_value, parse_set
+from dbscale.values import ParamValue, parse_clients, parse_param_value, parse_set
 
 DEMO_WORKLOAD = "tpcb"
 DEMO_PARAMS: dict[str, ParamValue] = {"scale": 10}
@@ -44,7 +44,7 @@ class RunOptions:
     duration: str | None = None
     protocol: QueryProtocol | None = None
     connect: ConnectMode | None = None
-    rate_tps: float | None = None
+    rate: float | None = None  # transactions/s over all clients
     threads: int | None = None
     max_tries: int | None = None
     tls: TlsMode | None = None
@@ -75,50 +75,7 @@ class RunOptions:
         return None
 
 
-@dataclass(frozen=True)
-class FlagValues:
-    """The flags' values, checked before anything else (no catalog, no file needed)."""
-
-    clients: list[int]
-    duration_s: float | None
-    warmup_s: float | None
-    cooldown_s: float | None
-    params: dict[str, ParamValue]
-
-    @classmethod
-    def parse(cls, options: RunOptions) -> FlagValues:
-        clients = parse_clients(options.clients)
-        duration_s = parse_duration(options.duration) if options.duration else None
-        warmup_s = parse_duration(options.warmup, "--warmup") if options.warmup else None
-        cooldown_s = None
-        if options.cooldown is not None:
-            cooldown_s = (
-                0.0
-                if options.cooldown.strip() in ("0", "0s")
-                else parse_duration(options.cooldown, "--cooldown")
-            )
-        for value, flag in ((options.repeat, "--repeat"), (options.warmup_runs, "--warmup-runs")):
-            if value is not None and value < (1 if flag == "--repeat" else 0):
-                raise PlanError(
-                    f"{flag} must be at least {1 if flag == '--repeat' else 0}, got {value}"
-                )
-        shared = {
-            "protocol": options.protocol, "connect": options.connect, "threads": options.threads,
-            "duration_s": duration_s, "rate_tps": options.rate_tps,
-            "max_tries": options.max_tries, "seed": options.seed,
-        }  # fmt: skip
-        make_run_config(
-            target=TargetConfig(url="postgresql://check"),
-            workload=WorkloadConfig(name="check"),
-            clients=max(clients or [1]),
-            **{k: v for k, v in shared.items() if v is not None},
-        )
-        plan_mode = options.plan_path is not None or options.recipe is not None
-        params = {} if plan_mode else parse_set(options.set_params)
-        return cls(clients, duration_s, warmup_s, cooldown_s, params)
-
-
-def plan_document(options: RunOptions, flags: FlagValues) -> tuple[PlanDocument, bool]:
+def plan_document(options: RunOptions) -> tuple[PlanDocument, bool]:
     """The plan document and whether it was built from the flags alone."""
     if options.recipe is not None:
         if options.workload is not None:
@@ -132,53 +89,44 @@ def plan_document(options: RunOptions, flags: FlagValues) -> tuple[PlanDocument,
         return load_plan_file(path), False
     if options.quick:
         raise PlanError("--quick applies to recipes and plans with a `quick` section", None)
-    return _document_from_flags(options, flags), True
+    return _plain_run_document(options), True
 
 
-def _document_from_flags(options: RunOptions, flags: FlagValues) -> PlanDocument:
+def _plain_run_document(options: RunOptions) -> PlanDocument:
+    """A plain run's plan before its flags: one point, one run, nothing loaded. The demo is
+    TPC-B at scale 10 on 1, 4 and 8 clients after a warm-up."""
     demo = options.workload is None
-    levels = flags.clients or (list(DEMO_CLIENTS) if demo else [1])
-    targets = [_target_entry(raw, i, len(options.targets)) for i, raw in enumerate(options.targets)]
-    load: dict[str, Any] = {
-        "clients": levels[0],
-        "duration": flags.duration_s or (DEMO_DURATION_S if demo else CLI_DURATION_S),
-    }
-    for name, value in _load_flag_values(options).items():
-        load[name] = value
     data: dict[str, Any] = {
-        "targets": targets,
+        "targets": [],
         "workload": {
             "name": options.workload or DEMO_WORKLOAD,
-            "params": {**(DEMO_PARAMS if demo else {}), **flags.params},
+            "params": {**(DEMO_PARAMS if demo else {}), **parse_set(options.set_params)},
         },
-        "load": load,
-        "repeat": options.repeat or 1,
-        "warmup_runs": options.warmup_runs or 0,
-        "cooldown": flags.cooldown_s or 0.0,
+        "load": {"clients": 1, "duration": DEMO_DURATION_S if demo else CLI_DURATION_S},
+        "repeat": 1,
+        "warmup_runs": 0,
+        "cooldown": 0.0,
         "prepare": {"load": "never"},
     }
-    if len(levels) > 1:
-        data["matrix"] = {"clients": levels}
-    warmup_s = flags.warmup_s or (DEMO_WARMUP_S if demo else None)
-    if warmup_s is not None:
-        data["prepare"]["warmup"] = {"duration": warmup_s}
+    if demo:
+        if not options.clients:
+            data["matrix"] = {"clients": list(DEMO_CLIENTS)}
+        data["prepare"]["warmup"] = {"duration": DEMO_WARMUP_S}
     return PlanDocument(data, "command line", {(): "command line"})
 
 
-def _load_flag_values(options: RunOptions) -> dict[str, Any]:
-    values = {
-        "protocol": options.protocol, "connect": options.connect, "rate": options.rate_tps,
-        "threads": options.threads, "max_tries": options.max_tries, "tls": options.tls,
-        "seed": options.seed,
+def load_flag(field: str) -> str:
+    """The flag that sets a load setting: its name with dashes (`max_tries` is `--max-tries`)."""
+    return "--" + field.replace("_", "-")
+
+
+def _load_flag_values(options: RunOptions) -> dict[str, object]:
+    values: dict[str, object] = {
+        "duration": options.duration, "protocol": options.protocol, "connect": options.connect,
+        "rate": options.rate, "threads": options.threads, "max_tries": options.max_tries,
+        "tls": options.tls, "seed": options.seed,
     }  # fmt: skip
-    return {k: (v.value if hasattr(v, "value") else v) for k, v in values.items() if v is not None}
-
-
-_FLAG_NAMES = {
-    "clients": "--clients", "duration": "--duration", "protocol": "--protocol",
-    "connect": "--connect", "rate": "--rate", "threads": "--threads",
-    "max_tries": "--max-tries", "tls": "--tls", "seed": "--seed",
-}  # fmt: skip
+    return {k: (v.value if isinstance(v, Enum) else v) for k, v in values.items() if v is not None}
 
 
 def _split_target(raw: str) -> tuple[str | None, str]:
@@ -207,26 +155,29 @@ def apply_quick(doc: PlanDocument) -> None:
         doc.set(split_set_path(str(key)), value, origin)
 
 
-def apply_flags(doc: PlanDocument, options: RunOptions, flags: FlagValues) -> None:
+def apply_flags(doc: PlanDocument, options: RunOptions, *, plain: bool) -> None:
+    """The command line's values over the plan document, each remembering its flag, so the
+    plan's validation names the flag a bad value came from. A plain run's `--set` pairs are
+    its workload's parameters (already in its document); a plan's may set any plan field."""
     if options.targets:
         _override_targets(doc, options.targets)
-    if flags.clients:
-        _set_load(doc, "clients", flags.clients, "--clients")
-    if flags.duration_s is not None:
-        _set_load(doc, "duration", [flags.duration_s], "--duration")
+    clients = parse_clients(options.clients)
+    if clients:
+        _set_load(doc, "clients", clients, load_flag("clients"))
     for name, value in _load_flag_values(options).items():
-        _set_load(doc, name, [value], _FLAG_NAMES[name])
-    if flags.warmup_s is not None:
-        doc.set(("prepare", "warmup", "duration"), flags.warmup_s, "command line (--warmup)")
+        _set_load(doc, name, [value], load_flag(name))
+    if options.warmup is not None:
+        doc.set(("prepare", "warmup", "duration"), options.warmup, "command line (--warmup)")
     for key, value, flag in (
         ("repeat", options.repeat, "--repeat"),
         ("warmup_runs", options.warmup_runs, "--warmup-runs"),
-        ("cooldown", flags.cooldown_s, "--cooldown"),
+        ("cooldown", options.cooldown, "--cooldown"),
     ):
         if value is not None:
             doc.set((key,), value, f"command line ({flag})")
-    for pair in options.set_params:
-        _apply_set(doc, pair)
+    if not plain:
+        for pair in options.set_params:
+            _apply_set(doc, pair)
 
 
 def _override_targets(doc: PlanDocument, raw_targets: Sequence[str]) -> None:

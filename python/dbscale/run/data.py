@@ -1,5 +1,5 @@
-"""A workload's data on a target: `prepare` loads it, `cleanup` drops it (native calls), and the
-demo's check whether the embedded server already holds the data it needs.
+"""What loading a workload's data shows (the native `prepare`/`cleanup` summary), and the demo's
+check whether the embedded server already holds the data it needs.
 """
 
 from __future__ import annotations
@@ -9,22 +9,11 @@ from typing import Any
 from rich.console import Console
 
 from dbscale import core
-from dbscale.config import RunConfig
 from dbscale.errors import DbscaleError
 from dbscale.targets.facts import probe_config
 
 # pgbench's rows per scale unit; the demo's reuse check compares row counts with them.
 TPCB_ACCOUNTS_PER_SCALE = 100_000
-
-
-def prepare(config: RunConfig) -> dict[str, Any]:
-    """Loads the workload's data; the native summary `{"steps": [...], "rows": n}`."""
-    return core.prepare(config)
-
-
-def cleanup(config: RunConfig) -> dict[str, Any]:
-    """Drops the workload's tables."""
-    return core.cleanup(config)
 
 
 def print_data_summary(console: Console, what: str, summary: dict[str, Any]) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 from rich.console import Console
 
+from dbscale import core
 from dbscale.config import RunConfig
 from dbscale.core import Run
 from dbscale.errors import Cancelled, NotPreparedError, PlanError, RunError
@@ -217,7 +218,7 @@ class StudyRunner:
         point = step.point
         self.progress.note(f"{step.label} ...")
         config = point.run_config(self.opened[point.target.name])
-        data.print_data_summary(self.progress.console, "load", data.prepare(config))
+        data.print_data_summary(self.progress.console, "load", core.prepare(config))
         self.loaded.add((point.target.name, point.data_label))
 
     def _run(self, step: RunStep, slot: RunSlot) -> RunRecord:
@@ -230,7 +231,7 @@ class StudyRunner:
             if self.study.plan.prepare.load != "auto" or mark in self.loaded:
                 raise
             self.progress.note(f"{point.target.name}: {exc.message}; loading {point.data_label}")
-            data.print_data_summary(self.progress.console, "load", data.prepare(config))
+            data.print_data_summary(self.progress.console, "load", core.prepare(config))
             self.loaded.add(mark)
             done = run_one(config, self.progress, slot, self.observer)
         record = make_record(

@@ -1,0 +1,109 @@
+"""Every option of the command line, declared once: `dbscale run`'s flags and those the data
+commands share with it. Commands take them as typed parameters; nothing here runs anything.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from dbscale.modes import ConnectMode, QueryProtocol, TlsMode
+from dbscale.run.output_format import OutputFormat
+
+Workload = Annotated[
+    str | None,
+    typer.Argument(
+        help="Workload name (`dbscale workloads`) or a plan file (plan.yaml); omitted: the demo.",
+        show_default=False,
+    ),
+]
+DataWorkload = Annotated[str, typer.Argument(help="Workload name (`dbscale workloads`).")]
+Targets = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--target",
+        help="postgresql://user[:password]@host[:port]/db, libpq key=value, mysql://..., or "
+        "`embedded` (default: a private PostgreSQL dbscale starts); NAME=URL names it, and "
+        "repeating the option gives a plan several targets. PGPASSWORD (MYSQL_PWD) fills in a "
+        "missing password.",
+        show_default=False,
+    ),
+]
+SetPairs = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        help="key=value, repeatable: a workload parameter (scale=10) or, with a plan, any "
+        "plan field (repeat=3, load.duration=10s, targets.main.socket_dir=/tmp).",
+    ),
+]
+Tls = Annotated[
+    TlsMode | None,
+    typer.Option("--tls", help="TLS mode, like libpq's sslmode.", show_default=False),
+]
+Clients = Annotated[
+    list[str] | None,
+    typer.Option("--clients", "-c", help="Clients; a comma list (1,4,8) runs one run each."),
+]
+Duration = Annotated[
+    str | None, typer.Option("--duration", "-T", help="Measured time per run: 30s, 2m, 500ms.")
+]
+Protocol = Annotated[
+    QueryProtocol | None, typer.Option("--protocol", "-M", help="Query protocol (pgbench -M).")
+]
+Connect = Annotated[
+    ConnectMode | None,
+    typer.Option("--connect", help="per-transaction reconnects for each transaction (-C)."),
+]
+Rate = Annotated[
+    float | None,
+    typer.Option("--rate", "-R", help="Open model: target transactions/s over all clients."),
+]
+Threads = Annotated[
+    int | None, typer.Option("--threads", "-j", help="Worker threads (default: cores).")
+]
+MaxTries = Annotated[
+    int | None,
+    typer.Option("--max-tries", help="Tries per transaction on serialization/deadlock."),
+]
+Out = Annotated[
+    Path | None,
+    typer.Option("--out", "-o", help="Results directory (default results/<UTC time>-<workload>)."),
+]
+Warmup = Annotated[
+    str | None, typer.Option("--warmup", help="Warm-up run first (recorded, marked warmup).")
+]
+Seed = Annotated[int | None, typer.Option("--seed", help="Random seed (default: drawn).")]
+Repeat = Annotated[
+    int | None,
+    typer.Option("--repeat", help="Measured runs per point (plans: 5; plain runs: 1)."),
+]
+WarmupRuns = Annotated[
+    int | None,
+    typer.Option("--warmup-runs", help="Warm-up runs before each point's first run."),
+]
+Cooldown = Annotated[str | None, typer.Option("--cooldown", help="Pause between runs: 30s, 2m.")]
+Recipe = Annotated[
+    str | None, typer.Option("--recipe", help="Run a bundled plan (`dbscale recipes`).")
+]
+Quick = Annotated[bool, typer.Option("--quick", help="The recipe's few-minute variant.")]
+DryRun = Annotated[
+    bool,
+    typer.Option("--dry-run", help="Print the points, runs and estimated time; run nothing."),
+]
+Resume = Annotated[
+    Path | None,
+    typer.Option("--resume", help="Finish an interrupted study in this results directory."),
+]
+Format = Annotated[
+    OutputFormat,
+    typer.Option(
+        "--output-format",
+        help="Plain per-second lines and per-run block shaped like pgbench's or sysbench's "
+        "(sysbench's on stdout); auto: the workload family's own, and a live panel on a "
+        "terminal.",
+    ),
+]
+AsJson = Annotated[bool, typer.Option("--json", help="Print it as JSON.")]
