@@ -15,6 +15,7 @@ from types import ModuleType, TracebackType
 from typing import TYPE_CHECKING, Any
 
 from dbscale.errors import DbscaleError, InternalError, NativeModuleMissingError, from_core
+from dbscale.values import JsonObject
 
 if TYPE_CHECKING:
     from dbscale.config import RunConfig
@@ -55,7 +56,7 @@ def _json(text: str, what: str) -> Any:
         raise InternalError(f"the native {what} returned malformed JSON: {exc}") from None
 
 
-def _object(text: str, what: str) -> dict[str, Any]:
+def _object(text: str, what: str) -> JsonObject:
     data = _json(text, what)
     if not isinstance(data, dict):
         raise InternalError(f"the native {what} is not a JSON object")
@@ -67,28 +68,78 @@ def version() -> str:
     return str(load_core().version())
 
 
-def workloads() -> dict[str, Any]:
+def workloads() -> JsonObject:
     """The workload catalog: `{name: {"description", "aliases", "params": {...}}}`."""
     with _translated():
         return _object(load_core().workloads(), "workload catalog")
 
 
-def prepare(config: RunConfig) -> dict[str, Any]:
-    """Loads the workload's data: `{"steps": [{"name", "seconds"}], "rows", "seconds"}`."""
+@dataclass(frozen=True)
+class DataStep:
+    name: str
+    seconds: float
+
+
+@dataclass(frozen=True)
+class DataSummary:
+    """What `prepare` or `cleanup` did: its steps with their times, rows written, total time."""
+
+    steps: tuple[DataStep, ...]
+    rows: int | None
+    seconds: float | None
+
+    @classmethod
+    def of(cls, data: JsonObject) -> DataSummary:
+        steps = [step for step in _list(data.get("steps")) if isinstance(step, dict)]
+        return cls(
+            steps=tuple(
+                DataStep(str(s.get("name")), _float(s.get("seconds")) or 0.0) for s in steps
+            ),
+            rows=rows if isinstance(rows := data.get("rows"), int) else None,
+            seconds=_float(data.get("seconds")),
+        )
+
+
+@dataclass(frozen=True)
+class ProbeAnswer:
+    """One connection's facts: what the server is, whether the session is encrypted."""
+
+    server_version: str
+    dialect: str  # "postgres" or "mysql"
+    tls: bool
+    connect_ms: float | None
+
+
+def _list(value: object) -> list[object]:
+    return list(value) if isinstance(value, list) else []
+
+
+def _float(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def prepare(config: RunConfig) -> DataSummary:
+    """Loads the workload's data."""
     with _translated():
-        return _object(load_core().prepare(config.to_core_json()), "prepare summary")
+        return DataSummary.of(_object(load_core().prepare(config.to_core_json()), "prepare"))
 
 
-def cleanup(config: RunConfig) -> dict[str, Any]:
-    """Drops the workload's tables; a summary like `prepare`'s."""
+def cleanup(config: RunConfig) -> DataSummary:
+    """Drops the workload's tables."""
     with _translated():
-        return _object(load_core().cleanup(config.to_core_json()), "cleanup summary")
+        return DataSummary.of(_object(load_core().cleanup(config.to_core_json()), "cleanup"))
 
 
-def probe(config: RunConfig) -> dict[str, Any]:
-    """Connects once: `{"server_version", "tls", "connect_ms", "dialect"}`."""
+def probe(config: RunConfig) -> ProbeAnswer:
+    """Connects once and tells what answered."""
     with _translated():
-        return _object(load_core().probe(config.to_core_json()), "probe answer")
+        data = _object(load_core().probe(config.to_core_json()), "probe answer")
+    return ProbeAnswer(
+        server_version=str(data.get("server_version") or ""),
+        dialect=str(data.get("dialect") or "postgres"),
+        tls=data.get("tls") is True,
+        connect_ms=_float(data.get("connect_ms")),
+    )
 
 
 class Run:
@@ -176,15 +227,14 @@ def histogram_figures(blobs: Sequence[str], quantiles: Sequence[float]) -> Histo
             load_core().histogram_figures(list(blobs), [float(q) for q in quantiles]),
             "histogram figures",
         )
-    values = tuple(None if v is None else float(v) for v in data.get("values") or [])
     return HistogramFigures(
-        count=int(data.get("count") or 0),
-        min=data.get("min"),
-        mean=data.get("mean"),
-        stddev=data.get("stddev"),
-        max=data.get("max"),
+        count=count if isinstance(count := data.get("count"), int) else 0,
+        min=_float(data.get("min")),
+        mean=_float(data.get("mean")),
+        stddev=_float(data.get("stddev")),
+        max=_float(data.get("max")),
         quantiles=tuple(float(q) for q in quantiles),
-        values=values,
+        values=tuple(_float(v) for v in _list(data.get("values"))),
     )
 
 

@@ -22,6 +22,14 @@ _INT = re.compile(r"[+-]?\d+")
 _FLOAT = re.compile(r"[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?")
 
 ParamValue = int | float | bool | str
+# A free-form JSON object (facts, record sections, documents): names to values that are read
+# with a check of their type, never assumed.
+JsonObject = dict[str, object]
+
+
+def json_object(value: object) -> JsonObject:
+    """`value` when it is a JSON object, else an empty one (a section a record lacks)."""
+    return value if isinstance(value, dict) else {}
 
 
 def parse_duration(text: str, option: str = "--duration") -> float:

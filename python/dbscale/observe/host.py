@@ -21,6 +21,7 @@ from typing import Any
 
 from dbscale.observe.cgroup import cpu_cgroup
 from dbscale.observe.procfs import ProcFs, parse_cpu_list, parse_cpuinfo_mhz, parse_meminfo_kib
+from dbscale.values import JsonObject
 
 HOST_FILE = "host.json"
 CPU_SYSFS = Path("/sys/devices/system/cpu")
@@ -78,7 +79,7 @@ def lscpu_facts() -> dict[str, str]:
     return parse_lscpu_json(done.stdout) if done.returncode == 0 else {}
 
 
-def cpu_topology(cpu_sysfs: Path = CPU_SYSFS) -> dict[str, Any]:
+def cpu_topology(cpu_sysfs: Path = CPU_SYSFS) -> JsonObject:
     """Logical CPUs, cores, sockets and threads per core from sysfs topology files."""
     online = parse_cpu_list(_read(cpu_sysfs / "online") or "")
     cores: set[tuple[str, str]] = set()
@@ -89,7 +90,7 @@ def cpu_topology(cpu_sysfs: Path = CPU_SYSFS) -> dict[str, Any]:
         core = _read(topo / "core_id") or str(cpu)
         sockets.add(package)
         cores.add((package, core))
-    out: dict[str, Any] = {"logical_cpus": len(online) or os.cpu_count() or 0}
+    out: JsonObject = {"logical_cpus": len(online) or os.cpu_count() or 0}
     if cores:
         out.update(cores=len(cores), sockets=len(sockets))
         out["threads_per_core"] = max(1, round(len(online) / len(cores)))
@@ -118,11 +119,11 @@ def sysfs_caches(cpu_sysfs: Path = CPU_SYSFS) -> dict[str, str]:
     return out
 
 
-def cpu_frequency(cpu_sysfs: Path = CPU_SYSFS, proc: ProcFs | None = None) -> dict[str, Any]:
+def cpu_frequency(cpu_sysfs: Path = CPU_SYSFS, proc: ProcFs | None = None) -> JsonObject:
     """Governor, driver, frequency range and boost; /proc/cpuinfo's MHz when cpufreq is absent
     (common in VMs, where the guest cannot see or change the host's frequency)."""
     freq = cpu_sysfs / "cpu0" / "cpufreq"
-    out: dict[str, Any] = {}
+    out: JsonObject = {}
     for name, key in (("scaling_governor", "cpu_governor"), ("scaling_driver", "cpu_freq_driver")):
         value = _read(freq / name)
         if value:
@@ -178,11 +179,11 @@ def os_release() -> str | None:
     return None
 
 
-def client_host_facts(proc: ProcFs | None = None) -> dict[str, Any]:
+def client_host_facts(proc: ProcFs | None = None) -> JsonObject:
     """Everything we can say about this machine and this process's share of it."""
     proc = proc or ProcFs()
     lscpu = lscpu_facts()
-    facts: dict[str, Any] = {
+    facts: JsonObject = {
         "cpu_model": lscpu.get("cpu_model") or _cpuinfo_model(proc),
         "cpu_vendor": lscpu.get("cpu_vendor"),
         "architecture": platform.machine(),
@@ -222,7 +223,7 @@ def _cpuinfo_model(proc: ProcFs) -> str | None:
     return None
 
 
-def short_facts(facts: Mapping[str, Any]) -> dict[str, Any]:
+def short_facts(facts: Mapping[str, Any]) -> JsonObject:
     """The facts each run record repeats, flat."""
     return {k: facts[k] for k in SHORT_KEYS if k in facts}
 

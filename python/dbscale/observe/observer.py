@@ -41,6 +41,7 @@ from dbscale.observe.tables import column_table, window_means
 from dbscale.observe.verdict import client_saturation, judge
 from dbscale.observe.waits import WaitHistogram
 from dbscale.results.record import Interval, RunRecord
+from dbscale.values import JsonObject
 
 CLIENT_WARNING = (
     "warning: the client (load generator) is a bottleneck ({evidence}); this run measures "
@@ -129,7 +130,7 @@ class RunObserver:
             self.session.close()
             self.session = None
 
-    def finish(self, native: RunRecord) -> dict[str, Any]:
+    def finish(self, native: RunRecord) -> JsonObject:
         """Stops sampling and builds the record's `observe` section."""
         finished = time.monotonic()
         self.close()
@@ -251,7 +252,7 @@ class RunObserver:
 
     # -- the record ----------------------------------------------------------------------------
 
-    def _section(self, native: RunRecord, start: float, end: float) -> dict[str, Any]:
+    def _section(self, native: RunRecord, start: float, end: float) -> JsonObject:
         interval = self.options.resource_interval_s
         rows = [
             (t, r) for t, r in self._data.rows if start + interval / 2 <= t <= end + interval / 2
@@ -262,7 +263,7 @@ class RunObserver:
             if start <= t <= end:
                 waits.add(sample)
         server = self._server_section(start, end)
-        section: dict[str, Any] = {
+        section: JsonObject = {
             "version": 1,
             "host": short_facts(self.host),
             "window_s": round(end - start, 3),
@@ -283,7 +284,7 @@ class RunObserver:
             waits if waits.samples else None,
             rows=len(rows),
             server_local=self.server_pid is not None,
-            server_vcpus=server.get("vcpus"),
+            server_vcpus=vcpus if isinstance(vcpus := server.get("vcpus"), int) else None,
             client_capacity_cores=self._client_capacity([r for _, r in rows]),
             host_cpus=int(self.host.get("logical_cpus") or os.cpu_count() or 1),
             net_speed_mbps=self.host.get("net_speed_mbps") or {},
@@ -292,8 +293,8 @@ class RunObserver:
             section["notes"] = list(self._data.notes)
         return section
 
-    def _server_section(self, start: float, end: float) -> dict[str, Any]:
-        server: dict[str, Any] = {
+    def _server_section(self, start: float, end: float) -> JsonObject:
+        server: JsonObject = {
             "dialect": self.dialect,
             "local": self.server_pid is not None,
             "pid": self.server_pid,
@@ -313,18 +314,18 @@ class RunObserver:
                 deltas["database.xact_commit"] = max(
                     deltas["database.xact_commit"] - own_queries, 0
                 )
-            server["stats_window_s"] = round(last[0] - first[0], 3)
-            server["stats"] = deltas
             if self.dialect == "mysql":
                 inside = [s for t, s, _ in stats if start <= t <= end]
-                server["stats"].update(gauge_means(inside, MYSQL_GAUGES))
+                deltas.update(gauge_means(inside, MYSQL_GAUGES))
+            server["stats_window_s"] = round(last[0] - first[0], 3)
+            server["stats"] = deltas
         if len(self._data.ps_waits) >= 2:
             server["performance_schema_waits"] = ps_wait_deltas(
                 self._data.ps_waits[0], self._data.ps_waits[-1]
             )
         return server
 
-    def _overhead(self, means: Mapping[str, float], start: float, end: float) -> dict[str, Any]:
+    def _overhead(self, means: Mapping[str, float], start: float, end: float) -> JsonObject:
         snaps = self._data.snapshot_s
         window = max(end - start, 1e-9)
         queries = sum(1 for t, _ in self._data.waits if start <= t <= end) + sum(

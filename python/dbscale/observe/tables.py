@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dbscale.observe.resources import Row
+from dbscale.values import JsonObject
 
 FIRST_COLUMNS = ("t_s", "interval_s")
 
@@ -41,7 +42,7 @@ def _columns(rows: Sequence[Mapping[str, float]]) -> list[str]:
     return [c for c in FIRST_COLUMNS if c in names or c == "t_s"] + rest
 
 
-def column_table(rows: Sequence[tuple[float, Row]]) -> dict[str, Any]:
+def column_table(rows: Sequence[tuple[float, Row]]) -> JsonObject:
     """Rows stamped with their end time (seconds into the measured window)."""
     stamped = [{"t_s": t, **row} for t, row in rows]
     columns = _columns(stamped)
@@ -71,7 +72,7 @@ def window_means(rows: Sequence[Row]) -> dict[str, float | int]:
     return means
 
 
-def table_rows(table: Mapping[str, Any]) -> list[dict[str, Any]]:
+def table_rows(table: Mapping[str, Any]) -> list[JsonObject]:
     """The table back as one dict per row (for readers of runs.jsonl)."""
     columns = list(table.get("columns") or [])
     return [dict(zip(columns, values, strict=False)) for values in table.get("rows") or []]

@@ -11,7 +11,6 @@ of it is limited by server CPU, even though the client was busy too.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from dbscale.observe.evidence import Evidence, Finding
 from dbscale.observe.rules import (
@@ -24,6 +23,7 @@ from dbscale.observe.rules import (
 )
 from dbscale.observe.waits import WaitHistogram
 from dbscale.results.record import RunRecord
+from dbscale.values import JsonObject
 
 CLIENT_WARNING = (
     "the client (load generator) was a bottleneck: this run measured dbscale, not the database"
@@ -61,7 +61,7 @@ def judge(
     client_capacity_cores: float,
     host_cpus: int,
     net_speed_mbps: Mapping[str, float] | None = None,
-) -> dict[str, Any]:
+) -> JsonObject:
     """The record's `limited_by`: verdict, a one-line summary and evidence, numbers, `also`."""
     ev = Evidence(
         native, means, waits, rows, server_local, server_vcpus, client_capacity_cores,
@@ -76,7 +76,7 @@ def judge(
             if found is not None and found.verdict not in {f.verdict for f in findings}:
                 findings.append(found)
     first = findings[0] if findings else unknown(ev)
-    out: dict[str, Any] = {
+    out: JsonObject = {
         "verdict": first.verdict,
         "summary": first.summary,
         "evidence": first.evidence,

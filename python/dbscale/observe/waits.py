@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from dbscale.values import JsonObject
+
 # An active PostgreSQL backend with no wait event is running on a CPU (or waiting for one).
 CPU_EVENT = "CPU"
 STARTING = "starting"
@@ -131,7 +133,7 @@ class WaitHistogram:
             return []
         return [(e, c / active) for e, c in self.events.most_common(n)]
 
-    def to_record(self, interval_ms: float) -> dict[str, Any]:
+    def to_record(self, interval_ms: float) -> JsonObject:
         samples = max(self.samples, 1)
         return {
             "samples": self.samples,

@@ -17,6 +17,7 @@ from dbscale.observe.host import client_host_facts, short_facts, write_host_file
 from dbscale.observe.observer import ObserveOptions, RunObserver
 from dbscale.results.record import Interval, RunRecord
 from dbscale.targets.url import redact_url
+from dbscale.values import JsonObject, json_object
 
 
 class Notes(Protocol):
@@ -53,13 +54,15 @@ class RunWatch:
         for message in self._observer.take_notes():
             notes.note(message)
 
-    def finish(self, native: RunRecord) -> dict[str, Any]:
+    def finish(self, native: RunRecord) -> JsonObject:
         """The record's `observe` section; a failure here is noted, never fatal to the run."""
         if self._observer is not None:
             observer = self._observer
             try:
                 section = observer.finish(native)
-                self._study.learn_server(observer.config.target.url, section.get("server") or {})
+                self._study.learn_server(
+                    observer.config.target.url, json_object(section.get("server"))
+                )
                 return section
             except Exception as exc:  # the run's measurement matters more than its context
                 self._fail(exc)
@@ -76,11 +79,11 @@ class StudyObserver:
     def __init__(self, results_dir: Path, *, options: ObserveOptions | None = None) -> None:
         self.results_dir = results_dir
         self.options = options or ObserveOptions()
-        self.host: dict[str, Any] = client_host_facts()
+        self.host: JsonObject = client_host_facts()
         self.host["dbscale_version"] = __version__
         with contextlib.suppress(Exception):  # the facts do not need the native module
             self.host["dbscale_core_version"] = core.version()
-        self._servers: dict[str, dict[str, Any]] = {}  # by target URL (no password)
+        self._servers: dict[str, JsonObject] = {}  # by target URL (no password)
 
     def watch(self, config: RunConfig) -> RunWatch:
         return RunWatch(self, config)
@@ -99,12 +102,12 @@ class StudyObserver:
         }
         self.write()
 
-    def host_file_content(self) -> dict[str, Any]:
+    def host_file_content(self) -> JsonObject:
         return {"client": self.host, "servers": self._servers}
 
     def write(self) -> Path:
         return write_host_file(self.results_dir, self.host_file_content())
 
-    def summary_extra(self) -> dict[str, Any]:
+    def summary_extra(self) -> JsonObject:
         """What summary.json carries besides its rows."""
         return {"host": short_facts(self.host)}

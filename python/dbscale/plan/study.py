@@ -11,7 +11,6 @@ import json
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from dbscale.config import RunConfig, TargetConfig, WorkloadConfig, make_run_config
 from dbscale.modes import TlsMode
@@ -24,7 +23,7 @@ from dbscale.plan.schema import (
 from dbscale.targets import OpenTarget
 from dbscale.targets.spec import TargetEntry, shared_groups
 from dbscale.targets.url import socket_url_for
-from dbscale.values import ParamValue, format_value
+from dbscale.values import JsonObject, ParamValue, format_value
 
 # Connecting, the pre-run vacuum and writing the record, per run, for the wall-time estimate.
 RUN_OVERHEAD_S = 1.0
@@ -36,7 +35,7 @@ class Point:
     """One configuration of the matrix: what runs, where, with which load."""
 
     key: str
-    values: dict[str, Any]
+    values: JsonObject
     target: TargetEntry
     workload: str  # the catalog name
     params: dict[str, ParamValue]
@@ -144,7 +143,7 @@ class Study:
     out_dir: Path
     source: str
     demo: bool = False
-    document: dict[str, Any] = field(default_factory=dict)
+    document: JsonObject = field(default_factory=dict)
 
     @property
     def runnable_points(self) -> list[Point]:

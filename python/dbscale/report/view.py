@@ -23,6 +23,7 @@ from dbscale.results.directory import PLAN_FILE, RUNS_FILE, SUMMARY_CSV_FILE, re
 from dbscale.results.points import FigureCache, PointSummary, SummarySettings, summarize_point
 from dbscale.results.record import RunRecord
 from dbscale.targets.facts import load_target_records
+from dbscale.values import JsonObject
 
 
 @dataclass
@@ -128,7 +129,7 @@ def load_view(path: Path) -> ResultsView:
     return build_view(records, path, summary_csv=summary_csv, plan=plan, targets=targets)
 
 
-def _read_json(path: Path) -> dict[str, Any]:
+def _read_json(path: Path) -> JsonObject:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -17,6 +17,7 @@ from dbscale.errors import DbscaleError, ResultsError
 from dbscale.results.directory import RUNS_FILE, read_runs
 from dbscale.results.points import PERCENTILES, flatten, run_steady_state, summarize_points
 from dbscale.results.record import RunRecord
+from dbscale.values import JsonObject
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -69,7 +70,7 @@ def _pandas() -> Any:
     return pandas
 
 
-def _frame(rows: list[dict[str, Any]], times: Sequence[str] = ()) -> pd.DataFrame:
+def _frame(rows: list[JsonObject], times: Sequence[str] = ()) -> pd.DataFrame:
     """Columns that hold numbers (None where absent) become float or int; `times` datetimes."""
     pandas = _pandas()
     frame: pd.DataFrame = pandas.DataFrame(rows)
@@ -101,9 +102,9 @@ def load_results(directory: str | Path) -> Results:
     if not path.is_file():
         raise ResultsError(f"{directory} holds no {RUNS_FILE}", "name a `dbscale run` results dir")
     records = read_runs(path)
-    runs: list[dict[str, Any]] = []
-    intervals: list[dict[str, Any]] = []
-    resources: list[dict[str, Any]] = []
+    runs: list[JsonObject] = []
+    intervals: list[JsonObject] = []
+    resources: list[JsonObject] = []
     for record in records:
         data = record.model_dump(mode="json")
         row = flatten({k: v for k, v in data.items() if k not in _RUN_SKIP})

@@ -26,7 +26,7 @@ from dbscale.results.directory import PLAN_FILE, RUNS_FILE, read_runs
 from dbscale.results.record import RunRecord
 from dbscale.stats.comparison import ALPHA, Change, adjust_and_decide, compare_samples
 from dbscale.targets.facts import diff_target_records
-from dbscale.values import format_value
+from dbscale.values import JsonObject, format_value
 
 Record = RunRecord
 METRICS = (("tps", True), ("p95_ms", False), ("p99_ms", False))
@@ -128,7 +128,7 @@ def _pairs_within(
     return pairs, unmatched
 
 
-def compare_dirs(a: Path, b: Path | None, options: ComparisonOptions) -> dict[str, Any]:
+def compare_dirs(a: Path, b: Path | None, options: ComparisonOptions) -> JsonObject:
     """The comparison as plain data (what `--json` prints)."""
     if b is None:
         if options.select_a is None or options.select_b is None:

@@ -22,7 +22,7 @@ from dbscale.errors import ResultsError
 from dbscale.results.points import PointSummary, flatten
 from dbscale.results.record import RunRecord
 from dbscale.targets.url import redact_url
-from dbscale.values import iso_utc
+from dbscale.values import JsonObject, iso_utc
 
 RUNS_FILE = "runs.jsonl"
 SUMMARY_FILE = "summary.json"
@@ -60,7 +60,7 @@ class RunMeta:
 
 def make_record(native: RunRecord, meta: RunMeta) -> RunRecord:
     """One line of runs.jsonl: the native result plus dbscale's fields, no password in it."""
-    fields: dict[str, Any] = {
+    fields: JsonObject = {
         **native.model_dump(mode="json", exclude_unset=True),
         "run_id": meta.run_id or uuid.uuid4().hex,
         "started_at": iso_utc(meta.started_at),
@@ -131,7 +131,7 @@ class ResultsDir:
         """summary.json: one row per run so far, plus the per-point statistics when given, which
         also go to summary.csv (both replaced atomically)."""
         self._ensure()
-        summary: dict[str, Any] = {
+        summary: JsonObject = {
             "runs": [summary_row(r) for r in self.records],
             **(extra or {}),
         }
@@ -162,7 +162,7 @@ def read_runs(path: Path) -> list[RunRecord]:
     return records
 
 
-def summary_row(record: RunRecord) -> dict[str, Any]:
+def summary_row(record: RunRecord) -> JsonObject:
     """A run's line in summary.json."""
     latency = record.latency_ms
     return {

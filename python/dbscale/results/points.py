@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -25,6 +24,7 @@ from dbscale.stats.confidence import (
     spread,
 )
 from dbscale.stats.steady_state import steady_state
+from dbscale.values import JsonObject
 
 MIN_RUNS_WARNING = 4  # below this not even a large difference can be told apart at 5%
 # The percentiles every summary reports, with the names runs use (`latency_ms.p95`, ...).
@@ -305,9 +305,9 @@ def _per_type(records: Sequence[RunRecord], cache: FigureCache) -> dict[str, Typ
     return out
 
 
-def flatten(row: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+def flatten(row: Mapping[str, object], prefix: str = "") -> JsonObject:
     """A nested summary row as CSV columns: `tps_median_ci_low`, `point_clients`, ..."""
-    flat: dict[str, Any] = {}
+    flat: JsonObject = {}
     for key, value in row.items():
         name = f"{prefix}{key}"
         if key in ("run_ids", "per_run", "transaction_types"):

@@ -4,8 +4,6 @@ check whether the embedded server already holds the data it needs.
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Console
 
 from dbscale import core
@@ -16,15 +14,12 @@ from dbscale.targets.facts import probe_config
 TPCB_ACCOUNTS_PER_SCALE = 100_000
 
 
-def print_data_summary(console: Console, what: str, summary: dict[str, Any]) -> None:
-    for step in summary.get("steps", []):
-        console.print(
-            f"  {step.get('name')}: {float(step.get('seconds', 0.0)):.2f} s", highlight=False
-        )
-    total = summary.get("seconds")
-    rows = summary.get("rows")
-    tail = f" in {float(total):.2f} s" if total is not None else ""
-    console.print(f"{what} done: {rows if rows is not None else '?'} rows{tail}", highlight=False)
+def print_data_summary(console: Console, what: str, summary: core.DataSummary) -> None:
+    for step in summary.steps:
+        console.print(f"  {step.name}: {step.seconds:.2f} s", highlight=False)
+    rows = summary.rows if summary.rows is not None else "?"
+    tail = f" in {summary.seconds:.2f} s" if summary.seconds is not None else ""
+    console.print(f"{what} done: {rows} rows{tail}", highlight=False)
 
 
 def tpcb_scale_loaded(url: str) -> int | None:

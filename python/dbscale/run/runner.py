@@ -12,7 +12,6 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from rich.console import Console
 
@@ -36,7 +35,7 @@ from dbscale.targets import OpenTarget
 from dbscale.targets.facts import load_target_records
 from dbscale.targets.lifecycle import TargetFailedError
 from dbscale.targets.spec import target_info
-from dbscale.values import utc_now
+from dbscale.values import JsonObject, utc_now
 
 POLL_INTERVAL_S = 0.2
 
@@ -49,7 +48,7 @@ class RunOutcome:
     cancelled: bool
     started_at: datetime
     ended_at: datetime
-    observe: dict[str, Any] | None = None  # observation's section of the record
+    observe: JsonObject | None = None  # observation's section of the record
 
 
 @dataclass
@@ -257,7 +256,7 @@ class StudyRunner:
             raise RunError(f"run {slot.index} ({step.label}) failed: {record.verdict.message}")
         return record
 
-    def _study_fields(self, step: RunStep) -> dict[str, Any]:
+    def _study_fields(self, step: RunStep) -> JsonObject:
         point = step.point
         return {
             "run_key": step.key,

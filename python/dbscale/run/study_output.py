@@ -5,7 +5,6 @@ time), the per-point statistics table at the end, and the resolved plan stored a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from rich import box
 from rich.console import Console
@@ -13,10 +12,10 @@ from rich.table import Table
 
 from dbscale.plan.study import PrepareStep, Step, Study, estimate_s, run_counts
 from dbscale.targets.url import redact_url
-from dbscale.values import format_duration, format_eta
+from dbscale.values import JsonObject, format_duration, format_eta
 
 
-def study_plan_json(study: Study) -> dict[str, Any]:
+def study_plan_json(study: Study) -> JsonObject:
     """The resolved plan as stored in plan.json, with every URL redacted."""
     plan = study.plan.model_dump(mode="json")
     for target in plan.get("targets") or []:

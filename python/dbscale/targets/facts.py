@@ -21,6 +21,7 @@ from dbscale.errors import (
     TargetUnreachableError,
 )
 from dbscale.modes import TlsMode
+from dbscale.values import JsonObject, json_object
 
 TARGETS_DIR = "targets"
 # Settings shown first (and diffed by `dbscale compare`); all of them are stored.
@@ -65,16 +66,16 @@ def wait_accepting(
     *,
     tls: TlsMode | None = None,
     target: str = "target",
-    probe: Callable[[RunConfig], Mapping[str, Any]] = core.probe,
-) -> dict[str, Any]:
-    """Probes until the server accepts a connection; its probe answer (server_version, dialect,
-    tls, connect_ms). Only "not there yet" errors are retried; a wrong password is not."""
+    probe: Callable[[RunConfig], core.ProbeAnswer] = core.probe,
+) -> core.ProbeAnswer:
+    """Probes until the server accepts a connection; its probe answer. Only "not there yet"
+    errors are retried; a wrong password is not."""
     config = probe_config(url, tls)
     deadline = time.monotonic() + timeout_s
     delay_s = 0.2
     while True:
         try:
-            return dict(probe(config))
+            return probe(config)
         except (TargetUnreachableError, TargetUnavailableError) as exc:
             if timeout_s <= 0:
                 raise
@@ -118,9 +119,9 @@ def write_target_record(results_dir: Path, name: str, record: Mapping[str, Any])
     return path
 
 
-def load_target_records(results_dir: Path) -> dict[str, dict[str, Any]]:
+def load_target_records(results_dir: Path) -> dict[str, JsonObject]:
     """Every targets/<name>.json of a results directory, by target name."""
-    records: dict[str, dict[str, Any]] = {}
+    records: dict[str, JsonObject] = {}
     folder = results_dir / TARGETS_DIR
     if not folder.is_dir():
         return records
@@ -134,21 +135,22 @@ def load_target_records(results_dir: Path) -> dict[str, dict[str, Any]]:
     return records
 
 
-def diff_target_records(a: Path, b: Path, limit: int = 40) -> list[dict[str, Any]]:
+def diff_target_records(a: Path, b: Path, limit: int = 40) -> list[JsonObject]:
     """The server version, instance facts and settings that differ between the targets of the
     same name in two results directories (key settings first, at most `limit` rows)."""
     records_a, records_b = load_target_records(a), load_target_records(b)
-    diffs: list[dict[str, Any]] = []
+    diffs: list[JsonObject] = []
     for name in [n for n in records_a if n in records_b]:
         ra, rb = records_a[name], records_b[name]
-        server_a, server_b = ra.get("server") or {}, rb.get("server") or {}
-        pairs: list[tuple[str, Any, Any]] = [
+        server_a, server_b = json_object(ra.get("server")), json_object(rb.get("server"))
+        pairs: list[tuple[str, object, object]] = [
             ("server version", server_a.get("version"), server_b.get("version"))
         ]
-        info_a, info_b = ra.get("info") or {}, rb.get("info") or {}
+        info_a, info_b = json_object(ra.get("info")), json_object(rb.get("info"))
         pairs += [(f"target {k}", info_a.get(k), info_b.get(k)) for k in sorted({*info_a, *info_b})]
-        settings_a, settings_b = server_a.get("settings") or {}, server_b.get("settings") or {}
-        keys = list(server_a.get("key_settings") or {})
+        settings_a = json_object(server_a.get("settings"))
+        settings_b = json_object(server_b.get("settings"))
+        keys = list(json_object(server_a.get("key_settings")))
         keys += sorted(k for k in {*settings_a, *settings_b} if k not in keys)
         pairs += [(k, settings_a.get(k), settings_b.get(k)) for k in keys if k not in NOT_COMPARED]
         diffs += [

@@ -15,11 +15,11 @@ from collections.abc import Mapping
 from contextlib import suppress
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from dbscale.errors import TargetError
 from dbscale.targets.spec import HookCommand
 from dbscale.targets.variables import fill, variable_env
+from dbscale.values import JsonObject
 
 KILL_GRACE_S = 5.0  # between SIGTERM to the hook's process group and SIGKILL
 
@@ -41,7 +41,7 @@ class HookResult:
     timeout_s: float
     log: str
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> JsonObject:
         return asdict(self)
 
 

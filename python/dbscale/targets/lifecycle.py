@@ -28,7 +28,7 @@ from dbscale.targets.local.instance import LocalInstance, LocalShape, local_dir
 from dbscale.targets.spec import TargetEntry, target_info
 from dbscale.targets.url import EMBEDDED, redact_url
 from dbscale.targets.variables import target_variables
-from dbscale.values import iso_utc, utc_now
+from dbscale.values import JsonObject, iso_utc, utc_now
 
 
 class TargetFailedError(TargetError):
@@ -53,7 +53,8 @@ class _Active:
     opened: OpenTarget
     instance: LocalInstance | None
     variables: dict[str, str]
-    record: dict[str, Any] = field(default_factory=dict)
+    record: JsonObject = field(default_factory=dict)  # targets/<name>.json
+    hooks: list[JsonObject] = field(default_factory=list)  # the record's "hooks", as they ran
 
 
 class TargetPool(Mapping[str, OpenTarget]):
@@ -124,15 +125,16 @@ class TargetPool(Mapping[str, OpenTarget]):
 
     def _enter(self, target: TargetEntry) -> _Active:
         variables = {**target_variables(target), "results_dir": str(self.results_dir.absolute())}
-        record: dict[str, Any] = {
+        hooks: list[JsonObject] = []
+        record: JsonObject = {
             "name": target.name,
             "url": "local" if target.is_local else redact_url(target.url),
             "info": target_info(target),
             "prices": target.prices.model_dump(mode="json") if target.prices else None,
             "entered_at": iso_utc(utc_now()),
-            "hooks": [],
+            "hooks": hooks,
         }
-        active = _Active(target, OpenTarget(url=target.url), None, variables, record)
+        active = _Active(target, OpenTarget(url=target.url), None, variables, record, hooks)
         setup_started = False
         try:
             if self._hook_defined(target, "setup"):
@@ -140,20 +142,21 @@ class TargetPool(Mapping[str, OpenTarget]):
                 self._hook(active, "setup")
             if target.is_local:
                 active.instance = self._local_instance(target)
-                record["local"] = active.instance.start()
+                evidence = active.instance.start()
+                record["local"] = evidence
                 server = active.instance.server
                 active.opened = OpenTarget(url=server.url, server=server)
-                self._note_local(target, record["local"])
+                self._note_local(target, evidence)
             self._hook(active, "ready")
             # Without hooks a target should be up already: one attempt, its error as it is.
             timeout_s = target.hooks.connect_timeout if target.hooks else 0.0
             probe = wait_accepting(active.opened.url, timeout_s, target=target.name)
-            dialect = str(probe.get("dialect") or "postgres")
+            dialect = probe.dialect
             settings = server_settings(active.opened.url, dialect)
             record["server"] = {
-                "version": probe.get("server_version"),
+                "version": probe.server_version,
                 "dialect": dialect,
-                "tls": probe.get("tls"),
+                "tls": probe.tls,
                 "key_settings": key_settings(dialect, settings),
                 "settings": settings,
             }
@@ -224,9 +227,9 @@ class TargetPool(Mapping[str, OpenTarget]):
                 default_timeout_s=hooks.timeout, results_dir=self.results_dir, env=self.env,
             )  # fmt: skip
         except HookError as exc:
-            active.record["hooks"].append({"hook": name, "error": exc.message})
+            active.hooks.append({"hook": name, "error": exc.message})
             raise
-        active.record["hooks"].append(result.as_json())
+        active.hooks.append(result.as_json())
 
     def _local_instance(self, target: TargetEntry) -> LocalInstance:
         local = target.local

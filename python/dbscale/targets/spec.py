@@ -19,7 +19,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_valida
 from dbscale.errors import ConfigError, PlanError
 from dbscale.targets.url import EMBEDDED, redact_url
 from dbscale.targets.variables import fill, target_variables, text_value
-from dbscale.values import parse_duration
+from dbscale.values import JsonObject, parse_duration
 
 LOCAL = "local"
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$"  # target, workload and plan names
@@ -246,7 +246,7 @@ def expand_sizes(targets: Sequence[T]) -> list[T]:
         count = len(next(iter(lists.values())))
         name = str(getattr(target, "name", "target"))
         for i in range(count):
-            update: dict[str, Any] = {k: v[i] for k, v in lists.items()}
+            update: JsonObject = {k: v[i] for k, v in lists.items()}
             label = f"{update['vcpus']}vcpu" if "vcpus" in update else str(update["instance_type"])
             update["name"] = re.sub(r"[^A-Za-z0-9_.+-]", "-", f"{name}-{label}")
             update["group"] = target.group or name
@@ -271,9 +271,9 @@ def _with_instance_type(target: T) -> T:
     return target.model_copy(update={"instance_type": filled})
 
 
-def target_info(target: TargetProfile) -> dict[str, Any]:
+def target_info(target: TargetProfile) -> JsonObject:
     """The instance facts stored with each run (`target_info`) and in targets/<name>.json."""
-    facts: dict[str, Any] = {
+    facts: JsonObject = {
         "name": getattr(target, "name", None),
         "group": target.group,
         "kind": "local" if target.is_local else "url",

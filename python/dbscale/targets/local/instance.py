@@ -13,7 +13,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 from dbscale.errors import LocalServerError
 from dbscale.targets.local.confinement import (
@@ -30,6 +29,7 @@ from dbscale.targets.local.embedded import ROOT_FALLBACK_DIR, default_base_dir
 from dbscale.targets.local.mariadb import LocalMariaDB
 from dbscale.targets.local.postgres import DEFAULT_SETTINGS, LocalPostgres
 from dbscale.targets.local.server import LocalServer, SettingValue
+from dbscale.values import JsonObject
 
 MIB = 1024 * 1024
 
@@ -112,7 +112,7 @@ class LocalInstance:
     def url(self) -> str:
         return self.server.url
 
-    def start(self) -> dict[str, Any]:
+    def start(self) -> JsonObject:
         """Starts the server in its shape (a running one is reused only when unconfined)."""
         server, shape = self.server, self.shape
         if shape.confined and server.status() == "running":
@@ -132,9 +132,9 @@ class LocalInstance:
             self._started = server.start()
         return self._confine(cpus)
 
-    def _confine(self, cpus: tuple[int, ...] | None) -> dict[str, Any]:
+    def _confine(self, cpus: tuple[int, ...] | None) -> JsonObject:
         pid = self.postmaster_pid()
-        evidence: dict[str, Any] = {
+        evidence: JsonObject = {
             "dir": str(self.server.base_dir),
             "port": self.server.port,
             "postmaster_pid": pid,
@@ -153,11 +153,11 @@ class LocalInstance:
             evidence["memory"] = self._limit_memory(pid, self.shape.memory_gib)
         return evidence
 
-    def _limit_memory(self, pid: int, memory_gib: float) -> dict[str, Any]:
+    def _limit_memory(self, pid: int, memory_gib: float) -> JsonObject:
         limit = int(memory_gib * 1024 * MIB)
         placement = make_memory_cgroup(self.cgroup_name, limit)
         self._memory = placement
-        record: dict[str, Any] = {"memory_gib": memory_gib, "limit_bytes": limit}
+        record: JsonObject = {"memory_gib": memory_gib, "limit_bytes": limit}
         if placement.cgroup is None:
             record.update(
                 enforced_by=None,
