@@ -7,7 +7,7 @@ from rich.console import Console
 
 from dbscale.results.record import Interval, RunRecord
 from dbscale.run.console import pgbench_lines, print_summary
-from dbscale.run.progress import PlainProgress, progress_line
+from dbscale.run.progress import PlainProgress, RunSlot, progress_line
 
 
 def _record(fields: dict[str, Any]) -> RunRecord:
@@ -77,7 +77,7 @@ def test_progress_line_like_pgbench() -> None:
 def test_plain_progress_prints_one_line_per_interval() -> None:
     out = io.StringIO()
     progress = PlainProgress(Console(file=out, width=200))
-    progress.begin("clients=4", 2, 3, 10.0)
+    progress.begin(RunSlot("clients=4", 2, 3, 10.0))
     progress.update([_interval({"t_s": 1.0, "tps": 10.0}), _interval({"t_s": 2.0, "tps": 11.0})])
     text = out.getvalue().splitlines()
     assert text[0] == "run 2/3: clients=4, 10 s"

@@ -13,7 +13,7 @@ from dbscale.plan.sysbench_flags import flag_for
 from dbscale.results.record import Interval, RunRecord
 from dbscale.run.console import print_run, summary_table
 from dbscale.run.output_format import OutputFormat, shape_for
-from dbscale.run.progress import PlainProgress
+from dbscale.run.progress import PlainProgress, RunSlot
 from dbscale.run.sysbench_format import final_lines, interval_line
 
 
@@ -109,11 +109,11 @@ def test_plain_progress_puts_sysbench_lines_on_stdout() -> None:
         Console(file=err, width=200), out=Console(file=out, width=200),
         output_format=OutputFormat.AUTO,
     )  # fmt: skip
-    progress.begin("default #1", 1, 1, 3.0, workload="sysbench:oltp_read_write", clients=8)
+    progress.begin(RunSlot("default #1", 1, 1, 3.0, workload="sysbench:oltp_read_write", clients=8))
     progress.update([_interval(INTERVAL)])
     assert out.getvalue().startswith("[ 1s ] thds: 8 tps: 1234.56")
     assert "progress:" not in err.getvalue()
-    progress.begin("default #1", 1, 1, 3.0, workload="tpcb", clients=8)
+    progress.begin(RunSlot("default #1", 1, 1, 3.0, workload="tpcb", clients=8))
     progress.update([_interval(INTERVAL)])
     assert err.getvalue().splitlines()[-1].startswith("progress: 1.0 s, 1234.6 tps")
 

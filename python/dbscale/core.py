@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from types import ModuleType, TracebackType
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from dbscale.errors import DbscaleError, InternalError, NativeModuleMissingError, from_core
@@ -178,7 +178,8 @@ class Run:
 
 
 class Session:
-    """One connection for queries outside the measured loop (server statistics, checks)."""
+    """One connection for queries outside the measured loop (server statistics, checks);
+    `with closing(Session(config)) as session:` closes it after use."""
 
     def __init__(self, config: RunConfig) -> None:
         with _translated():
@@ -192,17 +193,6 @@ class Session:
 
     def close(self) -> None:
         self._session.close()
-
-    def __enter__(self) -> Session:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 @dataclass(frozen=True)

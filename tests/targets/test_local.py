@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from contextlib import closing
 from pathlib import Path
 from types import ModuleType
 
@@ -75,7 +76,7 @@ def test_local_sizes_are_confined_to_their_cpus(core: ModuleType, tmp_path: Path
                 assert local["all_confined"] is True
                 assert _cpus_allowed(local["postmaster_pid"]) == expected
                 # A backend forked after the start inherits the postmaster's mask.
-                with Session(probe_config(opened.url)) as session:
+                with closing(Session(probe_config(opened.url))) as session:
                     [[backend]] = session.query("select pg_backend_pid()")
                     assert _cpus_allowed(int(str(backend))) == expected
                     assert os.sched_getaffinity(int(str(backend))) == set(available[:vcpus])

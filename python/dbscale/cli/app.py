@@ -19,6 +19,8 @@ from dbscale.cli import options as o
 from dbscale.errors import EXIT_CANCELLED, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, DbscaleError
 from dbscale.run.output_format import OutputFormat
 
+LIST_FLAGS = ("clients", "set_params")
+
 app = typer.Typer(
     name="dbscale",
     help="Database benchmarking with honest statistics. `dbscale run` alone runs a demo.",
@@ -55,32 +57,14 @@ def run_cmd(
     output_format: o.Format = OutputFormat.AUTO,
 ) -> None:
     """Run a workload or a plan and record the results; with no arguments, the demo."""
+    # The flags are RunOptions' fields by the same names (lists arrive as None when not given).
+    given = {k: v for k, v in locals().items() if k not in ("dry_run", "output_format")}
+    flags = {k: [] if v is None and k in LIST_FLAGS else v for k, v in given.items()}
     from dbscale.plan.build import (
-        RunOptions,  # here, not at the top: it is heavy and only `run` needs it
+        RunOptions,  # here, not at the top: heavy, and only `run` needs it
     )
 
-    options = RunOptions(
-        workload=workload,
-        target=target or None,
-        clients=clients or [],
-        duration=duration,
-        protocol=protocol,
-        connect=connect,
-        rate=rate,
-        threads=threads,
-        max_tries=max_tries,
-        tls=tls,
-        set_params=set_params or [],
-        out=out,
-        warmup=warmup,
-        seed=seed,
-        repeat=repeat,
-        warmup_runs=warmup_runs,
-        cooldown=cooldown,
-        recipe=recipe,
-        quick=quick,
-        resume=resume,
-    )
+    options = RunOptions(**flags)
     commands.run(
         options, env=os.environ, now=datetime.now(UTC), dry_run=dry_run,
         output_format=output_format,

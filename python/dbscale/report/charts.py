@@ -73,7 +73,7 @@ def _against_axes(study: ResultsView) -> list[Chart]:
     numeric = [a for a in swept if a.numeric]
     charts: list[Chart] = []
     for axis in numeric or swept:
-        values = _axis_values(axis)
+        x_axis = _x_axis(study, axis)
         slug = _slug(axis.title)
         caption_ci = (
             "Error bars: 95% CI of the median (order statistics, 6+ runs), with fewer runs "
@@ -88,9 +88,7 @@ def _against_axes(study: ResultsView) -> list[Chart]:
                 f"{'line' if axis.numeric else 'bar'} per combination of the other swept "
                 f"settings. {caption_ci}",
                 specs.throughput_vs_axis(
-                    rows.point_rows(study, axis), unit=study.unit, x_title=axis.title,
-                    numeric=axis.numeric, values=values,
-                    series_title=rows.series_title(study, axis),
+                    rows.point_rows(study, axis), unit=study.unit, axis=x_axis
                 ),
             )
         )  # fmt: skip
@@ -99,10 +97,7 @@ def _against_axes(study: ResultsView) -> list[Chart]:
                 f"latency-vs-{slug}", "latency", f"Latency vs {axis.title}",
                 "p50, p95 and p99 read from the merged histogram of each point's runs (never "
                 "averaged); whiskers span the lowest and highest single run.",
-                specs.latency_vs_axis(
-                    rows.latency_rows(study, axis), x_title=axis.title, numeric=axis.numeric,
-                    values=values, series_title=rows.series_title(study, axis),
-                ),
+                specs.latency_vs_axis(rows.latency_rows(study, axis), axis=x_axis),
             )
         )  # fmt: skip
     return charts
@@ -156,18 +151,23 @@ def _per_configuration(study: ResultsView) -> list[Chart]:
     return charts
 
 
+def _x_axis(study: ResultsView, axis: Axis | None) -> specs.XAxis:
+    """The x axis of a chart against `axis` (against the points themselves without one)."""
+    return specs.XAxis(
+        title=axis.title if axis else "point",
+        numeric=bool(axis and axis.numeric),
+        values=_axis_values(axis),
+        series_title=rows.series_title(study, axis),
+    )
+
+
 def _variation(study: ResultsView) -> Chart:
     axis = primary_axis(study)
-    title = axis.title if axis else "point"
     return Chart(
         "variation", "variation", "Run-to-run variation",
         "Coefficient of variation (standard deviation / mean) across the repeated runs of each "
         "point, for throughput and for each run's latency percentiles.",
-        specs.variation(
-            rows.variation_rows(study, axis), x_title=title,
-            numeric=bool(axis and axis.numeric), values=_axis_values(axis),
-            series_title=rows.series_title(study, axis),
-        ),
+        specs.variation(rows.variation_rows(study, axis), axis=_x_axis(study, axis)),
     )  # fmt: skip
 
 
@@ -183,9 +183,7 @@ def _resources(study: ResultsView) -> list[Chart]:
                 "Mean over each run's seconds, then over the point's runs: is the client, the "
                 "host or the server the limit?",
                 specs.metric_panels(
-                    use, title=f"Resource use vs {title}", x_title=title,
-                    numeric=bool(axis and axis.numeric), values=_axis_values(axis),
-                    series_title=rows.series_title(study, axis),
+                    use, title=f"Resource use vs {title}", axis=_x_axis(study, axis)
                 ),
             )
         )  # fmt: skip

@@ -6,6 +6,7 @@ and as PNG/SVG (vl-convert) alike.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from dbscale.report.rows import Row
@@ -64,6 +65,20 @@ def _color(rows: Sequence[Row], title: str) -> Spec:
     return color
 
 
+@dataclass(frozen=True)
+class XAxis:
+    """The swept setting a chart draws its points against, and what its series are named."""
+
+    title: str
+    numeric: bool
+    values: Sequence[Any] = ()
+    series_title: str = "series"
+
+    def encoding(self, rows: Sequence[Row]) -> tuple[Spec, Spec]:
+        """The x and color channels of the chart."""
+        return _x("x", self.title, self.numeric, self.values), _color(rows, self.series_title)
+
+
 def _tooltip(*fields: tuple[str, str]) -> list[Spec]:
     return [{"field": f, "title": t} for f, t in fields]
 
@@ -72,23 +87,19 @@ def throughput_vs_axis(
     rows: Sequence[Row],
     *,
     unit: str,
-    x_title: str,
-    numeric: bool,
-    values: Sequence[Any],
-    series_title: str = "series",
+    axis: XAxis,
 ) -> Spec:
     """Median throughput against one swept axis, one line (or bar group) per series, with the
     95% CI of the median as error bars."""
-    x = _x("x", x_title, numeric, values)
-    color = _color(rows, series_title)
+    x, color = axis.encoding(rows)
     y = {"field": "tput", "type": "quantitative", "title": f"{unit} (median of runs)"}
     tooltip = _tooltip(
         ("point", "point"), ("tput", f"median {unit}"), ("tput_lo", "95% CI low"),
         ("tput_hi", "95% CI high"), ("n", "runs"), ("cv_pct", "CV %"),
     )  # fmt: skip
-    spec = _base(f"Throughput vs {x_title}", rows)
+    spec = _base(f"Throughput vs {axis.title}", rows)
     line: Spec
-    if numeric:
+    if axis.numeric:
         line = {"mark": {"type": "line", "point": {"size": 50}}}
     else:
         line = {"mark": {"type": "bar"}, "encoding": {"xOffset": {"field": "series"}}}
@@ -99,10 +110,10 @@ def throughput_vs_axis(
             "x": x,
             "y": {"field": "tput_lo", "type": "quantitative", "title": y["title"]},
             "y2": {"field": "tput_hi"},
-            "color": color if numeric else {"value": "#333"},
+            "color": color if axis.numeric else {"value": "#333"},
         },
     }
-    if not numeric:
+    if not axis.numeric:
         bars["encoding"]["xOffset"] = {"field": "series"}
     layers = [line, bars] if _has(rows, "tput_lo", "tput_hi") else [line]
     spec.update(width=WIDTH, height=HEIGHT, layer=layers)
@@ -112,19 +123,15 @@ def throughput_vs_axis(
 def latency_vs_axis(
     rows: Sequence[Row],
     *,
-    x_title: str,
-    numeric: bool,
-    values: Sequence[Any],
-    series_title: str = "series",
+    axis: XAxis,
 ) -> Spec:
     """p50 | p95 | p99 side by side against one axis; whiskers: the range over runs."""
-    x = _x("x", x_title, numeric, values)
-    color = _color(rows, series_title)
+    x, color = axis.encoding(rows)
     y = {"field": "latency_ms", "type": "quantitative", "title": "latency (ms)"}
     tooltip = _tooltip(("point", "point"), ("percentile", "percentile"),
                        ("latency_ms", "merged histogram (ms)"), ("lo", "lowest run"),
                        ("hi", "highest run"))  # fmt: skip
-    if numeric:
+    if axis.numeric:
         main: Spec = {"mark": {"type": "line", "point": {"size": 40}}}
     else:
         main = {"mark": "bar", "encoding": {"xOffset": {"field": "series"}}}
@@ -132,11 +139,11 @@ def latency_vs_axis(
     whisker: Spec = {
         "mark": {"type": "errorbar", "ticks": True},
         "encoding": {"x": x, "y": {"field": "lo", "type": "quantitative", "title": y["title"]},
-                     "y2": {"field": "hi"}, "color": color if numeric else {"value": "#333"}},
+                     "y2": {"field": "hi"}, "color": color if axis.numeric else {"value": "#333"}},
     }  # fmt: skip
-    if not numeric:
+    if not axis.numeric:
         whisker["encoding"]["xOffset"] = {"field": "series"}
-    spec = _base(f"Latency vs {x_title}", rows)
+    spec = _base(f"Latency vs {axis.title}", rows)
     spec.update(
         facet={"column": {"field": "percentile", "title": None, "sort": ["p50", "p95", "p99"]}},
         spec={
@@ -206,15 +213,11 @@ def bars_per_configuration(
 def variation(
     rows: Sequence[Row],
     *,
-    x_title: str,
-    numeric: bool,
-    values: Sequence[Any],
-    series_title: str = "series",
+    axis: XAxis,
 ) -> Spec:
     """Run-to-run CV of throughput and latency percentiles per point (seed 000, Fig. 7)."""
-    x = _x("x", x_title, numeric, values)
-    color = _color(rows, series_title)
-    mark: Spec = {"type": "line", "point": {"size": 40}} if numeric else {"type": "point"}
+    x, color = axis.encoding(rows)
+    mark: Spec = {"type": "line", "point": {"size": 40}} if axis.numeric else {"type": "point"}
     spec = _base("Run-to-run variation (CV)", rows)
     spec.update(
         facet={"column": {"field": "metric", "title": None,
@@ -320,15 +323,12 @@ def metric_panels(
     rows: Sequence[Row],
     *,
     title: str,
-    x_title: str,
-    numeric: bool,
-    values: Sequence[Any],
-    series_title: str = "series",
+    axis: XAxis,
 ) -> Spec:
     """Several measured quantities against one axis, one small panel each (rows carry `metric`
     and `value`), one line per series: resource use like seed 000's Fig. 2."""
-    x = _x("x", x_title, numeric, values)
-    mark: Spec = {"type": "line", "point": {"size": 40}} if numeric else {"type": "point"}
+    x = axis.encoding(rows)[0]
+    mark: Spec = {"type": "line", "point": {"size": 40}} if axis.numeric else {"type": "point"}
     spec = _base(title, rows)
     spec.update(
         facet={"column": {"field": "metric", "title": None}},
@@ -339,7 +339,7 @@ def metric_panels(
             "encoding": {
                 "x": x,
                 "y": {"field": "value", "type": "quantitative", "title": None},
-                "color": _color(rows, series_title),
+                "color": axis.encoding(rows)[1],
                 "tooltip": _tooltip(("point", "point"), ("metric", "metric"), ("value", "value")),
             },
         },

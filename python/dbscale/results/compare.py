@@ -12,9 +12,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from rich import box
 from rich.console import Console
-from rich.table import Table
 
 from dbscale.errors import ConfigError, ResultsError
 from dbscale.results.cost_tables import (
@@ -24,6 +22,7 @@ from dbscale.results.cost_tables import (
 )
 from dbscale.results.directory import PLAN_FILE, RUNS_FILE, read_runs
 from dbscale.results.record import RunRecord
+from dbscale.results.text_tables import text_table
 from dbscale.stats.comparison import ALPHA, Change, adjust_and_decide, compare_samples
 from dbscale.targets.facts import diff_target_records
 from dbscale.values import JsonObject, format_value
@@ -189,12 +188,11 @@ def print_comparison(console: Console, comparison: Mapping[str, Any]) -> None:
     console.print(
         f"A: {comparison['a']}\nB: {comparison['b']}", highlight=False, soft_wrap=True, markup=False
     )
-    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
-    for name in ("point", "metric", "n", "A median", "B median", "change %", "95% CI %",
-                 "p (Holm)", "verdict"):  # fmt: skip
-        table.add_column(
-            name, justify="left" if name in ("point", "metric", "verdict") else "right"
-        )
+    table = text_table(
+        ("point", "metric", "n", "A median", "B median", "change %", "95% CI %", "p (Holm)",
+         "verdict"),
+        left={"point", "metric", "verdict"},
+    )  # fmt: skip
     for row in comparison["points"]:
         for metric, _ in METRICS:
             c = row[metric]

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import JsonValue
-from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -19,6 +18,7 @@ from rich.table import Table
 from dbscale.results.cost import Bounds, add_price_performance
 from dbscale.results.points import PointSummary, summarize_point
 from dbscale.results.record import RunRecord
+from dbscale.results.text_tables import text_table
 from dbscale.targets.facts import load_target_records
 
 
@@ -45,16 +45,15 @@ def has_price_performance(points: Sequence[PointSummary]) -> bool:
 
 def price_performance_table(points: Sequence[PointSummary], title: str | None = None) -> Table:
     currency = next((p.cost.currency for p in points if p.cost is not None), "USD")
-    table = Table(
+    table = text_table(
+        ("point", "vCPUs", "TPM", "TPM/vCPU", "on-demand/mo", "reserved/mo", "storage %",
+         "$/TPM on-demand", "$/TPM reserved"),
+        left={"point"},
         title=title or escape(
             f"price-performance ({currency} per month of 730 h; TPM = TPS x 60; "
             "[interval] from the throughput's CI)"
         ),
-        title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
     )  # fmt: skip
-    for name in ("point", "vCPUs", "TPM", "TPM/vCPU", "on-demand/mo", "reserved/mo",
-                 "storage %", "$/TPM on-demand", "$/TPM reserved"):  # fmt: skip
-        table.add_column(name, justify="left" if name == "point" else "right")
     for point in points:
         tpm, cost = point.tpm, point.cost
         table.add_row(
@@ -125,12 +124,10 @@ def print_target_differences(console: Console, diffs: Sequence[Mapping[str, Any]
     """Server versions and settings that differ between the same-named targets of A and B."""
     if not diffs:
         return
-    table = Table(
-        title="target settings that differ (targets/<name>.json)", title_justify="left",
-        box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
-    )  # fmt: skip
-    for name in ("target", "setting", "A", "B"):
-        table.add_column(name)
+    columns = ("target", "setting", "A", "B")
+    table = text_table(
+        columns, left=columns, title="target settings that differ (targets/<name>.json)"
+    )
     for diff in diffs:
         table.add_row(str(diff["target"]), str(diff["setting"]), str(diff["a"]), str(diff["b"]))
     console.print(table)

@@ -162,33 +162,22 @@ def read_runs(path: Path) -> list[RunRecord]:
     return records
 
 
+SUMMARY_FIELDS = {
+    "run_id", "run_key", "point_key", "repetition", "workload", "warmup", "cancelled", "clients",
+    "threads", "protocol", "connect", "rate_tps", "duration_s", "transactions", "tps", "failed",
+}  # fmt: skip
+
+
 def summary_row(record: RunRecord) -> JsonObject:
     """A run's line in summary.json."""
+    row: JsonObject = record.model_dump(mode="json", include=SUMMARY_FIELDS)
     latency = record.latency_ms
-    return {
-        "run_id": record.run_id,
-        "run_key": record.run_key,
-        "point_key": record.point_key,
-        "repetition": record.repetition,
-        "workload": record.workload,
-        "warmup": record.warmup,
-        "cancelled": record.cancelled,
-        "clients": record.clients,
-        "threads": record.threads,
-        "protocol": record.protocol,
-        "connect": record.connect,
-        "rate_tps": record.rate_tps,
-        "duration_s": record.duration_s,
-        "transactions": record.transactions,
-        "tps": record.tps,
-        "failed": record.failed,
-        "latency_ms": {
-            k: latency.percentile(k) if latency else None
-            for k in ("mean", "p50", "p95", "p99", "max")
-        },
-        "status": record.verdict.status,
-        "limited_by": record.limited_by.verdict if record.limited_by else None,
+    row["latency_ms"] = {
+        k: latency.percentile(k) if latency else None for k in ("mean", "p50", "p95", "p99", "max")
     }
+    row["status"] = record.verdict.status
+    row["limited_by"] = record.limited_by.verdict if record.limited_by else None
+    return row
 
 
 def points_csv(points: Sequence[Mapping[str, Any]]) -> str:

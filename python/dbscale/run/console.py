@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from rich import box
 from rich.console import Console
 from rich.table import Table
 
 from dbscale.results.points import Interval, PointSummary
 from dbscale.results.record import RunRecord
+from dbscale.results.text_tables import text_table
 from dbscale.run.output_format import OutputFormat, shape_for
 from dbscale.run.sysbench_format import final_lines
 
@@ -92,21 +92,14 @@ def print_run(
 
 
 def summary_table(records: Sequence[RunRecord]) -> Table:
-    table = Table(
-        title="dbscale results (latency in ms)",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        padding=(0, 1),
-        pad_edge=False,
-        collapse_padding=True,
-    )
     # A study's runs name their point (clients=8,tls=require); a plain run has none to name.
     with_points = any(r.point for r in records)
-    for name in ("run", *(("point",) if with_points else ()), "clients", "threads", "tps", "qps",
-                 "mean", "p50", "p95", "p99", "failed", "status"):  # fmt: skip
-        table.add_column(
-            name, justify="left" if name in ("run", "point", "status") else "right", no_wrap=True
-        )
+    table = text_table(
+        ("run", *(("point",) if with_points else ()), "clients", "threads", "tps", "qps", "mean",
+         "p50", "p95", "p99", "failed", "status"),
+        left={"run", "point", "status"},
+        title="dbscale results (latency in ms)",
+    )  # fmt: skip
     measured = 0
     for record in records:
         if not record.warmup:
@@ -139,17 +132,11 @@ def _interval(ci: Interval | None, digits: int = 1) -> str:
 
 
 def points_table(points: Sequence[PointSummary]) -> Table:
-    table = Table(
+    table = text_table(
+        ("point", "n", "median tps", "95% CI", "mean tps", "t-CI", "CV %", "p95", "p99", "notes"),
+        left={"point", "notes"},
         title="per point (TPS over measured runs; latency in ms from merged histograms)",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        padding=(0, 1),
-        pad_edge=False,
     )
-    columns = ("point", "n", "median tps", "95% CI", "mean tps", "t-CI", "CV %", "p95", "p99",
-               "notes")  # fmt: skip
-    for name in columns:
-        table.add_column(name, justify="left" if name in ("point", "notes") else "right")
     for point in points:
         tps = point.tps
         table.add_row(

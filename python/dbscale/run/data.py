@@ -4,6 +4,8 @@ check whether the embedded server already holds the data it needs.
 
 from __future__ import annotations
 
+from contextlib import closing
+
 from rich.console import Console
 
 from dbscale import core
@@ -25,7 +27,7 @@ def print_data_summary(console: Console, what: str, summary: core.DataSummary) -
 def tpcb_scale_loaded(url: str) -> int | None:
     """The complete TPC-B scale on the server at `url`, or None (missing or partial)."""
     try:
-        with core.Session(probe_config(url)) as session:
+        with closing(core.Session(probe_config(url))) as session:
             [row] = session.query(
                 "select (select count(*) from pgbench_branches),"
                 " (select count(*) from pgbench_tellers),"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from rich.console import Console, Group
@@ -22,22 +23,26 @@ from dbscale.run.sysbench_format import interval_line
 from dbscale.values import format_eta
 
 
+@dataclass(frozen=True)
+class RunSlot:
+    """The run about to start, and where it sits in the study. `eta_s`: the study's remaining
+    wall time."""
+
+    label: str
+    index: int
+    total: int
+    duration_s: float
+    eta_s: float | None = None
+    workload: str = ""
+    clients: int = 0
+
+
 class RunProgress(Protocol):
     """What the runner tells the display. `eta_s`: the study's remaining wall time."""
 
     console: Console
 
-    def begin(
-        self,
-        label: str,
-        index: int,
-        total: int,
-        duration_s: float,
-        eta_s: float | None = None,
-        *,
-        workload: str = "",
-        clients: int = 0,
-    ) -> None: ...
+    def begin(self, slot: RunSlot) -> None: ...
     def update(self, intervals: Sequence[Interval]) -> None: ...
     def note(self, message: str) -> None: ...
     def end(self) -> None: ...
@@ -90,21 +95,18 @@ class PlainProgress:
         self._shape = shape_for(output_format, "")
         self._clients = 0
 
-    def begin(
-        self,
-        label: str,
-        index: int,
-        total: int,
-        duration_s: float,
-        eta_s: float | None = None,
-        *,
-        workload: str = "",
-        clients: int = 0,
-    ) -> None:
-        self._shape = shape_for(self.output_format, workload)
-        self._clients = clients
-        eta = f", study ETA {format_eta(eta_s)}" if eta_s is not None and total > 1 else ""
-        self.console.print(f"run {index}/{total}: {label}, {duration_s:g} s{eta}", highlight=False)
+    def begin(self, slot: RunSlot) -> None:
+        self._shape = shape_for(self.output_format, slot.workload)
+        self._clients = slot.clients
+        eta = (
+            f", study ETA {format_eta(slot.eta_s)}"
+            if slot.eta_s is not None and slot.total > 1
+            else ""
+        )
+        self.console.print(
+            f"run {slot.index}/{slot.total}: {slot.label}, {slot.duration_s:g} s{eta}",
+            highlight=False,
+        )
 
     def update(self, intervals: Sequence[Interval]) -> None:
         for interval in intervals:
@@ -137,20 +139,10 @@ class LiveProgress:
         self._errors = 0
         self._notes: list[str] = []
 
-    def begin(
-        self,
-        label: str,
-        index: int,
-        total: int,
-        duration_s: float,
-        eta_s: float | None = None,
-        *,
-        workload: str = "",
-        clients: int = 0,
-    ) -> None:
-        self._label, self._index, self._total = label, index, total
-        self._eta_s = eta_s
-        self._duration_s = duration_s
+    def begin(self, slot: RunSlot) -> None:
+        self._label, self._index, self._total = slot.label, slot.index, slot.total
+        self._eta_s = slot.eta_s
+        self._duration_s = slot.duration_s
         self._started = time.monotonic()
         self._last, self._transactions, self._errors, self._notes = Interval(), 0, 0, []
         self._live = Live(

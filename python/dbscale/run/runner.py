@@ -29,7 +29,7 @@ from dbscale.results.record import RunRecord
 from dbscale.run import data
 from dbscale.run.console import print_points, print_run, print_summary
 from dbscale.run.output_format import OutputFormat
-from dbscale.run.progress import RunProgress
+from dbscale.run.progress import RunProgress, RunSlot
 from dbscale.run.study_output import study_plan_json
 from dbscale.targets import OpenTarget
 from dbscale.targets.facts import load_target_records
@@ -56,16 +56,6 @@ class PlanOutcome:
     records: list[RunRecord] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class RunSlot:
-    """Where a run sits in the study, for the live display."""
-
-    label: str
-    index: int
-    total: int
-    eta_s: float | None = None
-
-
 def run_one(
     config: RunConfig, progress: RunProgress, slot: RunSlot, observer: StudyObserver | None = None
 ) -> RunOutcome:
@@ -78,10 +68,7 @@ def run_one(
         if watch is not None:
             watch.close()
         raise
-    progress.begin(
-        slot.label, slot.index, slot.total, config.duration_s, slot.eta_s,
-        workload=config.workload.name, clients=config.clients,
-    )  # fmt: skip
+    progress.begin(slot)
     cancel_requested = False
     try:
         while True:
@@ -189,7 +176,12 @@ class StudyRunner:
                     time.sleep(cooldown_s)
                 index += 1
                 eta = estimate_s(remaining[remaining.index(step) :], cooldown_s)
-                record = self._run(step, RunSlot(step.label, index, total, eta))
+                config = step.point.run_config(self.opened[step.point.target.name])
+                slot = RunSlot(
+                    step.label, index, total, config.duration_s, eta,
+                    workload=config.workload.name, clients=config.clients,
+                )  # fmt: skip
+                record = self._run(step, config, slot)
                 outcome.records.append(record)
         finally:
             if self.results.records:
@@ -220,9 +212,8 @@ class StudyRunner:
         data.print_data_summary(self.progress.console, "load", core.prepare(config))
         self.loaded.add((point.target.name, point.data_label))
 
-    def _run(self, step: RunStep, slot: RunSlot) -> RunRecord:
+    def _run(self, step: RunStep, config: RunConfig, slot: RunSlot) -> RunRecord:
         point = step.point
-        config = point.run_config(self.opened[point.target.name])
         try:
             done = run_one(config, self.progress, slot, self.observer)
         except NotPreparedError as exc:

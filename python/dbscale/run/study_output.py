@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rich import box
 from rich.console import Console
-from rich.table import Table
 
 from dbscale.plan.study import PrepareStep, Step, Study, estimate_s, run_counts
+from dbscale.results.text_tables import text_table
 from dbscale.targets.url import redact_url
 from dbscale.values import JsonObject, format_duration, format_eta
 
@@ -45,9 +44,10 @@ def print_dry_run(console: Console, study: Study, pending: Sequence[Step]) -> No
     plan = study.plan
     title = plan.name or "plan"
     console.print(f"[bold]{title}[/bold] ({study.source})", highlight=False)
-    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
-    for name in ("#", "point", "target", "data set", "clients", "duration", "runs"):
-        table.add_column(name, justify="right" if name in ("#", "clients", "runs") else "left")
+    table = text_table(
+        ("#", "point", "target", "data set", "clients", "duration", "runs"),
+        left={"point", "target", "data set", "duration"},
+    )
     runs_per_point: dict[str, int] = {}
     for step in study.steps:
         if not isinstance(step, PrepareStep) and step.kind == "measured":

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from dbscale.targets.local.embedded import running_embedded
 from dbscale.targets.local.postgres import LocalPostgres
@@ -19,7 +20,7 @@ class OpenTarget:
     """A target ready for connections: its URL, and the private server when it is ours."""
 
     url: str
-    server: LocalServer | None = None
+    server: LocalServer[Any] | None = None
 
 
 @contextmanager

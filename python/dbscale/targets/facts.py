@@ -10,6 +10,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Mapping
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +94,7 @@ def server_settings(url: str, dialect: str, tls: TlsMode | None = None) -> dict[
     sql = _SHOW.get(dialect)
     if sql is None:
         return {}
-    with core.Session(probe_config(url, tls)) as session:
+    with closing(core.Session(probe_config(url, tls))) as session:
         rows = session.query(sql)
     return {str(row[0]): row[1] for row in rows if len(row) >= 2}
 

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from dbscale.errors import TargetError
+from dbscale.targets.local.server import pid_alive
 from dbscale.targets.spec import HookCommand
 from dbscale.targets.variables import fill, variable_env
 from dbscale.values import JsonObject
@@ -119,17 +120,7 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
             proc.wait(timeout=grace_s)
         except subprocess.TimeoutExpired:
             continue
-        if not _group_alive(proc.pid):
+        if not pid_alive(-proc.pid):  # the hook's process group
             break
     with suppress(ProcessLookupError):  # stragglers whose leader already exited
         os.killpg(proc.pid, signal.SIGKILL)
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

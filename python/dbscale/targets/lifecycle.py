@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from dbscale.errors import DbscaleError, TargetError
@@ -113,12 +112,7 @@ class TargetPool(Mapping[str, OpenTarget]):
     def __enter__(self) -> TargetPool:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.leave_all()
 
     # -- entering and leaving -----------------------------------------------------------------

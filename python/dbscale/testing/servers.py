@@ -18,12 +18,13 @@ import os
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 from dbscale.errors import DbscaleError, LocalServerError
 from dbscale.targets.local.embedded import reachable_by_others
 from dbscale.targets.local.mariadb import LocalMariaDB, find_mariadb_binaries
 from dbscale.targets.local.postgres import LocalPostgres
-from dbscale.targets.local.server import SettingValue
+from dbscale.targets.local.server import LocalServer, SettingValue
 
 # Durability is not under test; this keeps loading and the suite fast on a small box.
 TEST_SETTINGS: dict[str, SettingValue] = {
@@ -132,18 +133,16 @@ def start_mariadb(directory: Path, *, require: bool) -> dict[str, str]:
 
 def stop(env_file: Path) -> None:
     env = read_env_file(env_file)
-    directory = env.get("DBSCALE_TEST_PG_DIR")
-    if directory and Path(directory).is_dir():
-        pg = LocalPostgres(Path(directory))
-        if pg.running_port() is not None:
-            pg.stop()
-            print(f"test PostgreSQL in {directory} stopped (log {pg.log_file})")
-    directory = env.get("DBSCALE_TEST_MYSQL_DIR")
-    if directory and Path(directory).is_dir():
-        db = LocalMariaDB(Path(directory))
-        if db.running_pid() is not None:
-            db.stop()
-            print(f"test MariaDB in {directory} stopped (log {db.log_file})")
+    servers: tuple[tuple[str, type[LocalServer[Any]]], ...] = (
+        ("DBSCALE_TEST_PG_DIR", LocalPostgres), ("DBSCALE_TEST_MYSQL_DIR", LocalMariaDB),
+    )  # fmt: skip
+    for variable, kind in servers:
+        directory = env.get(variable)
+        if directory and Path(directory).is_dir():
+            server = kind(Path(directory))
+            if server.running_pid() is not None:
+                server.stop()
+                print(f"test {server.title} in {directory} stopped (log {server.log_file})")
     if env_file.exists():
         env_file.unlink()
 

@@ -17,19 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dbscale.errors import ConfigError
+from dbscale.observe.procfs import parse_cpu_list
 
 CGROUP_PREFIX = "dbscale-"
-
-
-def parse_cpu_list(text: str) -> set[int]:
-    """`0-2,5` -> {0, 1, 2, 5}."""
-    cpus: set[int] = set()
-    for part in text.strip().split(","):
-        if not part:
-            continue
-        low, _, high = part.partition("-")
-        cpus.update(range(int(low), int(high or low) + 1))
-    return cpus
 
 
 def format_cpu_list(cpus: set[int] | frozenset[int] | tuple[int, ...]) -> str:
@@ -51,7 +41,7 @@ def choose_cpus(vcpus: int, explicit: str | None, available: set[int]) -> tuple[
     """The CPUs a local server of `vcpus` gets: `explicit`, or the first `vcpus` of `available`
     (the CPUs dbscale itself may use)."""
     if explicit is not None:
-        chosen = parse_cpu_list(explicit)
+        chosen = set(parse_cpu_list(explicit))
         missing = chosen - available
         if missing:
             raise ConfigError(

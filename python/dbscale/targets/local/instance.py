@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from dbscale.errors import LocalServerError
 from dbscale.targets.local.confinement import (
@@ -92,7 +93,7 @@ class LocalInstance:
         # One per process: two studies may use targets of the same name at once.
         self.cgroup_name = re.sub(r"[^A-Za-z0-9_.+-]", "-", f"{cgroup_name}-{os.getpid()}")
         self.sized_settings: dict[str, SettingValue] = {}
-        self.server: LocalServer
+        self.server: LocalServer[Any]
         if shape.engine == "mariadb":
             if shape.memory_gib is not None:
                 self.sized_settings = mariadb_memory_settings(shape.memory_gib)

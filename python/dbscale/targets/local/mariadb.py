@@ -21,9 +21,10 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from dbscale.errors import LocalServerError
@@ -93,7 +94,7 @@ def _cnf_line(key: str, value: SettingValue) -> str:
     return f"{key}={value}"
 
 
-class LocalMariaDB(LocalServer):
+class LocalMariaDB(LocalServer[MariaDBBinaries]):
     """One private MariaDB server (see `LocalServer` for the lifecycle)."""
 
     engine = "mariadb"
@@ -102,20 +103,11 @@ class LocalMariaDB(LocalServer):
     default_settings = DEFAULT_SETTINGS
     log_name = "mariadb.log"
 
-    def __init__(
-        self,
-        base_dir: Path,
-        *,
-        port: int | None = None,
-        settings: Mapping[str, SettingValue] | None = None,
-        binaries: MariaDBBinaries | None = None,
-        start_timeout_s: float = 60.0,
-    ) -> None:
-        super().__init__(base_dir, port=port, settings=settings, start_timeout_s=start_timeout_s)
+    def __init__(self, base_dir: Path, **options: Any) -> None:
+        super().__init__(base_dir, **options)
         self.socket_path = self.run_dir / "mysqld.sock"
         self.pid_file = self.run_dir / "mariadbd.pid"
         self.cnf_file = self.base_dir / "my.cnf"
-        self._binaries = binaries
         self._process: subprocess.Popen[bytes] | None = None
 
     # -- addresses ---------------------------------------------------------------------------
@@ -135,18 +127,15 @@ class LocalMariaDB(LocalServer):
         """Unix-socket URL for root (unix_socket authentication when we are OS root)."""
         return f"mysql://root@localhost/{DEFAULT_DATABASE}?socket={quote(str(self.socket_path))}"
 
-    @property
-    def binaries(self) -> MariaDBBinaries:
-        if self._binaries is None:
-            found = find_mariadb_binaries()
-            if found is None:
-                raise LocalServerError(
-                    "no MariaDB server programs (mariadbd, mariadb-install-db, mariadb) found",
-                    "install them (e.g. `apt-get install mariadb-server`), or benchmark a "
-                    "running server with --target mysql://...",
-                )
-            self._binaries = found
-        return self._binaries
+    def _find_binaries(self) -> MariaDBBinaries:
+        found = find_mariadb_binaries()
+        if found is None:
+            raise LocalServerError(
+                "no MariaDB server programs (mariadbd, mariadb-install-db, mariadb) found",
+                "install them (e.g. `apt-get install mariadb-server`), or benchmark a "
+                "running server with --target mysql://...",
+            )
+        return found
 
     # -- lifecycle ---------------------------------------------------------------------------
 

@@ -13,8 +13,6 @@ import os
 import shutil
 import subprocess
 import time
-from collections.abc import Mapping
-from pathlib import Path
 from urllib.parse import quote
 
 from dbscale.errors import LocalServerError
@@ -61,7 +59,7 @@ def _conf_value(value: SettingValue) -> str:
     return "'" + value.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
-class LocalPostgres(LocalServer):
+class LocalPostgres(LocalServer[PostgresBinaries]):
     """One private PostgreSQL server (see `LocalServer` for the lifecycle)."""
 
     engine = "postgresql"
@@ -69,18 +67,6 @@ class LocalPostgres(LocalServer):
     runs_as_when_root = "postgres"
     default_settings = DEFAULT_SETTINGS
     log_name = "postgres.log"
-
-    def __init__(
-        self,
-        base_dir: Path,
-        *,
-        port: int | None = None,
-        settings: Mapping[str, SettingValue] | None = None,
-        binaries: PostgresBinaries | None = None,
-        start_timeout_s: float = 60.0,
-    ) -> None:
-        super().__init__(base_dir, port=port, settings=settings, start_timeout_s=start_timeout_s)
-        self._binaries = binaries
 
     # -- addresses ---------------------------------------------------------------------------
 
@@ -99,11 +85,8 @@ class LocalPostgres(LocalServer):
         """TCP URL for the scram-sha-256 user, password included."""
         return f"postgresql://{SCRAM_USER}:{SCRAM_PASSWORD}@127.0.0.1:{self.port}/postgres"
 
-    @property
-    def binaries(self) -> PostgresBinaries:
-        if self._binaries is None:
-            self._binaries = find_postgres_binaries()
-        return self._binaries
+    def _find_binaries(self) -> PostgresBinaries:
+        return find_postgres_binaries()
 
     # -- lifecycle ---------------------------------------------------------------------------
 

@@ -16,13 +16,13 @@ import subprocess
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from types import TracebackType
-from typing import ClassVar, Self
+from typing import ClassVar, Generic, Self, TypeVar
 
 from dbscale.errors import LocalServerError
 from dbscale.targets.tls import TlsFiles
 
 SettingValue = str | int | float | bool
+Binaries = TypeVar("Binaries")
 START_ATTEMPTS = 3  # a free port can be taken between choosing it and binding it
 
 
@@ -33,7 +33,7 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-class LocalServer(ABC):
+class LocalServer(ABC, Generic[Binaries]):
     """One private server in `base_dir`. `with Server(dir) as server:` initializes it if needed,
     starts it unless it already runs, and stops it afterwards only if this object started it."""
 
@@ -49,9 +49,11 @@ class LocalServer(ABC):
         *,
         port: int | None = None,
         settings: Mapping[str, SettingValue] | None = None,
+        binaries: Binaries | None = None,
         start_timeout_s: float = 60.0,
     ) -> None:
         self.base_dir = base_dir.absolute()
+        self._binaries = binaries
         self.data_dir = self.base_dir / "data"
         self.run_dir = self.base_dir / "run"
         self.tls = TlsFiles.in_dir(self.base_dir / "tls")
@@ -64,6 +66,10 @@ class LocalServer(ABC):
         self._os_user = self.runs_as_when_root if os.geteuid() == 0 else None
 
     # -- what each engine does -------------------------------------------------------------------
+
+    @abstractmethod
+    def _find_binaries(self) -> Binaries:
+        """The engine's installed programs; `LocalServerError` saying how to install them."""
 
     @abstractmethod
     def is_initialized(self) -> bool: ...
@@ -119,6 +125,12 @@ class LocalServer(ABC):
                 f"the {self.title} server in {self.base_dir} has not been started"
             )
         return self._port
+
+    @property
+    def binaries(self) -> Binaries:
+        if self._binaries is None:
+            self._binaries = self._find_binaries()
+        return self._binaries
 
     @property
     def socket_dir(self) -> Path:
@@ -180,12 +192,7 @@ class LocalServer(ABC):
             raise
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self._started_here:
             self.stop()
 
@@ -261,7 +268,7 @@ class LocalServer(ABC):
 
 
 def pid_alive(pid: int) -> bool:
-    """Whether process `pid` exists (owned by us or not)."""
+    """Whether process `pid` exists (owned by us or not); `-pgid`: any of a process group."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
