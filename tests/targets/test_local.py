@@ -15,11 +15,12 @@ import pytest
 
 from dbscale.core import Session
 from dbscale.errors import ConfigError
+from dbscale.observe.procfs import parse_cpu_list
 from dbscale.plan.targets import prepare_targets
 from dbscale.targets.facts import probe_config
 from dbscale.targets.lifecycle import TargetPool
 from dbscale.targets.local.binaries import find_postgres_binaries
-from dbscale.targets.local.confinement import choose_cpus, format_cpu_list, parse_cpu_list
+from dbscale.targets.local.confinement import choose_cpus, format_cpu_list
 from dbscale.targets.local.instance import memory_settings
 from dbscale.targets.local.mariadb import find_mariadb_binaries
 from dbscale.targets.spec import TargetEntry
@@ -32,7 +33,7 @@ def _cpus_allowed(pid: int) -> str:
 
 
 def test_cpu_lists() -> None:
-    assert parse_cpu_list("0-2,5") == {0, 1, 2, 5}
+    assert parse_cpu_list("0-2,5") == [0, 1, 2, 5]
     assert format_cpu_list({0, 1, 2, 5, 7, 8}) == "0-2,5,7-8"
     assert choose_cpus(2, None, {3, 1, 7}) == (1, 3)
     assert choose_cpus(1, "7", {3, 7}) == (7,)
