@@ -91,6 +91,16 @@ impl Endpoint {
         }
     }
 
+    /// Connects; a failure becomes the crate's `Error::Connect`, naming the (redacted) target.
+    pub async fn open(&self, protocol: QueryProtocol) -> Result<Connection, crate::Error> {
+        self.connect(protocol)
+            .await
+            .map_err(|source| crate::Error::Connect {
+                target: self.redacted(),
+                source,
+            })
+    }
+
     pub async fn connect(&self, protocol: QueryProtocol) -> Result<Connection, DbError> {
         match self {
             Endpoint::Postgres(c) => Ok(Connection::Postgres(
@@ -206,3 +216,17 @@ impl Connection {
         }
     }
 }
+
+/// Characters escaped when a user, database, host or path is written back into a URL.
+pub(crate) const URL_COMPONENT: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+    .add(b' ')
+    .add(b'%')
+    .add(b'@')
+    .add(b':')
+    .add(b'/')
+    .add(b'?')
+    .add(b'&')
+    .add(b'=')
+    .add(b'#')
+    .add(b'[')
+    .add(b']');

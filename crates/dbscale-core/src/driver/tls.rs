@@ -57,11 +57,14 @@ pub(crate) fn client_config(
     let mut client = if !verify_chain {
         builder
             .dangerous()
-            .with_custom_certificate_verifier(Arc::new(AcceptAnyCertificate(provider)))
+            .with_custom_certificate_verifier(Arc::new(RelaxedVerifier {
+                provider,
+                chain: None,
+            }))
             .with_no_client_auth()
     } else {
         let roots = Arc::new(root_store(root_cert)?);
-        let webpki = WebPkiServerVerifier::builder_with_provider(roots, provider)
+        let webpki = WebPkiServerVerifier::builder_with_provider(roots, provider.clone())
             .build()
             .map_err(|e| tls_error(format!("TLS setup failed: {e}")))?;
         if mode == TlsMode::VerifyFull {
@@ -69,7 +72,10 @@ pub(crate) fn client_config(
         } else {
             builder
                 .dangerous()
-                .with_custom_certificate_verifier(Arc::new(ChainOnly(webpki)))
+                .with_custom_certificate_verifier(Arc::new(RelaxedVerifier {
+                    provider,
+                    chain: Some(webpki),
+                }))
                 .with_no_client_auth()
         }
     };
@@ -101,54 +107,18 @@ fn root_store(root_cert: Option<&Path>) -> Result<RootCertStore, DbError> {
     Ok(roots)
 }
 
-/// `sslmode=require` without a root certificate: encryption only. The handshake signature is
-/// still checked, so the session keys belong to whoever holds the certificate's key.
+/// The two relaxed checks. Without a `chain` (`sslmode=require` and no root certificate):
+/// encryption only; the handshake signature is still checked, so the session keys belong to
+/// whoever holds the certificate's key. With one (`verify-ca`): the full webpki check, except
+/// that a name mismatch is accepted; webpki checks the name only after the chain, so a name
+/// error means the chain verified.
 #[derive(Debug)]
-struct AcceptAnyCertificate(Arc<CryptoProvider>);
-
-impl ServerCertVerifier for AcceptAnyCertificate {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        let algorithms = &self.0.signature_verification_algorithms;
-        rustls::crypto::verify_tls12_signature(message, cert, dss, algorithms)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        let algorithms = &self.0.signature_verification_algorithms;
-        rustls::crypto::verify_tls13_signature(message, cert, dss, algorithms)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
-    }
+struct RelaxedVerifier {
+    provider: Arc<CryptoProvider>,
+    chain: Option<Arc<WebPkiServerVerifier>>,
 }
 
-/// `verify-ca`: the full webpki check, except that a name mismatch is accepted. webpki checks
-/// the name only after the chain, so a name error means the chain verified.
-#[derive(Debug)]
-struct ChainOnly(Arc<WebPkiServerVerifier>);
-
-impl ServerCertVerifier for ChainOnly {
+impl ServerCertVerifier for RelaxedVerifier {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -157,10 +127,10 @@ impl ServerCertVerifier for ChainOnly {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        let result =
-            self.0
-                .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now);
-        match result {
+        let Some(chain) = &self.chain else {
+            return Ok(ServerCertVerified::assertion());
+        };
+        match chain.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now) {
             Err(rustls::Error::InvalidCertificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
             )) => Ok(ServerCertVerified::assertion()),
@@ -174,7 +144,8 @@ impl ServerCertVerifier for ChainOnly {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls12_signature(message, cert, dss)
+        let algorithms = &self.provider.signature_verification_algorithms;
+        rustls::crypto::verify_tls12_signature(message, cert, dss, algorithms)
     }
 
     fn verify_tls13_signature(
@@ -183,10 +154,13 @@ impl ServerCertVerifier for ChainOnly {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls13_signature(message, cert, dss)
+        let algorithms = &self.provider.signature_verification_algorithms;
+        rustls::crypto::verify_tls13_signature(message, cert, dss, algorithms)
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_verify_schemes()
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
     }
 }

@@ -39,13 +39,7 @@ pub fn probe(config: &RunConfig) -> Result<serde_json::Value, Error> {
     })?;
     block_on(async {
         let begun = Instant::now();
-        let conn = endpoint
-            .connect(config.protocol)
-            .await
-            .map_err(|source| Error::Connect {
-                target: endpoint.redacted(),
-                source,
-            })?;
+        let conn = endpoint.open(config.protocol).await?;
         let facts = serde_json::json!({
             "server_version": conn.server_version(),
             "tls": conn.is_tls(),
@@ -91,12 +85,7 @@ impl AdminSession {
             .build()
             .map_err(|e| Error::Internal(format!("cannot start an event loop: {e}")))?;
         let target = endpoint.redacted();
-        let conn = runtime
-            .block_on(endpoint.connect(crate::driver::QueryProtocol::Simple))
-            .map_err(|source| Error::Connect {
-                target: target.clone(),
-                source,
-            })?;
+        let conn = runtime.block_on(endpoint.open(crate::driver::QueryProtocol::Simple))?;
         Ok(Self {
             runtime,
             conn: Some(conn),

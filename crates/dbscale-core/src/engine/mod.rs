@@ -87,14 +87,7 @@ pub fn start(config: RunConfig) -> Result<RunningRun, Error> {
     let mut workload = Workload::from_config(&config.workload)?;
     let statements = workload.statements(endpoint.dialect())?;
     let setup = block_on(async {
-        let mut conn =
-            endpoint
-                .connect(config.protocol)
-                .await
-                .map_err(|source| Error::Connect {
-                    target: endpoint.redacted(),
-                    source,
-                })?;
+        let mut conn = endpoint.open(config.protocol).await?;
         workload.check(&mut conn).await?;
         workload.before_run(&mut conn).await?;
         let setup = Setup {

@@ -8,9 +8,9 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use mysql_async::{Opts, OptsBuilder, SslOpts};
-use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, CONTROLS};
+use percent_encoding::{percent_decode_str, utf8_percent_encode};
 
-use crate::driver::{DbError, TlsMode};
+use crate::driver::{DbError, TlsMode, URL_COMPONENT};
 
 const DEFAULT_PORT: u16 = 3306;
 const DEFAULT_HOST: &str = "localhost";
@@ -18,18 +18,6 @@ const DEFAULT_HOST: &str = "localhost";
 const DEFAULT_USER: &str = "root";
 const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const KNOWN_PARAMS: &str = "socket, sslmode (ssl-mode), sslrootcert (ssl-ca), connect_timeout";
-
-/// Characters escaped when a user, database or path is written back into a URL.
-const URL_COMPONENT: &AsciiSet = &CONTROLS
-    .add(b' ')
-    .add(b'%')
-    .add(b'@')
-    .add(b':')
-    .add(b'/')
-    .add(b'?')
-    .add(b'&')
-    .add(b'=')
-    .add(b'#');
 
 /// A resolved MySQL target. `Debug` and [`MySqlConfig::redacted`] never show the password.
 #[derive(Clone)]

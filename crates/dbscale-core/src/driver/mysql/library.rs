@@ -40,6 +40,30 @@ pub(super) struct LibraryConnection {
     tls: bool,
 }
 
+/// Runs prepared statement `index` with `params` (server-prepared, or rendered into text) and
+/// reads its result, binary or text, with `read` (`drain` or `collect`).
+macro_rules! run_statement {
+    ($self:ident, $index:ident, $params:ident, $read:ident) => {{
+        let Self {
+            conn,
+            statements,
+            text,
+            ..
+        } = $self;
+        match &statements[$index] {
+            Prepared::Server(handle) => {
+                let result = conn.exec_iter(handle, bind($params)).await;
+                $read(result.map_err(query_error)?).await
+            }
+            Prepared::Text(template) => {
+                template.render($params, text)?;
+                let result = conn.query_iter(text.as_str()).await;
+                $read(result.map_err(query_error)?).await
+            }
+        }
+    }};
+}
+
 impl LibraryConnection {
     pub async fn connect(config: &MySqlConfig, protocol: QueryProtocol) -> Result<Self, DbError> {
         let (conn, tls) = open(config).await?;
@@ -92,49 +116,11 @@ impl LibraryConnection {
         index: usize,
         params: &[Param<'_>],
     ) -> Result<QueryOutcome, DbError> {
-        let Self {
-            conn,
-            statements,
-            text,
-            ..
-        } = self;
-        match &statements[index] {
-            Prepared::Server(handle) => {
-                let result = conn
-                    .exec_iter(handle, bind(params))
-                    .await
-                    .map_err(query_error)?;
-                drain(result).await
-            }
-            Prepared::Text(template) => {
-                template.render(params, text)?;
-                let result = conn.query_iter(text.as_str()).await.map_err(query_error)?;
-                drain(result).await
-            }
-        }
+        run_statement!(self, index, params, drain)
     }
 
     pub async fn fetch(&mut self, index: usize, params: &[Param<'_>]) -> Result<Rows, DbError> {
-        let Self {
-            conn,
-            statements,
-            text,
-            ..
-        } = self;
-        match &statements[index] {
-            Prepared::Server(handle) => {
-                let result = conn
-                    .exec_iter(handle, bind(params))
-                    .await
-                    .map_err(query_error)?;
-                collect(result).await
-            }
-            Prepared::Text(template) => {
-                template.render(params, text)?;
-                let result = conn.query_iter(text.as_str()).await.map_err(query_error)?;
-                collect(result).await
-            }
-        }
+        run_statement!(self, index, params, collect)
     }
 
     /// Runs SQL text, possibly several statements; the outcome adds theirs up.

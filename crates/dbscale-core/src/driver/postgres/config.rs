@@ -8,32 +8,18 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
+use percent_encoding::{utf8_percent_encode, CONTROLS};
 
 use super::conninfo;
 use super::values::{
     os_user_name, parse_hostaddr, parse_port, parse_sslmode, parse_timeout, sslmode_name,
 };
-use crate::driver::{DbError, TlsMode};
+use crate::driver::{DbError, TlsMode, URL_COMPONENT};
 
 const DEFAULT_SOCKET_DIR: &str = "/var/run/postgresql";
 const DEFAULT_PORT: u16 = 5432;
 const DEFAULT_APPLICATION_NAME: &str = "dbscale";
 const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Characters escaped when a user, database or host is written back into a URL.
-const URL_COMPONENT: &AsciiSet = &CONTROLS
-    .add(b' ')
-    .add(b'%')
-    .add(b'@')
-    .add(b':')
-    .add(b'/')
-    .add(b'?')
-    .add(b'&')
-    .add(b'=')
-    .add(b'#')
-    .add(b'[')
-    .add(b']');
 
 /// Where the server listens.
 #[derive(Debug, Clone, PartialEq, Eq)]

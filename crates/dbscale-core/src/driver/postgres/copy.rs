@@ -56,14 +56,7 @@ impl PgConnection {
             let frame = self.next_frame().await?;
             match frame.tag {
                 b'G' => return Ok(true),
-                b'E' => {
-                    let server_error = ServerError::parse(self.reader.body(&frame));
-                    if server_error.fatal {
-                        self.break_session();
-                        return Err(server_error.into_db_error());
-                    }
-                    error.get_or_insert(server_error);
-                }
+                b'E' => self.keep_error(&frame, &mut error)?,
                 b'Z' => {
                     self.ready_for_query(&frame);
                     return match error {

@@ -37,14 +37,7 @@ impl PgConnection {
                 // ParseComplete, BindComplete, CloseComplete, NoData, EmptyQueryResponse,
                 // ParameterDescription, PortalSuspended; COPY TO STDOUT data is dropped.
                 b'1' | b'2' | b'3' | b'n' | b'I' | b't' | b's' | b'H' | b'd' | b'c' => {}
-                b'E' => {
-                    let server_error = ServerError::parse(body);
-                    if server_error.fatal {
-                        self.break_session();
-                        return Err(server_error.into_db_error());
-                    }
-                    error.get_or_insert(server_error);
-                }
+                b'E' => self.keep_error(&frame, &mut error)?,
                 b'G' => {
                     // COPY FROM STDIN outside copy_in: refuse; the server answers with an error.
                     self.wbuf.clear();
@@ -78,14 +71,7 @@ impl PgConnection {
                     }
                     described += 1;
                 }
-                b'E' => {
-                    let server_error = ServerError::parse(self.reader.body(&frame));
-                    if server_error.fatal {
-                        self.break_session();
-                        return Err(server_error.into_db_error());
-                    }
-                    error.get_or_insert(server_error);
-                }
+                b'E' => self.keep_error(&frame, &mut error)?,
                 b'Z' => {
                     self.ready_for_query(&frame);
                     let Some(e) = error else { return Ok(()) };
@@ -155,6 +141,22 @@ impl PgConnection {
         if name == b"server_version" {
             self.server_version = String::from_utf8_lossy(value).into_owned();
         }
+    }
+
+    /// An ErrorResponse within a request: a fatal one ends the session at once; otherwise the
+    /// first is kept, to be returned once the server is ready for the next request.
+    pub(super) fn keep_error(
+        &mut self,
+        frame: &Frame,
+        first: &mut Option<ServerError>,
+    ) -> Result<(), DbError> {
+        let server_error = ServerError::parse(self.reader.body(frame));
+        if server_error.fatal {
+            self.break_session();
+            return Err(server_error.into_db_error());
+        }
+        first.get_or_insert(server_error);
+        Ok(())
     }
 
     pub(super) fn break_session(&mut self) {

@@ -298,13 +298,7 @@ async fn connect(endpoint: &Endpoint) -> Result<Connection, Error> {
 }
 
 async fn connect_with(endpoint: &Endpoint, protocol: QueryProtocol) -> Result<Connection, Error> {
-    endpoint
-        .connect(protocol)
-        .await
-        .map_err(|source| Error::Connect {
-            target: endpoint.redacted(),
-            source,
-        })
+    endpoint.open(protocol).await
 }
 
 /// MySQL: makes the connection's character set the database's, which the new tables take. The

@@ -17,15 +17,7 @@ const CHUNK_BYTES: usize = 256 * 1024;
 
 impl Tpcb {
     pub async fn prepare(&self, endpoint: &Endpoint) -> Result<PrepareSummary, Error> {
-        let mut conn = connect(endpoint).await?;
-        let mut summary = PrepareSummary::default();
-        let started = Instant::now();
-        timed(
-            &mut summary,
-            "drop tables",
-            exec(&mut conn, &[format!("drop table if exists {TABLES}")]),
-        )
-        .await?;
+        let (mut conn, mut summary, started) = drop_tables(endpoint).await?;
         timed(
             &mut summary,
             "create tables",
@@ -58,15 +50,7 @@ impl Tpcb {
     }
 
     pub async fn cleanup(&self, endpoint: &Endpoint) -> Result<PrepareSummary, Error> {
-        let mut conn = connect(endpoint).await?;
-        let mut summary = PrepareSummary::default();
-        let started = Instant::now();
-        timed(
-            &mut summary,
-            "drop tables",
-            exec(&mut conn, &[format!("drop table if exists {TABLES}")]),
-        )
-        .await?;
+        let (conn, mut summary, started) = drop_tables(endpoint).await?;
         conn.close().await;
         summary.seconds = started.elapsed().as_secs_f64();
         Ok(summary)
@@ -245,14 +229,19 @@ fn foreign_key_sql() -> Vec<String> {
     .collect()
 }
 
+/// Connects and drops pgbench's tables, the first step of both `prepare` and `cleanup`: the
+/// connection, the summary with that step, and when it began.
+async fn drop_tables(endpoint: &Endpoint) -> Result<(Connection, PrepareSummary, Instant), Error> {
+    let mut conn = connect(endpoint).await?;
+    let mut summary = PrepareSummary::default();
+    let started = Instant::now();
+    let sql = [format!("drop table if exists {TABLES}")];
+    timed(&mut summary, "drop tables", exec(&mut conn, &sql)).await?;
+    Ok((conn, summary, started))
+}
+
 async fn connect(endpoint: &Endpoint) -> Result<Connection, Error> {
-    endpoint
-        .connect(QueryProtocol::Simple)
-        .await
-        .map_err(|source| Error::Connect {
-            target: endpoint.redacted(),
-            source,
-        })
+    endpoint.open(QueryProtocol::Simple).await
 }
 
 async fn exec(conn: &mut Connection, statements: &[String]) -> Result<u64, Error> {
