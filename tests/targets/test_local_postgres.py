@@ -78,15 +78,15 @@ def test_tls_require_and_verify_full(server: LocalPostgres, binaries: PostgresBi
 
 
 def test_scram_user(server: LocalPostgres, binaries: PostgresBinaries) -> None:
-    ok = psql(binaries, server.scram_url, "select current_user")
+    ok = psql(binaries, server.password_url, "select current_user")
     assert ok.returncode == 0, ok.stderr
     assert ok.stdout.strip() == "dbscale_scram"
     method = server.psql("select rolpassword like 'SCRAM-SHA-256$%' from pg_authid "
                          "where rolname = 'dbscale_scram'")  # fmt: skip
     assert method == "t"
-    without = server.scram_url.replace(f":{SCRAM_PASSWORD}", "")
+    without = server.password_url.replace(f":{SCRAM_PASSWORD}", "")
     assert psql(binaries, without, "select 1", {"PGPASSWORD": SCRAM_PASSWORD}).returncode == 0
-    wrong = psql(binaries, server.scram_url.replace(SCRAM_PASSWORD, "nope"), "select 1")
+    wrong = psql(binaries, server.password_url.replace(SCRAM_PASSWORD, "nope"), "select 1")
     assert wrong.returncode != 0
     assert "password authentication failed" in wrong.stderr
 

@@ -103,51 +103,51 @@ def _against_axes(study: ResultsView) -> list[Chart]:
     return charts
 
 
+# The bar charts per configuration: their ids by kind.
+BAR_IDS = {
+    "configurations": "throughput-per-configuration",
+    "per-vcpu": "throughput-per-vcpu",
+    "price-performance": "price-performance",
+}
+
+
+def _bars(table: list[rows.Row], kind: str, title: str, caption: str, value: str, x: str) -> Chart:
+    """One bar per configuration of `value` (whiskers `value`_lo .. `value`_hi)."""
+    spec = specs.bars_per_configuration(
+        table, title=title, value=value, low=f"{value}_lo", high=f"{value}_hi", x_title=x
+    )
+    return Chart(BAR_IDS[kind], kind, title, caption, spec)
+
+
 def _per_configuration(study: ResultsView) -> list[Chart]:
     table = rows.config_rows(study)
     if len(table) < 2:
         return []
     unit = study.unit
+    charts: list[Chart] = []
     # With one swept axis and no load axis the bars would repeat "throughput vs" that axis.
-    repeats_axis = len(study.swept) == 1 and study.swept[0].key not in rows.LOAD_AXES
-    charts = [] if repeats_axis else [
-        Chart(
-            "throughput-per-configuration", "configurations", "Peak throughput per configuration",
+    if len(study.swept) != 1 or study.swept[0].key in rows.LOAD_AXES:
+        charts.append(_bars(
+            table, "configurations", "Peak throughput per configuration",
             f"Each configuration's best median {unit} over the load levels tried (the label says "
-            "at which); whiskers: its 95% CI.",
-            specs.bars_per_configuration(
-                table, title="Peak throughput per configuration", value="tput", low="tput_lo",
-                high="tput_hi", x_title=f"{unit} (median)",
-            ),
-        )
-    ]  # fmt: skip
+            "at which); whiskers: its 95% CI.", "tput", f"{unit} (median)",
+        ))  # fmt: skip
     if all("per_vcpu" in row for row in table):
-        charts.append(
-            Chart(
-                "throughput-per-vcpu", "per-vcpu", "Peak throughput per vCPU",
-                f"The peak {unit} divided by the target's vCPU count, to compare machines of "
-                "different sizes (as the Cloud Report does).",
-                specs.bars_per_configuration(
-                    table, title="Peak throughput per vCPU", value="per_vcpu", low="per_vcpu_lo",
-                    high="per_vcpu_hi", x_title=f"{unit} per vCPU",
-                ),
-            )
-        )  # fmt: skip
+        charts.append(_bars(
+            table, "per-vcpu", "Peak throughput per vCPU",
+            f"The peak {unit} divided by the target's vCPU count, to compare machines of "
+            "different sizes (as the Cloud Report does).", "per_vcpu", f"{unit} per vCPU",
+        ))  # fmt: skip
     if all("cost" in row for row in table):
         currency = table[0].get("currency") or "USD"
         sources = "; ".join(sorted({str(row["price_source"]) for row in table}))
-        charts.append(
-            Chart(
-                "price-performance", "price-performance", "Price-performance",
-                f"Monthly on-demand cost (730 h, compute and storage) per TPM at each "
-                f"configuration's peak (dbscale.results.cost); lower is better. Whiskers "
-                f"carry the throughput CI into the cost. Prices: {sources}.",
-                specs.bars_per_configuration(
-                    table, title="Price-performance", value="cost", low="cost_lo",
-                    high="cost_hi", x_title=f"{currency} per month per TPM",
-                ),
-            )
-        )  # fmt: skip
+        charts.append(_bars(
+            table, "price-performance", "Price-performance",
+            "Monthly on-demand cost (730 h, compute and storage) per TPM at each "
+            "configuration's peak (dbscale.results.cost); lower is better. Whiskers carry the "
+            f"throughput CI into the cost. Prices: {sources}.",
+            "cost", f"{currency} per month per TPM",
+        ))  # fmt: skip
     return charts
 
 

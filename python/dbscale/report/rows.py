@@ -201,7 +201,11 @@ def timeline_rows(study: ResultsView, max_rows: int = MAX_TIMELINE_ROWS) -> list
     point_of = {id(run): point.label for point in study.points for run in point.runs}
     rows: list[Row] = []
     for run in study.runs:
-        point = "warm-up" if run.warmup else point_of.get(id(run), f"{run.label} ({run.status})")
+        point = (
+            "warm-up"
+            if run.record.warmup
+            else point_of.get(id(run), f"{run.label} ({run.record.status})")
+        )
         intervals = _intervals(run)
         for start in range(0, len(intervals), step):
             rows.append(_bucket(run, intervals[start : start + step], point))

@@ -83,12 +83,7 @@ def _tooltip(*fields: tuple[str, str]) -> list[Spec]:
     return [{"field": f, "title": t} for f, t in fields]
 
 
-def throughput_vs_axis(
-    rows: Sequence[Row],
-    *,
-    unit: str,
-    axis: XAxis,
-) -> Spec:
+def throughput_vs_axis(rows: Sequence[Row], *, unit: str, axis: XAxis) -> Spec:
     """Median throughput against one swept axis, one line (or bar group) per series, with the
     95% CI of the median as error bars."""
     x, color = axis.encoding(rows)
@@ -120,11 +115,7 @@ def throughput_vs_axis(
     return spec
 
 
-def latency_vs_axis(
-    rows: Sequence[Row],
-    *,
-    axis: XAxis,
-) -> Spec:
+def latency_vs_axis(rows: Sequence[Row], *, axis: XAxis) -> Spec:
     """p50 | p95 | p99 side by side against one axis; whiskers: the range over runs."""
     x, color = axis.encoding(rows)
     y = {"field": "latency_ms", "type": "quantitative", "title": "latency (ms)"}
@@ -210,11 +201,7 @@ def bars_per_configuration(
     return spec
 
 
-def variation(
-    rows: Sequence[Row],
-    *,
-    axis: XAxis,
-) -> Spec:
+def variation(rows: Sequence[Row], *, axis: XAxis) -> Spec:
     """Run-to-run CV of throughput and latency percentiles per point (seed 000, Fig. 7)."""
     x, color = axis.encoding(rows)
     mark: Spec = {"type": "line", "point": {"size": 40}} if axis.numeric else {"type": "point"}
@@ -319,12 +306,7 @@ def spectrum(rows: Sequence[Row], *, points: Sequence[str]) -> Spec:
     return spec
 
 
-def metric_panels(
-    rows: Sequence[Row],
-    *,
-    title: str,
-    axis: XAxis,
-) -> Spec:
+def metric_panels(rows: Sequence[Row], *, title: str, axis: XAxis) -> Spec:
     """Several measured quantities against one axis, one small panel each (rows carry `metric`
     and `value`), one line per series: resource use like seed 000's Fig. 2."""
     x = axis.encoding(rows)[0]

@@ -88,7 +88,7 @@ def run_table(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
         latency = record.latency_ms
         rows.append(
             [
-                run.label, run.status + (" (warm-up)" if run.warmup else ""),
+                run.label, run.record.status + (" (warm-up)" if run.record.warmup else ""),
                 record.started_at.replace("T", " ").rstrip("Z"),
                 record.duration_s, record.clients, record.threads, record.tps,
                 *(latency.percentile(k) if latency else None for k in ("p50", "p95", "p99")),

@@ -36,23 +36,6 @@ class RunView:
     label: str
     throughput: float
 
-    @property
-    def warmup(self) -> bool:
-        return self.record.warmup
-
-    @property
-    def cancelled(self) -> bool:
-        return self.record.cancelled
-
-    @property
-    def status(self) -> str:
-        return self.record.status
-
-    @property
-    def counted(self) -> bool:
-        """Counts toward its point's statistics: measured, finished, not failed."""
-        return self.record.measured
-
 
 @dataclass
 class PointView:
@@ -166,7 +149,7 @@ def build_view(
     runs = [
         RunView(n, r, run_facts(r), "", throughput(r, unit)) for n, r in enumerate(records, start=1)
     ]
-    counted = [run for run in runs if run.counted]
+    counted = [run for run in runs if run.record.measured]
     axes = detect_axes([run.facts for run in counted])
     points = _points(counted, axes, summary_settings(plan), targets or {})
     _label_runs(runs, axes)
@@ -212,12 +195,12 @@ def _label_runs(runs: Sequence[RunView], axes: Sequence[Axis]) -> None:
     """`#3 clients=4` style labels, unique per run; warm-ups say so."""
     for run in runs:
         parts = [f"{a.title}={a.format(run.facts.get(a.key))}" for a in axes if a.swept]
-        what = "warm-up" if run.warmup else (", ".join(parts) or "run")
+        what = "warm-up" if run.record.warmup else (", ".join(parts) or "run")
         run.label = f"#{run.number} {what}"
 
 
 def _header(path: Path, runs: Sequence[RunView], name: str) -> Header:
-    measured = [r for r in runs if not r.warmup] or list(runs)
+    measured = [r for r in runs if not r.record.warmup] or list(runs)
     targets: dict[str, dict[str, str]] = {}
     for run in runs:
         label = str(run.facts.get("target"))
@@ -247,10 +230,10 @@ def _header(path: Path, runs: Sequence[RunView], name: str) -> Header:
         ended_at=ended[-1] if ended else "",
         counts={
             "runs": len(runs),
-            "measured": sum(1 for r in runs if not r.warmup),
-            "warm-up": sum(1 for r in runs if r.warmup),
-            "cancelled": sum(1 for r in runs if r.cancelled),
-            "failed": sum(1 for r in runs if r.status == "failed"),
+            "measured": sum(1 for r in runs if not r.record.warmup),
+            "warm-up": sum(1 for r in runs if r.record.warmup),
+            "cancelled": sum(1 for r in runs if r.record.cancelled),
+            "failed": sum(1 for r in runs if r.record.status == "failed"),
         },
     )
 
@@ -260,17 +243,19 @@ def _warnings(study: ResultsView) -> list[str]:
     if not study.points:
         warnings.append("no finished measured run: nothing to summarize")
     for run in study.runs:
-        if run.cancelled:
+        if run.record.cancelled:
             warnings.append(f"run {run.label} was cancelled (Ctrl-C): shown, not counted")
-        elif run.status == "failed":
+        elif run.record.status == "failed":
             message = run.record.verdict.message
             warnings.append(f"run {run.label} failed: {message}".rstrip(": "))
-        elif run.status == "errors" and not run.warmup:
+        elif run.record.status == "errors" and not run.record.warmup:
             warnings.append(f"run {run.label} had errors: {_errors(run.record)}")
     client_bound = [
         run.label
         for run in study.runs
-        if run.counted and run.record.limited_by is not None and run.record.limited_by.client_bound
+        if run.record.measured
+        and run.record.limited_by is not None
+        and run.record.limited_by.client_bound
     ]
     if client_bound:
         warnings.append(

@@ -76,15 +76,6 @@ class RunRange(_Model):
     max: float | None = None
 
 
-class TypeLatency(_Model):
-    count: int = 0
-    mean: float | None = None
-    p50: float | None = None
-    p95: float | None = None
-    p99: float | None = None
-    max: float | None = None
-
-
 class RunSteadyState(_Model):
     status: str
     cutoff_s: float | None
@@ -110,7 +101,7 @@ class PointSummary(_Model):
     latency_ms: LatencyFigures = Field(default_factory=LatencyFigures)
     per_run_latency_ms: dict[str, RunRange] = Field(default_factory=dict)
     per_run_latency_cv_pct: dict[str, float | None] = Field(default_factory=dict)
-    transaction_types: dict[str, TypeLatency] = Field(default_factory=dict)
+    transaction_types: dict[str, LatencyFigures] = Field(default_factory=dict)
     steady_state: SteadyStateSummary = Field(default_factory=SteadyStateSummary)
     flags: list[str] = Field(default_factory=list)
     tpm: TpmFigures | None = None
@@ -285,23 +276,16 @@ def _run_cv_pct(records: Sequence[RunRecord], name: str) -> float | None:
     return described.cv_pct if described is not None else None
 
 
-def _per_type(records: Sequence[RunRecord], cache: FigureCache) -> dict[str, TypeLatency]:
+def _per_type(records: Sequence[RunRecord], cache: FigureCache) -> dict[str, LatencyFigures]:
     names: list[str] = []
     for record in records:
         names.extend(n for n in record.transaction_types if n not in names)
-    out: dict[str, TypeLatency] = {}
+    out: dict[str, LatencyFigures] = {}
     for name in names:
         histograms = [(r.run_id, r.type_histograms().get(name)) for r in records]
         blobs = [blob for _, blob in histograms if blob]
-        if not blobs:
-            out[name] = TypeLatency()
-            continue
         key = (name, *(run_id for run_id, blob in histograms if blob))
-        merged = cache.latency(blobs, key)
-        out[name] = TypeLatency(
-            count=merged.count, mean=merged.mean, p50=merged.p50, p95=merged.p95,
-            p99=merged.p99, max=merged.max,
-        )  # fmt: skip
+        out[name] = cache.latency(blobs, key) if blobs else LatencyFigures()
     return out
 
 

@@ -54,7 +54,7 @@ def postgres_env(pg: LocalPostgres) -> dict[str, str]:
         "DBSCALE_TEST_PG_SOCKET_DIR": str(pg.socket_dir),
         "DBSCALE_TEST_PG_PORT": str(pg.port),
         "DBSCALE_TEST_PG_CA": str(pg.ca_file),
-        "DBSCALE_TEST_PG_SCRAM_URL": pg.scram_url,
+        "DBSCALE_TEST_PG_SCRAM_URL": pg.password_url,
         "DBSCALE_TEST_PG_BIN": str(pg.binaries.bin_dir),
         "DBSCALE_TEST_PG_DIR": str(pg.base_dir),
         "DBSCALE_TEST_PG_LOG": str(pg.log_file),

@@ -91,12 +91,17 @@ impl DbError {
             "57P01" | "57P02" | "57P03" => ErrorClass::ConnectionLost,
             _ => ErrorClass::Sql(code.to_string()),
         };
+        Self::reported(class, code.to_string(), message.into(), false)
+    }
+
+    /// An error a server reported, with its code (SQLSTATE, or MySQL's error number).
+    fn reported(class: ErrorClass, code: String, message: String, mysql_code: bool) -> Self {
         Self {
             class,
             connect: None,
-            code: Some(code.to_string()),
-            message: message.into(),
-            mysql_code: false,
+            code: Some(code),
+            message,
+            mysql_code,
         }
     }
 
@@ -113,13 +118,7 @@ impl DbError {
             1053 | 1927 | 2006 | 2013 | 2011 | 2055 => ErrorClass::ConnectionLost,
             _ => ErrorClass::Sql(errno.to_string()),
         };
-        Self {
-            class,
-            connect: None,
-            code: Some(errno.to_string()),
-            message: message.into(),
-            mysql_code: true,
-        }
+        Self::reported(class, errno.to_string(), message.into(), true)
     }
 
     /// The connection broke (I/O error, EOF, protocol desync).

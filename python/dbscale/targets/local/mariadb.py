@@ -25,7 +25,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from dbscale.errors import LocalServerError
 from dbscale.targets.local.server import LocalServer, SettingValue, pid_alive
@@ -102,6 +101,10 @@ class LocalMariaDB(LocalServer[MariaDBBinaries]):
     runs_as_when_root = "mysql"
     default_settings = DEFAULT_SETTINGS
     log_name = "mariadb.log"
+    url_form = f"mysql://root@127.0.0.1:{{port}}/{DEFAULT_DATABASE}"
+    # root by unix_socket authentication when we are OS root
+    socket_url_form = f"mysql://root@localhost/{DEFAULT_DATABASE}?socket={{run_dir}}/mysqld.sock"
+    password_url_form = f"mysql://{PASSWORD_USER}:{PASSWORD}@127.0.0.1:{{port}}/{DEFAULT_DATABASE}"
 
     def __init__(self, base_dir: Path, **options: Any) -> None:
         super().__init__(base_dir, **options)
@@ -109,23 +112,6 @@ class LocalMariaDB(LocalServer[MariaDBBinaries]):
         self.pid_file = self.run_dir / "mariadbd.pid"
         self.cnf_file = self.base_dir / "my.cnf"
         self._process: subprocess.Popen[bytes] | None = None
-
-    # -- addresses ---------------------------------------------------------------------------
-
-    @property
-    def url(self) -> str:
-        """TCP URL for root (no password)."""
-        return f"mysql://root@127.0.0.1:{self.port}/{DEFAULT_DATABASE}"
-
-    @property
-    def password_url(self) -> str:
-        """TCP URL for the password user, password included."""
-        return f"mysql://{PASSWORD_USER}:{PASSWORD}@127.0.0.1:{self.port}/{DEFAULT_DATABASE}"
-
-    @property
-    def socket_url(self) -> str:
-        """Unix-socket URL for root (unix_socket authentication when we are OS root)."""
-        return f"mysql://root@localhost/{DEFAULT_DATABASE}?socket={quote(str(self.socket_path))}"
 
     def _find_binaries(self) -> MariaDBBinaries:
         found = find_mariadb_binaries()

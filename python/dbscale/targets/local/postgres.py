@@ -13,7 +13,6 @@ import os
 import shutil
 import subprocess
 import time
-from urllib.parse import quote
 
 from dbscale.errors import LocalServerError
 from dbscale.targets.local.binaries import PostgresBinaries, find_postgres_binaries
@@ -67,23 +66,11 @@ class LocalPostgres(LocalServer[PostgresBinaries]):
     runs_as_when_root = "postgres"
     default_settings = DEFAULT_SETTINGS
     log_name = "postgres.log"
-
-    # -- addresses ---------------------------------------------------------------------------
-
-    @property
-    def url(self) -> str:
-        """TCP URL for the admin user (trust auth, no password)."""
-        return f"postgresql://{ADMIN_USER}@127.0.0.1:{self.port}/postgres"
-
-    @property
-    def socket_url(self) -> str:
-        """Unix-socket URL for the admin user (libpq's `host=` query form)."""
-        return f"postgresql://{ADMIN_USER}@/postgres?host={quote(str(self.socket_dir))}&port={self.port}"
-
-    @property
-    def scram_url(self) -> str:
-        """TCP URL for the scram-sha-256 user, password included."""
-        return f"postgresql://{SCRAM_USER}:{SCRAM_PASSWORD}@127.0.0.1:{self.port}/postgres"
+    url_form = f"postgresql://{ADMIN_USER}@127.0.0.1:{{port}}/postgres"
+    socket_url_form = f"postgresql://{ADMIN_USER}@/postgres?host={{run_dir}}&port={{port}}"
+    password_url_form = (  # the scram-sha-256 user
+        f"postgresql://{SCRAM_USER}:{SCRAM_PASSWORD}@127.0.0.1:{{port}}/postgres"
+    )
 
     def _find_binaries(self) -> PostgresBinaries:
         return find_postgres_binaries()

@@ -17,6 +17,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar, Generic, Self, TypeVar
+from urllib.parse import quote
 
 from dbscale.errors import LocalServerError
 from dbscale.targets.tls import TlsFiles
@@ -42,6 +43,11 @@ class LocalServer(ABC, Generic[Binaries]):
     runs_as_when_root: ClassVar[str]
     default_settings: ClassVar[Mapping[str, SettingValue]]
     log_name: ClassVar[str]
+    # The server's URLs, with {port} and {run_dir} (the socket directory, URL-quoted) to fill in:
+    # the administrator over TCP (no password) and over the socket, a user with a password.
+    url_form: ClassVar[str]
+    socket_url_form: ClassVar[str]
+    password_url_form: ClassVar[str]
 
     def __init__(
         self,
@@ -102,16 +108,6 @@ class LocalServer(ABC, Generic[Binaries]):
     def wait_ready(self, timeout_s: float = 30.0) -> None:
         """Returns once the server answers, else `LocalServerError`."""
 
-    @property
-    @abstractmethod
-    def url(self) -> str:
-        """TCP URL of the administrator (no password)."""
-
-    @property
-    @abstractmethod
-    def socket_url(self) -> str:
-        """The administrator's URL over the Unix socket."""
-
     def _tool_env(self) -> dict[str, str]:
         """The environment of the engine's own programs."""
         return dict(os.environ)
@@ -125,6 +121,21 @@ class LocalServer(ABC, Generic[Binaries]):
                 f"the {self.title} server in {self.base_dir} has not been started"
             )
         return self._port
+
+    @property
+    def url(self) -> str:
+        return self._fill(self.url_form)
+
+    @property
+    def socket_url(self) -> str:
+        return self._fill(self.socket_url_form)
+
+    @property
+    def password_url(self) -> str:
+        return self._fill(self.password_url_form)
+
+    def _fill(self, form: str) -> str:
+        return form.format(port=self.port, run_dir=quote(str(self.run_dir)))
 
     @property
     def binaries(self) -> Binaries:

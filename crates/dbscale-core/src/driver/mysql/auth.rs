@@ -14,27 +14,24 @@ pub(super) fn scramble(plugin: &str, password: &[u8], nonce: &[u8]) -> Option<Ve
     }
     match plugin {
         // SHA1(pw) XOR SHA1(nonce + SHA1(SHA1(pw)))
-        NATIVE => {
-            let hash = Sha1::digest(password);
-            let double = Sha1::digest(hash);
-            let mix = Sha1::new()
-                .chain_update(nonce)
-                .chain_update(double)
-                .finalize();
-            Some(hash.iter().zip(mix).map(|(a, b)| a ^ b).collect())
-        }
+        NATIVE => Some(xor_scramble::<Sha1>(password, nonce, true)),
         // SHA256(pw) XOR SHA256(SHA256(SHA256(pw)) + nonce)
-        CACHING_SHA2 => {
-            let hash = Sha256::digest(password);
-            let double = Sha256::digest(hash);
-            let mix = Sha256::new()
-                .chain_update(double)
-                .chain_update(nonce)
-                .finalize();
-            Some(hash.iter().zip(mix).map(|(a, b)| a ^ b).collect())
-        }
+        CACHING_SHA2 => Some(xor_scramble::<Sha256>(password, nonce, false)),
         _ => None,
     }
+}
+
+/// H(pw) XOR H(a + b), where a, b are the nonce and H(H(pw)), the nonce first or second.
+fn xor_scramble<H: Digest>(password: &[u8], nonce: &[u8], nonce_first: bool) -> Vec<u8> {
+    let hash = H::digest(password);
+    let double = H::digest(&hash);
+    let (a, b): (&[u8], &[u8]) = if nonce_first {
+        (nonce, &double)
+    } else {
+        (&double, nonce)
+    };
+    let mix = H::new().chain_update(a).chain_update(b).finalize();
+    hash.iter().zip(mix).map(|(x, y)| x ^ y).collect()
 }
 
 #[cfg(test)]

@@ -160,10 +160,9 @@ impl LeanConnection {
         index: usize,
         params: &[Param<'_>],
     ) -> Result<Rows, DbError> {
-        self.send_statement(index, params).await?;
         let mut rows = Rows::new();
-        self.read_response(Some(&mut rows)).await?;
-        Ok(rows)
+        self.send_statement(index, params).await?;
+        self.read_response(Some(&mut rows)).await.map(|_| rows)
     }
 
     pub(super) async fn batch(&mut self, sql: &str) -> Result<QueryOutcome, DbError> {
