@@ -28,10 +28,7 @@ fn prepared_database(name: &str) -> String {
     url
 }
 
-#[cfg_attr(
-    not(test_pg),
-    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
-)]
+#[cfg_attr(not(test_pg), ignore = "needs DBSCALE_TEST_PG_URL")]
 #[test]
 fn closed_model_tpcb_counts_every_statement_and_interval() {
     let url = prepared_database("closed");
@@ -57,10 +54,7 @@ fn closed_model_tpcb_counts_every_statement_and_interval() {
     assert!(result.client_cpu_s.total > 0.0);
 }
 
-#[cfg_attr(
-    not(test_pg),
-    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
-)]
+#[cfg_attr(not(test_pg), ignore = "needs DBSCALE_TEST_PG_URL")]
 #[test]
 fn every_protocol_runs_select_only() {
     let url = prepared_database("protocols");
@@ -82,10 +76,7 @@ fn every_protocol_runs_select_only() {
     }
 }
 
-#[cfg_attr(
-    not(test_pg),
-    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
-)]
+#[cfg_attr(not(test_pg), ignore = "needs DBSCALE_TEST_PG_URL")]
 #[test]
 fn open_model_keeps_the_rate_and_reports_lag() {
     let url = prepared_database("open");
@@ -108,10 +99,7 @@ fn open_model_keeps_the_rate_and_reports_lag() {
         .all(|i| i.lag_ms.is_some() || i.transactions == 0));
 }
 
-#[cfg_attr(
-    not(test_pg),
-    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
-)]
+#[cfg_attr(not(test_pg), ignore = "needs DBSCALE_TEST_PG_URL")]
 #[test]
 fn per_transaction_connections_are_timed_separately() {
     let url = prepared_database("per_txn");
@@ -125,10 +113,7 @@ fn per_transaction_connections_are_timed_separately() {
     assert!(result.latency_ms.unwrap().mean >= connect.mean);
 }
 
-#[cfg_attr(
-    not(test_pg),
-    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
-)]
+#[cfg_attr(not(test_pg), ignore = "needs DBSCALE_TEST_PG_URL")]
 #[test]
 fn serialization_failures_are_retried_and_counted() {
     let url = prepared_database("retry");
@@ -165,10 +150,7 @@ fn serialization_failures_are_retried_and_counted() {
     );
 }
 
-#[cfg_attr(
-    not(test_pg),
-    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
-)]
+#[cfg_attr(not(test_pg), ignore = "needs DBSCALE_TEST_PG_URL")]
 #[test]
 fn missing_tables_are_reported_before_the_run() {
     let base = require(PG_URL);
@@ -179,10 +161,7 @@ fn missing_tables_are_reported_before_the_run() {
     }
 }
 
-#[cfg_attr(
-    not(test_pg),
-    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
-)]
+#[cfg_attr(not(test_pg), ignore = "needs DBSCALE_TEST_PG_URL")]
 #[test]
 fn cancel_stops_early_and_keeps_what_was_measured() {
     let url = prepared_database("cancel");
@@ -201,10 +180,7 @@ fn cancel_stops_early_and_keeps_what_was_measured() {
     assert!(!result.intervals.is_empty());
 }
 
-#[cfg_attr(
-    not(test_pg),
-    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
-)]
+#[cfg_attr(not(test_pg), ignore = "needs DBSCALE_TEST_PG_URL")]
 #[test]
 fn clients_reconnect_after_losing_their_connection() {
     let url = prepared_database("reconnect");

@@ -7,5 +7,6 @@
 mod engine;
 mod mysql_driver;
 mod postgres_driver;
+mod postgres_security;
 mod support;
 mod sysbench;

@@ -49,10 +49,7 @@ fn statements() -> Vec<Statement> {
     ]
 }
 
-#[cfg_attr(
-    not(test_mysql),
-    ignore = "needs the test MariaDB (DBSCALE_TEST_MYSQL_URL)"
-)]
+#[cfg_attr(not(test_mysql), ignore = "needs DBSCALE_TEST_MYSQL_URL")]
 #[tokio::test]
 async fn session_basics_over_tcp() {
     let url = require("DBSCALE_TEST_MYSQL_URL");
@@ -80,10 +77,7 @@ async fn session_basics_over_tcp() {
     conn.close().await;
 }
 
-#[cfg_attr(
-    not(test_mysql),
-    ignore = "needs the test MariaDB (DBSCALE_TEST_MYSQL_URL)"
-)]
+#[cfg_attr(not(test_mysql), ignore = "needs DBSCALE_TEST_MYSQL_URL")]
 #[tokio::test]
 async fn unix_socket_session() {
     let socket = require("DBSCALE_TEST_MYSQL_SOCKET");
@@ -99,10 +93,7 @@ async fn unix_socket_session() {
     conn.close().await;
 }
 
-#[cfg_attr(
-    not(test_mysql),
-    ignore = "needs the test MariaDB (DBSCALE_TEST_MYSQL_URL)"
-)]
+#[cfg_attr(not(test_mysql), ignore = "needs DBSCALE_TEST_MYSQL_URL")]
 #[tokio::test]
 async fn every_protocol_counts_rows_like_sysbench() {
     let url = require("DBSCALE_TEST_MYSQL_URL");
@@ -180,10 +171,7 @@ async fn every_protocol_counts_rows_like_sysbench() {
     }
 }
 
-#[cfg_attr(
-    not(test_mysql),
-    ignore = "needs the test MariaDB (DBSCALE_TEST_MYSQL_URL)"
-)]
+#[cfg_attr(not(test_mysql), ignore = "needs DBSCALE_TEST_MYSQL_URL")]
 #[tokio::test]
 async fn errors_are_classified_and_reset_rolls_back() {
     let url = require("DBSCALE_TEST_MYSQL_URL");
@@ -228,10 +216,7 @@ async fn errors_and_reset(url: &str) {
     conn.close().await;
 }
 
-#[cfg_attr(
-    not(test_mysql),
-    ignore = "needs the test MariaDB (DBSCALE_TEST_MYSQL_URL)"
-)]
+#[cfg_attr(not(test_mysql), ignore = "needs DBSCALE_TEST_MYSQL_URL")]
 #[tokio::test]
 async fn deadlock_is_classified() {
     let url = require("DBSCALE_TEST_MYSQL_URL");
@@ -264,10 +249,7 @@ async fn deadlock_is_classified() {
     b.reset().await.unwrap();
 }
 
-#[cfg_attr(
-    not(test_mysql),
-    ignore = "needs the test MariaDB (DBSCALE_TEST_MYSQL_URL)"
-)]
+#[cfg_attr(not(test_mysql), ignore = "needs DBSCALE_TEST_MYSQL_URL")]
 #[tokio::test]
 async fn connect_failures_are_classified() {
     let url = require("DBSCALE_TEST_MYSQL_URL");
@@ -292,10 +274,7 @@ async fn connect_failures_are_classified() {
     );
 }
 
-#[cfg_attr(
-    not(test_mysql),
-    ignore = "needs the test MariaDB (DBSCALE_TEST_MYSQL_URL)"
-)]
+#[cfg_attr(not(test_mysql), ignore = "needs DBSCALE_TEST_MYSQL_URL")]
 #[tokio::test]
 async fn tls_modes() {
     let (url, ca) = (require(MYSQL_URL), require("DBSCALE_TEST_MYSQL_CA"));
@@ -342,10 +321,7 @@ async fn tls_modes() {
     );
 }
 
-#[cfg_attr(
-    not(test_mysql),
-    ignore = "needs the test MariaDB (DBSCALE_TEST_MYSQL_URL)"
-)]
+#[cfg_attr(not(test_mysql), ignore = "needs DBSCALE_TEST_MYSQL_URL")]
 #[tokio::test]
 async fn lean_client_authenticates_with_a_password() {
     let url = require("DBSCALE_TEST_MYSQL_PASSWORD_URL");

@@ -3,6 +3,7 @@
 //! directory), `DBSCALE_TEST_PG_CA` (the CA that signed its certificate for localhost and
 //! 127.0.0.1), `DBSCALE_TEST_PG_SCRAM_URL` (a scram-sha-256 user with its password).
 
+use crate::postgres_security::tls_url;
 use crate::support::*;
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -21,24 +22,21 @@ const PROTOCOLS: [QueryProtocol; 3] = [
     QueryProtocol::Prepared,
 ];
 
-async fn connect(url: &str, protocol: QueryProtocol) -> Result<PgConnection, DbError> {
+pub(crate) async fn connect(url: &str, protocol: QueryProtocol) -> Result<PgConnection, DbError> {
     PgConnection::connect(&PgConfig::parse(url, None).unwrap(), protocol).await
 }
 
-async fn scalar(conn: &mut PgConnection, sql: &str) -> Option<String> {
+pub(crate) async fn scalar(conn: &mut PgConnection, sql: &str) -> Option<String> {
     conn.query(sql).await.unwrap().remove(0).remove(0)
 }
 
-fn connect_failure(result: Result<PgConnection, DbError>) -> (ConnectFailure, String) {
+pub(crate) fn connect_failure(result: Result<PgConnection, DbError>) -> (ConnectFailure, String) {
     let err = result.err().expect("connecting should fail");
     assert!(!err.message.contains('\n'), "one line: {}", err.message);
     (err.connect.expect("a connect failure"), err.message)
 }
 
-#[cfg_attr(
-    not(test_pg),
-    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
-)]
+#[cfg_attr(not(test_pg), ignore = "needs DBSCALE_TEST_PG_URL")]
 #[tokio::test]
 async fn tcp_session_basics() {
     let url = require("DBSCALE_TEST_PG_URL");
@@ -61,10 +59,7 @@ async fn tcp_session_basics() {
     conn.close().await;
 }
 
-#[cfg_attr(
-    not(test_pg),
-    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
-)]
+#[cfg_attr(not(test_pg), ignore = "needs DBSCALE_TEST_PG_URL")]
 #[tokio::test]
 async fn unix_socket_session() {
     let url = require("DBSCALE_TEST_PG_URL");
@@ -91,7 +86,7 @@ async fn unix_socket_session() {
     );
 }
 
-fn workload_statements() -> Vec<Statement> {
+pub(crate) fn workload_statements() -> Vec<Statement> {
     vec![
         Statement::new(
             "echo",
@@ -107,10 +102,7 @@ fn workload_statements() -> Vec<Statement> {
     ]
 }
 
-#[cfg_attr(
-    not(test_pg),
-    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
-)]
+#[cfg_attr(not(test_pg), ignore = "needs DBSCALE_TEST_PG_URL")]
 #[tokio::test]
 async fn three_protocols_with_parameters_and_counts() {
     let url = require("DBSCALE_TEST_PG_URL");
@@ -172,10 +164,7 @@ async fn three_protocols_with_parameters_and_counts() {
     }
 }
 
-#[cfg_attr(
-    not(test_pg),
-    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
-)]
+#[cfg_attr(not(test_pg), ignore = "needs DBSCALE_TEST_PG_URL")]
 #[tokio::test]
 async fn sql_error_keeps_the_connection_usable() {
     let url = require("DBSCALE_TEST_PG_URL");
@@ -221,10 +210,7 @@ async fn sql_error_keeps_the_connection_usable() {
     }
 }
 
-#[cfg_attr(
-    not(test_pg),
-    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
-)]
+#[cfg_attr(not(test_pg), ignore = "needs DBSCALE_TEST_PG_URL")]
 #[tokio::test]
 async fn failed_transaction_is_rolled_back_by_reset() {
     let url = require("DBSCALE_TEST_PG_URL");
@@ -251,10 +237,7 @@ async fn failed_transaction_is_rolled_back_by_reset() {
     );
 }
 
-#[cfg_attr(
-    not(test_pg),
-    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
-)]
+#[cfg_attr(not(test_pg), ignore = "needs DBSCALE_TEST_PG_URL")]
 #[tokio::test]
 async fn cancelled_request_is_drained_before_the_next() {
     let url = require("DBSCALE_TEST_PG_URL");
@@ -273,166 +256,7 @@ async fn cancelled_request_is_drained_before_the_next() {
     assert_eq!(rows[0][1].as_deref(), Some("slept"));
 }
 
-fn tls_url(url: &str, mode: &str) -> String {
-    with_param(url, "sslmode", mode)
-}
-
-#[cfg_attr(
-    not(test_pg),
-    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
-)]
-#[tokio::test]
-async fn tls_require_encrypts() {
-    let url = require("DBSCALE_TEST_PG_URL");
-    let mut conn = connect(&tls_url(&url, "require"), QueryProtocol::Prepared)
-        .await
-        .unwrap();
-    assert!(conn.is_tls());
-    let ssl = scalar(
-        &mut conn,
-        "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
-    )
-    .await;
-    assert_eq!(ssl.as_deref(), Some("t"));
-    // The hot path works the same over TLS.
-    conn.prepare(&workload_statements()[..2]).await.unwrap();
-    assert_eq!(
-        conn.execute(1, &[Param::Int(3)])
-            .await
-            .unwrap()
-            .rows_returned,
-        3
-    );
-    conn.close().await;
-
-    let mut plain = connect(&tls_url(&url, "disable"), QueryProtocol::Simple)
-        .await
-        .unwrap();
-    assert!(!plain.is_tls());
-    let ssl = scalar(
-        &mut plain,
-        "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
-    )
-    .await;
-    assert_eq!(ssl.as_deref(), Some("f"));
-}
-
-#[cfg_attr(
-    not(test_pg),
-    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
-)]
-#[tokio::test]
-async fn tls_verification_modes() {
-    let url = require("DBSCALE_TEST_PG_URL");
-    let ca = require("DBSCALE_TEST_PG_CA");
-    let c = PgConfig::parse(&url, None).unwrap();
-    let (port, user, db) = (c.port(), c.user(), c.dbname());
-    let target =
-        |host: &str, extra: &str| format!("postgresql://{user}@{host}:{port}/{db}?{extra}");
-    let verified = [
-        target(
-            "localhost",
-            &format!("sslmode=verify-full&sslrootcert={ca}"),
-        ),
-        target(
-            "127.0.0.1",
-            &format!("sslmode=verify-full&sslrootcert={ca}"),
-        ),
-        // A name the certificate does not carry is fine when only the chain is checked.
-        target(
-            "wrong.invalid",
-            &format!("hostaddr=127.0.0.1&sslmode=verify-ca&sslrootcert={ca}"),
-        ),
-        // libpq: `require` with a root certificate verifies the chain.
-        target(
-            "wrong.invalid",
-            &format!("hostaddr=127.0.0.1&sslmode=require&sslrootcert={ca}"),
-        ),
-    ];
-    for url in &verified {
-        let mut conn = connect(url, QueryProtocol::Simple).await.unwrap();
-        assert!(conn.is_tls(), "{url}");
-        assert_eq!(scalar(&mut conn, "SELECT 1").await.as_deref(), Some("1"));
-    }
-    let refused = [
-        (
-            target(
-                "wrong.invalid",
-                &format!("hostaddr=127.0.0.1&sslmode=verify-full&sslrootcert={ca}"),
-            ),
-            "not valid for name",
-        ),
-        // The Mozilla roots did not sign the test CA.
-        (target("localhost", "sslmode=verify-full"), "UnknownIssuer"),
-        (target("localhost", "sslmode=verify-ca"), "UnknownIssuer"),
-    ];
-    for (url, reason) in &refused {
-        let (failure, message) = connect_failure(connect(url, QueryProtocol::Simple).await);
-        assert_eq!(failure, ConnectFailure::Tls, "{url}: {message}");
-        assert!(message.contains(reason), "{url}: {message}");
-    }
-    let bad_ca = target(
-        "localhost",
-        "sslmode=verify-full&sslrootcert=/nonexistent/ca.pem",
-    );
-    assert_eq!(
-        connect_failure(connect(&bad_ca, QueryProtocol::Simple).await).0,
-        ConnectFailure::Tls
-    );
-}
-
-#[cfg_attr(
-    not(test_pg),
-    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
-)]
-#[tokio::test]
-async fn scram_authentication() {
-    let url = require("DBSCALE_TEST_PG_SCRAM_URL");
-    let user = PgConfig::parse(&url, None).unwrap().user().to_string();
-    for mode in ["disable", "require"] {
-        let mut conn = connect(&tls_url(&url, mode), QueryProtocol::Simple)
-            .await
-            .unwrap();
-        assert_eq!(
-            scalar(&mut conn, "SELECT current_user").await,
-            Some(user.clone())
-        );
-    }
-    let wrong = with_param(&url, "password", "not-the-password");
-    let (failure, message) = connect_failure(connect(&wrong, QueryProtocol::Simple).await);
-    assert_eq!(failure, ConnectFailure::Authentication, "{message}");
-    assert!(
-        message.contains("password authentication failed"),
-        "{message}"
-    );
-    assert!(!message.contains("not-the-password"));
-    let (failure, message) =
-        connect_failure(connect(&with_param(&url, "password", ""), QueryProtocol::Simple).await);
-    assert_eq!(failure, ConnectFailure::Authentication, "{message}");
-}
-
-#[cfg_attr(
-    not(test_pg),
-    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
-)]
-#[tokio::test]
-async fn connect_failures_are_classified() {
-    let url = require("DBSCALE_TEST_PG_URL");
-    let missing_db = with_param(&url, "dbname", "dbscale_no_such_database");
-    let (failure, message) = connect_failure(connect(&missing_db, QueryProtocol::Simple).await);
-    assert_eq!(failure, ConnectFailure::DatabaseMissing, "{message}");
-    assert!(message.contains("dbscale_no_such_database"), "{message}");
-    let closed = "postgresql://postgres@127.0.0.1:1/postgres?connect_timeout=5";
-    let (failure, message) = connect_failure(connect(closed, QueryProtocol::Simple).await);
-    assert_eq!(failure, ConnectFailure::Unreachable, "{message}");
-    let bad = PgConfig::parse("postgresql://u@h/d?colour=blue", None).unwrap_err();
-    assert_eq!(bad.connect, Some(ConnectFailure::InvalidTarget));
-}
-
-#[cfg_attr(
-    not(test_pg),
-    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
-)]
+#[cfg_attr(not(test_pg), ignore = "needs DBSCALE_TEST_PG_URL")]
 #[tokio::test]
 async fn copy_in_streams_rows() {
     let url = require("DBSCALE_TEST_PG_URL");
@@ -473,10 +297,7 @@ async fn copy_in_streams_rows() {
     );
 }
 
-#[cfg_attr(
-    not(test_pg),
-    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
-)]
+#[cfg_attr(not(test_pg), ignore = "needs DBSCALE_TEST_PG_URL")]
 #[tokio::test]
 async fn serialization_failure_is_classified() {
     let url = require("DBSCALE_TEST_PG_URL");
@@ -543,10 +364,7 @@ static ALLOCATOR: CountingAllocator = CountingAllocator;
 /// The hot path's promise: once warm, `execute` allocates nothing, under every protocol, on a
 /// plain socket (rustls allocates per TLS record). Run alone under `strace -c -f`, it also shows
 /// the syscalls per execute.
-#[cfg_attr(
-    not(test_pg),
-    ignore = "needs the test PostgreSQL (DBSCALE_TEST_PG_URL)"
-)]
+#[cfg_attr(not(test_pg), ignore = "needs DBSCALE_TEST_PG_URL")]
 #[tokio::test]
 async fn steady_state_execute_does_not_allocate() {
     let url = require("DBSCALE_TEST_PG_URL");

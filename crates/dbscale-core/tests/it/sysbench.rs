@@ -49,10 +49,7 @@ const EVENTS: [(&str, u64, Option<u64>); 10] = [
     ("sysbench:select_random_ranges", 1, Some(1)),
 ];
 
-#[cfg_attr(
-    not(all(test_pg, test_mysql)),
-    ignore = "needs the test PostgreSQL and MariaDB"
-)]
+#[cfg_attr(not(all(test_pg, test_mysql)), ignore = "needs both test servers")]
 #[test]
 fn every_workload_runs_on_both_protocols() {
     for url in servers("all") {
@@ -94,10 +91,7 @@ fn every_workload_runs_on_both_protocols() {
     }
 }
 
-#[cfg_attr(
-    not(all(test_pg, test_mysql)),
-    ignore = "needs the test PostgreSQL and MariaDB"
-)]
+#[cfg_attr(not(all(test_pg, test_mysql)), ignore = "needs both test servers")]
 #[test]
 fn read_write_counts_its_writes() {
     for url in servers("counts") {
@@ -114,10 +108,7 @@ fn read_write_counts_its_writes() {
     }
 }
 
-#[cfg_attr(
-    not(all(test_pg, test_mysql)),
-    ignore = "needs the test PostgreSQL and MariaDB"
-)]
+#[cfg_attr(not(all(test_pg, test_mysql)), ignore = "needs both test servers")]
 #[test]
 fn deadlocks_are_retried_and_counted() {
     for url in servers("deadlock") {
@@ -157,10 +148,7 @@ fn deadlocks_are_retried_and_counted() {
     }
 }
 
-#[cfg_attr(
-    not(all(test_pg, test_mysql)),
-    ignore = "needs the test PostgreSQL and MariaDB"
-)]
+#[cfg_attr(not(all(test_pg, test_mysql)), ignore = "needs both test servers")]
 #[test]
 fn prepare_check_and_cleanup() {
     for url in servers("lifecycle") {
@@ -216,10 +204,7 @@ fn prepare_check_and_cleanup() {
     }
 }
 
-#[cfg_attr(
-    not(all(test_pg, test_mysql)),
-    ignore = "needs the test PostgreSQL and MariaDB"
-)]
+#[cfg_attr(not(all(test_pg, test_mysql)), ignore = "needs both test servers")]
 #[test]
 fn mariadb_over_tls_and_unix_socket() {
     let url = require("DBSCALE_TEST_MYSQL_URL");
