@@ -70,3 +70,35 @@ def test_summary_files_and_load_results(tmp_path: Path) -> None:
     assert len(loaded.intervals) == 12 * 30
     assert list(loaded.summary["point_key"]) == ["tls=a", "tls=b"]
     assert loaded.summary["tps_median"][0] == pytest.approx(float(rows[0]["tps_median"]))
+
+
+def test_load_results_is_ready_for_analysis(tmp_path: Path) -> None:
+    pd = pytest.importorskip("pandas")
+    from dbscale.core import histogram_figures
+    from tests.report.fixtures import record
+
+    observe = {
+        "resources": {"interval_s": 1.0, "columns": ["t_s", "client_cpu_cores"],
+                      "rows": [[1.0, 0.25], [2.0, None]], "mean": {"client_cpu_cores": 0.25}},
+    }  # fmt: skip
+    runs = [
+        record(seed=1, warmup=True, seconds=2),
+        record(seed=2, seconds=3, extra={"observe": observe}),
+        record(seed=3, seconds=3),
+    ]
+    directory = write_results(tmp_path / "r", runs)
+    loaded = dbscale.load_results(directory)
+    assert str(loaded.runs["started_at"].dtype).startswith("datetime64")
+    assert pd.api.types.is_float_dtype(loaded.runs["latency_ms_p99"])
+    assert list(loaded.intervals["warmup"]) == [True] * 2 + [False] * 6
+    assert pd.api.types.is_float_dtype(loaded.summary["tps_median_ci_low"])  # NaN: 2 runs
+    assert loaded.summary["tps_median_ci_low"].isna().all()
+    assert list(loaded.resources["client_cpu_cores"].isna()) == [False, True]
+    assert loaded.resources["run_id"].tolist() == ["run-2", "run-2"]
+    one = loaded.percentiles("run-2", [0.5, 0.99])
+    assert one[0.99] == histogram_figures([runs[1]["histogram"]], [0.99]).values[0]
+    both = loaded.percentiles(["run-2", "run-3"], [0.99])
+    merged = histogram_figures([runs[1]["histogram"], runs[2]["histogram"]], [0.99])
+    assert both[0.99] == merged.values[0]
+    with pytest.raises(dbscale.errors.ResultsError, match="no run 'nope'"):
+        loaded.percentiles("nope")
