@@ -5,10 +5,7 @@ CLI prints them without a traceback; native errors are mapped here by their stab
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
-
-if TYPE_CHECKING:
-    from dbscale._core import CoreError
+from typing import ClassVar
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -155,7 +152,7 @@ def error_class_for_kind(kind: str) -> type[DbscaleError]:
     return _KINDS.get(kind, InternalError)
 
 
-def from_core(error: CoreError) -> DbscaleError:
+def from_core(error: Exception) -> DbscaleError:
     """Maps a native `CoreError` (args `(kind, message, hint)`) into the tree, keeping its hint."""
     kind = getattr(error, "kind", None)
     message = getattr(error, "message", None)
