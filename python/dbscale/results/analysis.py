@@ -85,14 +85,7 @@ def _frame(rows: list[JsonObject], times: Sequence[str] = ()) -> pd.DataFrame:
 
 
 def _is_number(value: object) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, int | float):
-        return True
-    try:
-        return value != value  # NaN, as pandas fills in
-    except TypeError:  # pragma: no cover - values that cannot be compared are not numbers
-        return False
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def load_results(directory: str | Path) -> Results:

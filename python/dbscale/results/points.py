@@ -112,10 +112,6 @@ class PointSummary(_Model):
         """The headline throughput: tpmC for TPC-C, else TPS."""
         return self.tpmc if self.tpmc is not None else self.tps
 
-    @property
-    def unit(self) -> str:
-        return "tpmC" if self.tpmc is not None else "TPS"
-
     def to_json(self) -> dict[str, JsonValue]:
         """summary.json's entry; `tpmc`, `tpm` and `cost` only when known."""
         unknown = {name for name in ("tpmc", "tpm", "cost") if getattr(self, name) is None}
@@ -194,6 +190,7 @@ def summarize_point(
     first = (measured or list(records))[0]
     tpmc = [r.tpmc for r in measured]
     steady = [run_steady_state(r) for r in measured]
+    tps = throughput_summary([r.tps for r in measured], settings.confidence)
     return PointSummary(
         point_key=key,
         point=dict(first.point),
@@ -201,7 +198,7 @@ def summarize_point(
         workload=first.workload,
         runs=len(measured),
         run_ids=[r.run_id for r in measured],
-        tps=throughput_summary([r.tps for r in measured], settings.confidence),
+        tps=tps,
         tpmc=(
             throughput_summary([t for t in tpmc if t is not None], settings.confidence)
             if measured and all(t is not None for t in tpmc)
@@ -219,13 +216,14 @@ def summarize_point(
             ],
             per_run=steady,
         ),
-        flags=_flags(records, measured, steady, settings),
+        flags=_flags(records, measured, tps, steady, settings),
     )
 
 
 def _flags(
     records: Sequence[RunRecord],
     measured: Sequence[RunRecord],
+    tps: ThroughputSummary,
     steady: Sequence[RunSteadyState],
     settings: SummarySettings,
 ) -> list[str]:
@@ -239,9 +237,8 @@ def _flags(
         )
     if 0 < n < MIN_RUNS_WARNING:
         flags.append(f"fewer than {MIN_RUNS_WARNING} runs: too few to detect a difference")
-    described = spread([r.tps for r in measured])
-    if described and described.cv_pct is not None and described.cv_pct > settings.cv_threshold_pct:
-        flags.append(f"CV {described.cv_pct:.1f}% above {settings.cv_threshold_pct:g}%")
+    if tps.cv_pct is not None and tps.cv_pct > settings.cv_threshold_pct:
+        flags.append(f"CV {tps.cv_pct:.1f}% above {settings.cv_threshold_pct:g}%")
     unsteady = sum(1 for s in steady if s.status == "none")
     if unsteady:
         flags.append(f"{unsteady} run(s) never reached steady state (MSER-5)")

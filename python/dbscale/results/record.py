@@ -17,8 +17,6 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from dbscale.errors import ResultsError
 
-MEASURED_STATUSES = ("ok", "errors")
-
 
 class _Part(BaseModel):
     model_config = ConfigDict(extra="allow", frozen=True)
