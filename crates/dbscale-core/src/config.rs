@@ -27,6 +27,9 @@ pub struct RunConfig {
     /// Measured duration.
     #[serde(default = "default_duration_s")]
     pub duration_s: f64,
+    /// Unmeasured time before it, over which the clients start one after another.
+    #[serde(default)]
+    pub ramp_s: f64,
     /// Open model: target transactions per second over all clients (Poisson arrivals).
     #[serde(default)]
     pub rate_tps: Option<f64>,
@@ -46,6 +49,10 @@ pub struct RunConfig {
 #[serde(deny_unknown_fields)]
 pub struct TargetConfig {
     pub url: String,
+    /// Further URLs of the same database (other nodes of a cluster): connections go round-robin
+    /// over `url` and these.
+    #[serde(default)]
+    pub more_urls: Vec<String>,
     /// Overrides `sslmode` in the URL when set.
     #[serde(default)]
     pub tls: Option<TlsMode>,
@@ -94,6 +101,9 @@ impl RunConfig {
                 "duration must be positive, got {}s",
                 self.duration_s
             ));
+        }
+        if !(self.ramp_s >= 0.0 && self.ramp_s.is_finite()) {
+            return fail(format!("ramp must be 0 or more, got {}s", self.ramp_s));
         }
         if let Some(rate) = self.rate_tps {
             if !(rate > 0.0 && rate.is_finite()) {

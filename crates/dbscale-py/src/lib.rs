@@ -134,6 +134,16 @@ fn cleanup(py: Python<'_>, config_json: &str) -> PyResult<String> {
     to_json(&summary)
 }
 
+/// The workload's consistency conditions on the target's data (`dbscale check`).
+#[pyfunction]
+fn check(py: Python<'_>, config_json: &str) -> PyResult<String> {
+    let config = parse_config(config_json)?;
+    let report = py
+        .allow_threads(|| engine::check(&config))
+        .map_err(to_py_err)?;
+    to_json(&report)
+}
+
 #[pyfunction]
 fn probe(py: Python<'_>, config_json: &str) -> PyResult<String> {
     let config = parse_config(config_json)?;
@@ -175,6 +185,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(prepare, m)?)?;
     m.add_function(wrap_pyfunction!(cleanup, m)?)?;
     m.add_function(wrap_pyfunction!(probe, m)?)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(histogram_figures, m)?)?;
     m.add_function(wrap_pyfunction!(merge_histograms, m)?)?;
     Ok(())

@@ -11,7 +11,7 @@ mod tls;
 mod transport;
 
 pub use error::{ConnectFailure, DbError, ErrorClass};
-pub use statement::{Param, QueryOutcome, Rows, Statement};
+pub use statement::{numbered_placeholders, Param, QueryOutcome, Rows, Statement};
 
 use serde::{Deserialize, Serialize};
 

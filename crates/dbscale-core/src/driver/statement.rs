@@ -1,5 +1,7 @@
 //! Statements as workloads declare them, parameters as they pass them, and what comes back.
 
+use super::Dialect;
+
 /// A statement a workload executes by index. `sql` uses `$1, $2, …` placeholders on PostgreSQL
 /// and `?` on MySQL; the driver inlines literals itself for the simple protocol.
 #[derive(Debug, Clone)]
@@ -38,3 +40,22 @@ pub struct QueryOutcome {
 
 /// Rows in text format; `None` is SQL NULL.
 pub type Rows = Vec<Vec<Option<String>>>;
+
+/// `?` becomes `$1, $2, …` on PostgreSQL (as sysbench's pgsql driver does).
+pub fn numbered_placeholders(sql: &str, dialect: Dialect) -> String {
+    if dialect == Dialect::Mysql {
+        return sql.to_string();
+    }
+    let mut out = String::with_capacity(sql.len() + 8);
+    let mut n = 0;
+    for ch in sql.chars() {
+        if ch == '?' {
+            n += 1;
+            out.push('$');
+            out.push_str(&n.to_string());
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}

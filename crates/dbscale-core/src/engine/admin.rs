@@ -29,6 +29,12 @@ pub fn cleanup(config: &RunConfig) -> Result<PrepareSummary, Error> {
     block_on(workload.cleanup(&endpoint))?
 }
 
+/// Checks the consistency of the workload's data (`dbscale check`).
+pub fn check(config: &RunConfig) -> Result<crate::workload::tpcc::check::CheckReport, Error> {
+    let (endpoint, workload) = resolve(config)?;
+    block_on(workload.consistency(&endpoint))?
+}
+
 /// Connects once and reports what the target is.
 pub fn probe(config: &RunConfig) -> Result<serde_json::Value, Error> {
     let endpoint = Endpoint::parse(&config.target.url, config.target.tls).map_err(|source| {

@@ -6,8 +6,11 @@ use std::time::Instant;
 
 use super::recorder::ThreadTotals;
 use super::RunShared;
-use crate::stats::result::{CpuTime, ErrorCounts, QueryCounts, TransactionTypeResult, Verdict};
+use crate::stats::result::{
+    CpuTime, ErrorCounts, HostConnections, QueryCounts, TransactionTypeResult, Verdict,
+};
 use crate::stats::{LatencyHistogram, RunResult};
+use crate::workload::TALLY_SLOTS;
 
 pub fn assemble(
     shared: &RunShared,
@@ -31,7 +34,14 @@ pub fn assemble(
     let (mut failed, mut retried, mut retries, mut late, mut unstarted, mut abandoned) =
         (0, 0, 0, 0, 0, 0);
     let mut last_end = start;
+    let mut tally = [0u64; TALLY_SLOTS];
+    let (mut ramp_transactions, mut ramp_errors) = (0, 0);
     for t in &threads {
+        for (sum, n) in tally.iter_mut().zip(t.tally) {
+            *sum += n;
+        }
+        ramp_transactions += t.ramp_transactions;
+        ramp_errors += t.ramp_errors;
         for (slot, totals) in per_type.iter_mut().zip(&t.types) {
             slot.0.merge(&totals.latency);
             slot.1 += totals.failed;
@@ -76,7 +86,24 @@ pub fn assemble(
         abandoned,
         duration_s,
     );
+    let type_histograms: Vec<LatencyHistogram> = per_type.iter().map(|(h, _)| h.clone()).collect();
+    let tpcc = shared
+        .workload
+        .summarize(&type_histograms, &tally, duration_s);
     RunResult {
+        ramp_s: shared.ramp.as_secs_f64(),
+        ramp_transactions,
+        ramp_errors,
+        connections: shared
+            .workload
+            .shared_connections()
+            .filter(|n| *n < config.clients),
+        connections_by_host: shared
+            .connections_by_host()
+            .into_iter()
+            .map(|(host, connections)| HostConnections { host, connections })
+            .collect(),
+        tpcc,
         workload: shared.workload.name().to_string(),
         target: shared.endpoint.redacted(),
         server_version,

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
 
+use super::pool::{ConnectionPool, Lease};
 use super::recorder::ThreadRecorder;
 use super::schedule::ArrivalSchedule;
 use super::RunShared;
@@ -25,8 +26,14 @@ pub struct Client {
     pub recorder: Rc<RefCell<ThreadRecorder>>,
     pub schedule: Option<Rc<RefCell<ArrivalSchedule>>>,
     pub conn: Option<Connection>,
+    /// Set when clients share connections: the thread's pool.
+    pub pool: Option<Rc<ConnectionPool>>,
+    /// Host slot of the connection: which of the target's hosts it goes to.
+    pub slot: u32,
     pub workload: WorkloadClient,
     pub rng: SmallRng,
+    /// When the client starts (spread over the ramp).
+    pub begin_at: Instant,
     pub deadline: Instant,
 }
 
@@ -34,39 +41,98 @@ impl Client {
     pub async fn run(mut self) {
         let per_transaction = self.shared.config.connect == ConnectMode::PerTransaction;
         let max_tries = self.shared.workload.max_tries(self.shared.config.max_tries);
-        loop {
-            let now = Instant::now();
-            if now >= self.deadline || self.shared.is_cancelled() {
-                break;
-            }
-            let intended = match &self.schedule {
-                None => now,
-                Some(schedule) => {
-                    let slot = schedule.borrow_mut().take();
-                    if slot >= self.deadline {
-                        break;
-                    }
-                    if !self.sleep_until(slot).await {
-                        self.recorder.borrow_mut().totals.unstarted += 1;
-                        break;
-                    }
-                    let lag = Instant::now().saturating_duration_since(slot);
-                    self.recorder.borrow_mut().schedule_lag(lag);
-                    slot
+        let paced = self.schedule.is_none();
+        if self.sleep_until(self.begin_at).await {
+            loop {
+                let now = Instant::now();
+                if now >= self.deadline || self.shared.is_cancelled() {
+                    break;
                 }
-            };
-            if self.conn.is_none() && !self.connect(per_transaction).await {
-                continue;
-            }
-            self.transaction(intended, max_tries).await;
-            if per_transaction {
-                if let Some(conn) = self.conn.take() {
-                    conn.close().await;
+                // TPC-C's keying time (the closed model only: the open one has its own arrivals).
+                let keying = self.workload.before(&mut self.rng);
+                if paced && !keying.is_zero() && !self.sleep_until(now + keying).await {
+                    break;
+                }
+                let Some(intended) = self.next_start().await else {
+                    break;
+                };
+                if let Some(pool) = self.pool.clone() {
+                    if !self.lease(&pool).await {
+                        continue;
+                    }
+                    self.transaction(intended, max_tries).await;
+                    match self.conn.take() {
+                        Some(conn) => pool.release(conn, self.slot),
+                        None => pool.discard(self.slot),
+                    }
+                } else {
+                    if self.conn.is_none() && !self.connect(per_transaction).await {
+                        continue;
+                    }
+                    self.transaction(intended, max_tries).await;
+                    if per_transaction {
+                        if let Some(conn) = self.conn.take() {
+                            conn.close().await;
+                        }
+                    }
+                }
+                let think = self.workload.after(&mut self.rng);
+                if paced && !think.is_zero() && !self.sleep_until(Instant::now() + think).await {
+                    break;
                 }
             }
         }
         if let Some(conn) = self.conn.take() {
             conn.close().await;
+        }
+    }
+
+    /// When the next transaction is due: now in the closed model, the next arrival in the open
+    /// one (None when the run is over first).
+    async fn next_start(&mut self) -> Option<Instant> {
+        let Some(schedule) = &self.schedule else {
+            return Some(Instant::now());
+        };
+        let slot = schedule.borrow_mut().take();
+        if slot >= self.deadline {
+            return None;
+        }
+        if !self.sleep_until(slot).await {
+            self.recorder.borrow_mut().totals.unstarted += 1;
+            return None;
+        }
+        let lag = Instant::now().saturating_duration_since(slot);
+        self.recorder.borrow_mut().schedule_lag(lag);
+        Some(slot)
+    }
+
+    /// Takes a connection from the pool, opening one if the pool has a free place; false (after
+    /// a short pause) if that failed.
+    async fn lease(&mut self, pool: &ConnectionPool) -> bool {
+        let (lease, slot) = pool.acquire().await;
+        self.slot = slot;
+        match lease {
+            Lease::Ready(conn) => {
+                self.conn = Some(conn);
+                true
+            }
+            Lease::Open => {
+                let begun = Instant::now();
+                match self.shared.open_connection(slot).await {
+                    Ok(conn) => {
+                        self.recorder.borrow_mut().connected(begun.elapsed());
+                        self.conn = Some(conn);
+                        true
+                    }
+                    Err(error) => {
+                        let now = Instant::now();
+                        self.recorder.borrow_mut().error(&error.class, now);
+                        pool.discard(slot);
+                        self.sleep_until(now + RECONNECT_FIRST).await;
+                        false
+                    }
+                }
+            }
         }
     }
 
@@ -84,13 +150,9 @@ impl Client {
             match outcome {
                 Ok(done) => {
                     let latency = end.saturating_duration_since(intended);
-                    self.recorder.borrow_mut().success(
-                        done.kind,
-                        latency,
-                        end,
-                        tries,
-                        &done.queries,
-                    );
+                    self.recorder
+                        .borrow_mut()
+                        .success(&done, latency, end, tries);
                     break;
                 }
                 Err(error) => {
@@ -129,7 +191,7 @@ impl Client {
         let mut backoff = RECONNECT_FIRST;
         loop {
             let begun = Instant::now();
-            match self.shared.open_connection().await {
+            match self.shared.open_connection(self.slot).await {
                 Ok(conn) => {
                     self.recorder.borrow_mut().connected(begun.elapsed());
                     self.conn = Some(conn);

@@ -7,11 +7,12 @@ mod assemble;
 mod client;
 pub(crate) mod client_set;
 pub mod cpu;
+mod pool;
 mod recorder;
 mod schedule;
 mod worker;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier, Condvar, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -23,13 +24,22 @@ use crate::workload::Workload;
 use crate::Error;
 
 use admin::redact_fallback;
-pub use admin::{cleanup, prepare, probe, AdminSession};
+pub use admin::{check, cleanup, prepare, probe, AdminSession};
 pub use schedule::ArrivalSchedule;
 
 /// State every thread of a run shares. Read-only on the hot path except for the cancel flags.
 pub struct RunShared {
     pub config: RunConfig,
+    /// The first host; the dialect and the name in results come from it.
     pub endpoint: Endpoint,
+    /// Every host of the target (the first is `endpoint`); connections go round-robin.
+    pub endpoints: Vec<Endpoint>,
+    /// Connections opened to each host.
+    host_connections: Vec<AtomicU64>,
+    /// Unmeasured start-up time before the measured window.
+    pub ramp: Duration,
+    /// Threads of the run.
+    pub threads: u32,
     pub workload: Workload,
     pub statements: Vec<Statement>,
     pub seed: u64,
@@ -49,16 +59,43 @@ impl RunShared {
         self.aborted.load(Ordering::Relaxed)
     }
 
-    /// The common start, fixed by the first thread past the ready barrier.
+    /// The start of the measured window, fixed by the first thread past the ready barrier: the
+    /// ramp (if any) comes first.
     fn start_instant(&self) -> Instant {
-        *self.start.get_or_init(Instant::now)
+        *self.start.get_or_init(|| Instant::now() + self.ramp)
     }
 
-    /// A new connection with the workload's statements prepared on it.
-    pub async fn open_connection(&self) -> Result<Connection, DbError> {
-        let mut conn = self.endpoint.connect(self.config.protocol).await?;
+    /// A new connection to host `slot` (round-robin over the target's hosts) with the
+    /// workload's statements prepared on it.
+    pub async fn open_connection(&self, slot: u32) -> Result<Connection, DbError> {
+        let host = slot as usize % self.endpoints.len();
+        let mut conn = self.endpoints[host].connect(self.config.protocol).await?;
         conn.prepare(&self.statements).await?;
+        self.host_connections[host].fetch_add(1, Ordering::Relaxed);
         Ok(conn)
+    }
+
+    /// Connections opened per host (redacted URL), for the result.
+    pub fn connections_by_host(&self) -> Vec<(String, u64)> {
+        self.endpoints
+            .iter()
+            .zip(&self.host_connections)
+            .map(|(e, n)| (e.redacted(), n.load(Ordering::Relaxed)))
+            .collect()
+    }
+
+    /// Connections thread `thread` keeps for its clients to share, when the workload decouples
+    /// them: `connections` dealt round-robin over the threads, as clients are.
+    pub fn pool_slots(&self, thread: u32) -> Option<Vec<u32>> {
+        let connections = self.workload.shared_connections()?;
+        if connections >= self.config.clients {
+            return None;
+        }
+        Some(
+            (0..connections)
+                .filter(|c| c % self.threads == thread)
+                .collect(),
+        )
     }
 }
 
@@ -78,17 +115,30 @@ pub struct RunningRun {
 /// Checks the target and the data, then starts the run's threads. Errors here (bad config,
 /// unreachable server, tables missing) happen before anything is measured.
 pub fn start(config: RunConfig) -> Result<RunningRun, Error> {
-    let endpoint = Endpoint::parse(&config.target.url, config.target.tls).map_err(|source| {
-        Error::Connect {
-            target: redact_fallback(&config.target.url),
-            source,
+    let mut endpoints = Vec::new();
+    for url in std::iter::once(&config.target.url).chain(&config.target.more_urls) {
+        let endpoint =
+            Endpoint::parse(url, config.target.tls).map_err(|source| Error::Connect {
+                target: redact_fallback(url),
+                source,
+            })?;
+        if endpoints
+            .first()
+            .is_some_and(|first: &Endpoint| first.dialect() != endpoint.dialect())
+        {
+            return Err(Error::Config(
+                "a target's hosts must all be PostgreSQL or all MySQL/MariaDB".into(),
+            ));
         }
-    })?;
+        endpoints.push(endpoint);
+    }
+    let endpoint = endpoints[0].clone();
     let mut workload = Workload::from_config(&config.workload)?;
     let statements = workload.statements(endpoint.dialect())?;
     let setup = block_on(async {
         let mut conn = endpoint.open(config.protocol).await?;
         workload.check(&mut conn).await?;
+        workload.check_clients(config.clients)?;
         workload.before_run(&mut conn).await?;
         let setup = Setup {
             server_version: conn.server_version().to_string(),
@@ -98,7 +148,10 @@ pub fn start(config: RunConfig) -> Result<RunningRun, Error> {
         Ok::<_, Error>(setup)
     })??;
 
-    let threads = config.effective_threads();
+    // Never more threads than shared connections: each thread needs one.
+    let threads = config
+        .effective_threads()
+        .min(workload.shared_connections().unwrap_or(u32::MAX).max(1));
     let seed = config.seed.unwrap_or_else(rand::random);
     let shared = Arc::new(RunShared {
         merger: Arc::new(Mutex::new(IntervalMerger::new(
@@ -109,6 +162,10 @@ pub fn start(config: RunConfig) -> Result<RunningRun, Error> {
         start: OnceLock::new(),
         cancelled: AtomicBool::new(false),
         aborted: AtomicBool::new(false),
+        ramp: Duration::from_secs_f64(config.ramp_s),
+        host_connections: endpoints.iter().map(|_| AtomicU64::new(0)).collect(),
+        endpoints,
+        threads,
         config,
         endpoint,
         workload,

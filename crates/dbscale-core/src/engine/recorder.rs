@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use crate::driver::ErrorClass;
 use crate::stats::result::QueryCounts;
 use crate::stats::{IntervalMerger, IntervalStats, LatencyHistogram};
+use crate::workload::{TxnOutcome, TALLY_SLOTS};
 
 /// Per transaction type totals.
 #[derive(Debug, Clone, Default)]
@@ -34,6 +35,12 @@ pub struct ThreadTotals {
     pub queries: QueryCounts,
     /// When this thread's last transaction ended.
     pub last_end: Option<Instant>,
+    /// The workload's audit counters over the measured transactions.
+    pub tally: [u64; TALLY_SLOTS],
+    /// Transactions that ended during the ramp (not measured).
+    pub ramp_transactions: u64,
+    /// Errors during the ramp (not measured).
+    pub ramp_errors: u64,
 }
 
 /// A schedule lag above this counts as a late start.
@@ -108,15 +115,22 @@ impl ThreadRecorder {
         self.current_index = self.last_index + 1;
     }
 
+    /// Whether `at` is before the measured window (during the ramp).
     #[inline]
-    pub fn success(
-        &mut self,
-        kind: usize,
-        latency: Duration,
-        end: Instant,
-        tries: u32,
-        queries: &QueryCounts,
-    ) {
+    fn in_ramp(&self, at: Instant) -> bool {
+        at < self.start
+    }
+
+    #[inline]
+    pub fn success(&mut self, done: &TxnOutcome, latency: Duration, end: Instant, tries: u32) {
+        if self.in_ramp(end) {
+            self.totals.ramp_transactions += 1;
+            return;
+        }
+        let (kind, queries) = (done.kind, &done.queries);
+        for (sum, n) in self.totals.tally.iter_mut().zip(done.tally) {
+            *sum += u64::from(n);
+        }
         self.roll_to(self.index_of(end));
         let micros = latency.as_micros() as u64;
         self.totals.types[kind].latency.record_us(micros);
@@ -132,6 +146,9 @@ impl ThreadRecorder {
     }
 
     pub fn failure(&mut self, kind: usize, end: Instant, tries: u32) {
+        if self.in_ramp(end) {
+            return;
+        }
         self.roll_to(self.index_of(end));
         self.totals.types[kind].failed += 1;
         self.totals.failed += 1;
@@ -144,6 +161,10 @@ impl ThreadRecorder {
 
     /// Every error occurrence, retried or not.
     pub fn error(&mut self, class: &ErrorClass, at: Instant) {
+        if self.in_ramp(at) {
+            self.totals.ramp_errors += 1;
+            return;
+        }
         self.roll_to(self.index_of(at));
         *self.totals.errors.entry(class.clone()).or_default() += 1;
         self.current.errors += 1;
@@ -185,11 +206,15 @@ mod tests {
         (recorder, merger, start)
     }
 
-    fn queries(total: u64) -> QueryCounts {
-        QueryCounts {
-            read: total,
-            total,
-            ..Default::default()
+    fn outcome(kind: usize, total: u64) -> TxnOutcome {
+        TxnOutcome {
+            kind,
+            queries: QueryCounts {
+                read: total,
+                total,
+                ..Default::default()
+            },
+            tally: [1, 0, 0, 0, 0, 2],
         }
     }
 
@@ -197,9 +222,9 @@ mod tests {
     fn transactions_land_in_the_interval_of_their_end_and_quiet_ones_are_reported() {
         let (mut rec, merger, start) = recorder(3);
         let ms = Duration::from_millis;
-        rec.success(0, ms(2), start + ms(100), 1, &queries(3));
-        rec.success(1, ms(4), start + ms(900), 1, &queries(3));
-        rec.success(0, ms(8), start + ms(2500), 1, &queries(3));
+        rec.success(&outcome(0, 3), ms(2), start + ms(100), 1);
+        rec.success(&outcome(1, 3), ms(4), start + ms(900), 1);
+        rec.success(&outcome(0, 3), ms(8), start + ms(2500), 1);
         rec.close();
         let mut merger = merger.lock().unwrap();
         merger.finish(3.0);
@@ -210,12 +235,13 @@ mod tests {
         assert_eq!(rec.totals.types[1].latency.count(), 1);
         assert_eq!(rec.totals.queries.total, 9);
         assert_eq!(rec.totals.last_end, Some(start + ms(2500)));
+        assert_eq!(rec.totals.tally, [3, 0, 0, 0, 0, 6]);
     }
 
     #[test]
     fn ends_past_the_last_interval_count_in_the_last() {
         let (mut rec, merger, start) = recorder(2);
-        rec.success(0, SECOND / 100, start + SECOND * 5, 1, &queries(1));
+        rec.success(&outcome(0, 1), SECOND / 100, start + SECOND * 5, 1);
         rec.close();
         let mut merger = merger.lock().unwrap();
         merger.finish(2.0);
@@ -229,7 +255,7 @@ mod tests {
         let at = start + SECOND / 2;
         rec.error(&ErrorClass::Deadlock, at);
         rec.error(&ErrorClass::Deadlock, at);
-        rec.success(0, SECOND / 100, at, 3, &queries(1));
+        rec.success(&outcome(0, 1), SECOND / 100, at, 3);
         rec.error(&ErrorClass::Serialization, at);
         rec.failure(1, at, 2);
         rec.close();

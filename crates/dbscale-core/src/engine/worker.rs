@@ -15,6 +15,7 @@ use tokio::task::LocalSet;
 
 use super::client::Client;
 use super::client_set::{ClientFuture, ClientSet};
+use super::pool::ConnectionPool;
 use super::recorder::{ThreadRecorder, ThreadTotals};
 use super::schedule::ArrivalSchedule;
 use super::RunShared;
@@ -23,6 +24,9 @@ use crate::Error;
 
 /// After the deadline, how long transactions still running may take before they are abandoned.
 const GRACE: Duration = Duration::from_secs(10);
+
+/// A connection opened before the run, with the time it took, or why it could not be.
+type Opened = Result<(Connection, Duration), DbError>;
 
 /// Runs `client_ids` on this thread; returns what it measured.
 pub fn run_thread(
@@ -38,17 +42,30 @@ pub fn run_thread(
 
     // Connect first, so the measured period starts with every client ready (pgbench reports tps
     // "without initial connection time" the same way).
+    // With shared connections, the pool's are opened instead and the clients take turns.
     let persistent = shared.config.connect == ConnectMode::Persistent;
-    let mut initial: Vec<Option<Result<(Connection, Duration), DbError>>> = Vec::new();
-    if persistent {
-        local.block_on(&runtime, async {
-            for _ in &client_ids {
-                let begun = Instant::now();
-                initial.push(Some(
-                    shared.open_connection().await.map(|c| (c, begun.elapsed())),
-                ));
-            }
-        });
+    let pool_slots = shared.pool_slots(thread_index);
+    let mut initial: Vec<Option<Opened>> = Vec::new();
+    let mut pooled: Vec<(u32, Opened)> = Vec::new();
+    local.block_on(&runtime, async {
+        let opens: Vec<u32> = match &pool_slots {
+            Some(slots) => slots.clone(),
+            None if persistent => client_ids.clone(),
+            None => Vec::new(),
+        };
+        for slot in opens {
+            let begun = Instant::now();
+            let opened = shared
+                .open_connection(slot)
+                .await
+                .map(|c| (c, begun.elapsed()));
+            pooled.push((slot, opened));
+        }
+    });
+    if pool_slots.is_some() {
+        initial.resize_with(client_ids.len(), || None);
+    } else if persistent {
+        initial = pooled.drain(..).map(|(_, opened)| Some(opened)).collect();
     } else {
         initial.resize_with(client_ids.len(), || None);
     }
@@ -58,6 +75,8 @@ pub fn run_thread(
     let duration = Duration::from_secs_f64(shared.config.duration_s);
     let deadline = start + duration;
     let interval = Duration::from_secs_f64(shared.config.interval_s);
+    let ramp_start = start - shared.ramp;
+    let pool = pool_slots.map(|slots| Rc::new(ConnectionPool::new(slots)));
     let recorder = Rc::new(RefCell::new(ThreadRecorder::new(
         shared.workload.transaction_types().len(),
         start,
@@ -79,6 +98,17 @@ pub fn run_thread(
     direct_wait::set_enabled(shared.config.rate_tps.is_none())
         .map_err(|e| Error::Internal(format!("cannot create an epoll instance: {e}")))?;
     local.block_on(&runtime, async {
+        if let Some(pool) = &pool {
+            for (slot, opened) in pooled {
+                match opened {
+                    Ok((conn, took)) => {
+                        recorder.borrow_mut().connected(took);
+                        pool.add(conn, slot);
+                    }
+                    Err(error) => recorder.borrow_mut().error(&error.class, start),
+                }
+            }
+        }
         let mut clients: Vec<ClientFuture> = Vec::new();
         for (client_id, opened) in client_ids.iter().zip(initial) {
             let conn = match opened {
@@ -98,8 +128,15 @@ pub fn run_thread(
                 recorder: recorder.clone(),
                 schedule: schedule.clone(),
                 conn,
+                pool: pool.clone(),
+                slot: *client_id,
                 workload: shared.workload.client(*client_id, shared.config.clients),
                 rng: SmallRng::seed_from_u64(client_seed(shared.seed, *client_id)),
+                // Clients start one after another over the ramp.
+                begin_at: ramp_start
+                    + shared
+                        .ramp
+                        .mul_f64(f64::from(*client_id) / f64::from(shared.config.clients)),
                 deadline,
             };
             clients.push(Box::pin(client.run()));
@@ -111,6 +148,9 @@ pub fn run_thread(
             _ = hard_stop(&shared, deadline + GRACE) => {}
         }
         ticker.abort();
+        if let Some(pool) = &pool {
+            pool.close().await;
+        }
     });
     let _ = direct_wait::set_enabled(false);
     // Dropping the event loop drops any transaction still running.

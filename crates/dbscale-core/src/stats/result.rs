@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::interval::IntervalSnapshot;
 use super::latency::LatencySummary;
 use crate::driver::{ConnectMode, QueryProtocol};
+use crate::workload::tpcc::TpccSummary;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunResult {
@@ -47,6 +48,23 @@ pub struct RunResult {
     pub histogram: String,
     pub intervals: Vec<IntervalSnapshot>,
     pub verdict: Verdict,
+    /// Unmeasured ramp before the measured window, and what ended in it.
+    pub ramp_s: f64,
+    pub ramp_transactions: u64,
+    pub ramp_errors: u64,
+    /// Connections the clients shared (None: one per client).
+    pub connections: Option<u32>,
+    /// Connections opened per host of the target (redacted URL), in the target's order.
+    pub connections_by_host: Vec<HostConnections>,
+    /// TPC-C's figures and verdict (tpmC, efficiency, pass rule, audits).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tpcc: Option<TpccSummary>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HostConnections {
+    pub host: String,
+    pub connections: u64,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

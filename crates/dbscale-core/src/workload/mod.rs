@@ -2,11 +2,14 @@
 //! Each workload family lives in its own module; [`Workload`] and [`WorkloadClient`] dispatch to
 //! them with enums so the hot loop makes no dynamic calls.
 
+pub(crate) mod loading;
 pub mod params;
 pub mod sysbench;
 pub mod tpcb;
+pub mod tpcc;
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use rand::rngs::SmallRng;
 use serde::Serialize;
@@ -14,15 +17,22 @@ use serde::Serialize;
 use crate::config::WorkloadConfig;
 use crate::driver::{Connection, DbError, Dialect, Endpoint, ErrorClass, QueryOutcome, Statement};
 use crate::stats::result::QueryCounts;
+use crate::stats::LatencyHistogram;
 use crate::Error;
 pub use params::{ParamSpec, Params};
 
-/// What a successful transaction did: its type (index into [`Workload::transaction_types`]) and
-/// its statements by class.
+/// Counters a workload keeps per transaction for its own audits (TPC-C: rolled-back orders,
+/// remote lines, ...); summed over the measured transactions.
+pub const TALLY_SLOTS: usize = 6;
+pub type Tally = [u32; TALLY_SLOTS];
+
+/// What a successful transaction did: its type (index into [`Workload::transaction_types`]),
+/// its statements by class, and the workload's audit counters.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TxnOutcome {
     pub kind: usize,
     pub queries: QueryCounts,
+    pub tally: Tally,
 }
 
 impl QueryCounts {
@@ -76,6 +86,7 @@ fn serialize_specs<S: serde::Serializer>(
 pub fn catalog() -> Vec<WorkloadInfo> {
     let mut all = tpcb::catalog();
     all.extend(sysbench::catalog());
+    all.extend(tpcc::catalog());
     all
 }
 
@@ -98,6 +109,7 @@ pub struct PrepareStep {
 pub enum Workload {
     Tpcb(tpcb::Tpcb),
     Sysbench(sysbench::Sysbench),
+    Tpcc(tpcc::Tpcc),
 }
 
 impl Workload {
@@ -107,6 +119,9 @@ impl Workload {
         }
         if let Some(w) = sysbench::Sysbench::from_config(config)? {
             return Ok(Workload::Sysbench(w));
+        }
+        if let Some(w) = tpcc::Tpcc::from_config(config)? {
+            return Ok(Workload::Tpcc(w));
         }
         let names: Vec<&str> = catalog().iter().map(|w| w.name).collect();
         Err(Error::Config(format!(
@@ -120,6 +135,7 @@ impl Workload {
         match self {
             Workload::Tpcb(w) => w.name(),
             Workload::Sysbench(w) => w.name(),
+            Workload::Tpcc(_) => "tpcc",
         }
     }
 
@@ -127,6 +143,7 @@ impl Workload {
         match self {
             Workload::Tpcb(w) => w.params().to_map(),
             Workload::Sysbench(w) => w.params().to_map(),
+            Workload::Tpcc(w) => w.params().to_map(),
         }
     }
 
@@ -134,6 +151,7 @@ impl Workload {
         match self {
             Workload::Tpcb(w) => w.transaction_types(),
             Workload::Sysbench(w) => w.transaction_types(),
+            Workload::Tpcc(_) => tpcc::TRANSACTION_TYPES,
         }
     }
 
@@ -141,6 +159,7 @@ impl Workload {
         match self {
             Workload::Tpcb(w) => w.statements(dialect),
             Workload::Sysbench(w) => w.statements(dialect),
+            Workload::Tpcc(w) => Ok(w.statements(dialect)),
         }
     }
 
@@ -149,6 +168,7 @@ impl Workload {
         match self {
             Workload::Tpcb(w) => w.check(conn).await,
             Workload::Sysbench(w) => w.check(conn).await,
+            Workload::Tpcc(w) => w.check(conn).await,
         }
     }
 
@@ -157,6 +177,7 @@ impl Workload {
         match self {
             Workload::Tpcb(w) => w.before_run(conn).await,
             Workload::Sysbench(w) => w.before_run(conn).await,
+            Workload::Tpcc(_) => Ok(()),
         }
     }
 
@@ -167,6 +188,7 @@ impl Workload {
             Workload::Sysbench(w) => {
                 WorkloadClient::Sysbench(Box::new(w.client(client_id, clients)))
             }
+            Workload::Tpcc(w) => WorkloadClient::Tpcc(w.client(client_id)),
         }
     }
 
@@ -177,6 +199,7 @@ impl Workload {
         match self {
             Workload::Tpcb(_) => matches!(class, ErrorClass::Serialization | ErrorClass::Deadlock),
             Workload::Sysbench(w) => w.is_retryable(class, dialect),
+            Workload::Tpcc(_) => tpcc::Tpcc::is_retryable(class),
         }
     }
 
@@ -187,7 +210,7 @@ impl Workload {
         match self {
             Workload::Tpcb(_) => configured,
             // Unlimited, so above any configured value.
-            Workload::Sysbench(_) => sysbench::MAX_TRIES,
+            Workload::Sysbench(_) | Workload::Tpcc(_) => sysbench::MAX_TRIES,
         }
     }
 
@@ -195,6 +218,7 @@ impl Workload {
         match self {
             Workload::Tpcb(w) => w.prepare(endpoint).await,
             Workload::Sysbench(w) => w.prepare(endpoint).await,
+            Workload::Tpcc(w) => w.prepare(endpoint).await,
         }
     }
 
@@ -202,6 +226,54 @@ impl Workload {
         match self {
             Workload::Tpcb(w) => w.cleanup(endpoint).await,
             Workload::Sysbench(w) => w.cleanup(endpoint).await,
+            Workload::Tpcc(w) => w.cleanup(endpoint).await,
+        }
+    }
+
+    /// Refuses a client count the workload cannot run with (TPC-C with waits: 10 per warehouse).
+    pub fn check_clients(&self, clients: u32) -> Result<(), Error> {
+        match self {
+            Workload::Tpcc(w) => w.check_clients(clients),
+            _ => Ok(()),
+        }
+    }
+
+    /// Connections the clients share, when the workload decouples them (TPC-C `connections`).
+    pub fn shared_connections(&self) -> Option<u32> {
+        match self {
+            Workload::Tpcc(w) => w.connections(),
+            _ => None,
+        }
+    }
+
+    /// The workload's own figures and verdict from the measured per-type histograms and tallies.
+    pub fn summarize(
+        &self,
+        types: &[LatencyHistogram],
+        tally: &[u64],
+        duration_s: f64,
+    ) -> Option<tpcc::TpccSummary> {
+        match self {
+            Workload::Tpcc(w) => w.summarize(types, tally, duration_s),
+            _ => None,
+        }
+    }
+
+    /// The consistency conditions of the workload's data (`dbscale check`).
+    pub async fn consistency(
+        &self,
+        endpoint: &Endpoint,
+    ) -> Result<tpcc::check::CheckReport, Error> {
+        match self {
+            Workload::Tpcc(w) => {
+                let explicit = w.params().is_explicit("warehouses");
+                tpcc::check::run_checks(endpoint, explicit.then(|| w.params().int("warehouses")))
+                    .await
+            }
+            other => Err(Error::Config(format!(
+                "{} has no consistency checks; `dbscale check` knows tpcc",
+                other.name()
+            ))),
         }
     }
 }
@@ -211,6 +283,7 @@ pub enum WorkloadClient {
     Tpcb(tpcb::TpcbClient),
     /// Boxed: its parameter buffers would make every client of any workload as large.
     Sysbench(Box<sysbench::SysbenchClient>),
+    Tpcc(tpcc::TpccClient),
 }
 
 impl WorkloadClient {
@@ -225,6 +298,26 @@ impl WorkloadClient {
         match self {
             WorkloadClient::Tpcb(c) => c.run(conn, rng).await,
             WorkloadClient::Sysbench(c) => c.run(conn, rng).await,
+            WorkloadClient::Tpcc(c) => c.run(conn, rng).await,
+        }
+    }
+
+    /// Before a transaction: picks what comes next and returns the wait before it starts (TPC-C's
+    /// keying time; zero for workloads without one).
+    #[inline]
+    pub fn before(&mut self, rng: &mut SmallRng) -> Duration {
+        match self {
+            WorkloadClient::Tpcc(c) => c.before(rng),
+            _ => Duration::ZERO,
+        }
+    }
+
+    /// After a transaction: the wait before the next one (TPC-C's think time).
+    #[inline]
+    pub fn after(&mut self, rng: &mut SmallRng) -> Duration {
+        match self {
+            WorkloadClient::Tpcc(c) => c.after(rng),
+            _ => Duration::ZERO,
         }
     }
 }

@@ -55,6 +55,7 @@ pub fn run_config(url: &str, workload: &str) -> RunConfig {
     RunConfig {
         target: TargetConfig {
             url: url.to_string(),
+            more_urls: Vec::new(),
             tls: None,
         },
         workload: WorkloadConfig {
@@ -66,6 +67,7 @@ pub fn run_config(url: &str, workload: &str) -> RunConfig {
         clients: 2,
         threads: Some(2),
         duration_s: 1.0,
+        ramp_s: 0.0,
         rate_tps: None,
         max_tries: 1,
         seed: Some(42),

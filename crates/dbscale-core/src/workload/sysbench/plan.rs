@@ -2,7 +2,7 @@
 //! per table, like `prepare_for_each_table` in oltp_common.lua), with sysbench's texts.
 
 use super::{Options, Test};
-use crate::driver::{Dialect, Statement};
+use crate::driver::{numbered_placeholders, Dialect, Statement};
 
 /// A statement kind that exists once per table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,7 +98,7 @@ impl Plan {
         for t in 1..=self.tables {
             for kind in &self.kinds {
                 let (name, sql) = self.sql(*kind, t, dialect);
-                list.push(Statement::new(name, placeholders(&sql, dialect)));
+                list.push(Statement::new(name, numbered_placeholders(&sql, dialect)));
             }
         }
         list
@@ -172,25 +172,6 @@ impl Plan {
             }
         }
     }
-}
-
-/// `?` becomes `$1, $2, …` on PostgreSQL (sysbench's pgsql driver does the same rewrite).
-fn placeholders(sql: &str, dialect: Dialect) -> String {
-    if dialect == Dialect::Mysql {
-        return sql.to_string();
-    }
-    let mut out = String::with_capacity(sql.len() + 8);
-    let mut n = 0;
-    for ch in sql.chars() {
-        if ch == '?' {
-            n += 1;
-            out.push('$');
-            out.push_str(&n.to_string());
-        } else {
-            out.push(ch);
-        }
-    }
-    out
 }
 
 #[cfg(test)]

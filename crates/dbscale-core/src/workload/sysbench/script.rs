@@ -105,6 +105,7 @@ impl SysbenchClient {
         Ok(TxnOutcome {
             kind: 0,
             queries: q,
+            ..Default::default()
         })
     }
 

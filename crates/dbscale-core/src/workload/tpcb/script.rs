@@ -96,6 +96,7 @@ impl TpcbClient {
             return Ok(TxnOutcome {
                 kind: 0,
                 queries: q,
+                ..Default::default()
             });
         }
         let bid = rng.gen_range(1..=self.branches);
@@ -144,6 +145,7 @@ impl TpcbClient {
         Ok(TxnOutcome {
             kind: 0,
             queries: q,
+            ..Default::default()
         })
     }
 }

@@ -1,0 +1,70 @@
+//! What every loader shares: running several loaders on one event loop, and DDL with the
+//! statement named in its error.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::Poll;
+
+use crate::driver::Connection;
+use crate::Error;
+
+/// Runs one SQL text; a failure names (the start of) the statement.
+pub(crate) async fn exec(conn: &mut Connection, sql: &str) -> Result<(), Error> {
+    conn.batch(sql)
+        .await
+        .map(|_| ())
+        .map_err(|source| Error::Sql {
+            context: sql.chars().take(120).collect(),
+            source,
+        })
+}
+
+/// Polls all futures on this task until every one is done; results in input order. (The
+/// prepare runs on one single-threaded loop; the loaders overlap on their I/O waits.)
+pub(crate) async fn join_all<F: Future>(futures: Vec<F>) -> Vec<F::Output> {
+    let mut pending: Vec<Option<Pin<Box<F>>>> =
+        futures.into_iter().map(|f| Some(Box::pin(f))).collect();
+    let mut outputs: Vec<Option<F::Output>> = pending.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut all_done = true;
+        for (slot, output) in pending.iter_mut().zip(outputs.iter_mut()) {
+            if let Some(future) = slot {
+                match future.as_mut().poll(cx) {
+                    Poll::Ready(value) => {
+                        *output = Some(value);
+                        *slot = None;
+                    }
+                    Poll::Pending => all_done = false,
+                }
+            }
+        }
+        if all_done {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    })
+    .await;
+    outputs
+        .into_iter()
+        .map(|o| o.expect("every future finished"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn join_all_keeps_input_order() {
+        let out = crate::engine::block_on(join_all(vec![
+            Box::pin(async { 1 }) as Pin<Box<dyn Future<Output = i32>>>,
+            Box::pin(async {
+                tokio::task::yield_now().await;
+                2
+            }),
+        ]))
+        .unwrap();
+        assert_eq!(out, vec![1, 2]);
+    }
+}

@@ -1,0 +1,175 @@
+//! New-Order (2.4): 5-15 distinct items drawn by NURand, 1% of lines from a remote supply
+//! warehouse, and 1% of orders rolled back because their last item id is unused (2.4.1.4).
+//! Rolled-back orders end with ROLLBACK and count as completed New-Orders, as in CockroachDB's
+//! workload, go-tpc and tpcc-mysql; the tally says how many there were.
+
+use rand::rngs::SmallRng;
+use rand::Rng;
+
+use super::data::ITEMS;
+use super::random::{nurand, A_ITEM};
+use super::statements::*;
+use super::terminal::{
+    int_at, missing, text_at, units_at, TpccClient, Txn, ORDER_LINES, REMOTE_LINES, ROLLED_BACK,
+};
+use crate::driver::{DbError, Param};
+
+/// One order line as drawn.
+#[derive(Debug, Clone, Copy)]
+struct Line {
+    item: i64,
+    supply_w: i64,
+    quantity: i64,
+}
+
+/// An item id no row has: the rolled-back orders' last item.
+const UNUSED_ITEM: i64 = ITEMS + 1;
+
+pub async fn run(
+    client: &TpccClient,
+    txn: &mut Txn<'_>,
+    rng: &mut SmallRng,
+) -> Result<(), DbError> {
+    let w = client.home_w;
+    let d = client.any_district(rng);
+    let c = client.customer_id(rng);
+    let count = rng.gen_range(MIN_LINES..=MAX_LINES);
+    let rollback = rng.gen_range(0..100) == 0;
+    let c_ol = client.shape().constants.ol_i_id;
+    let mut lines: Vec<Line> = Vec::with_capacity(count);
+    while lines.len() < count {
+        let item = if rollback && lines.len() == count - 1 {
+            UNUSED_ITEM
+        } else {
+            nurand(rng, A_ITEM, c_ol, 1, ITEMS)
+        };
+        if lines.iter().any(|l| l.item == item) {
+            continue;
+        }
+        let supply_w = if rng.gen_range(0..100) == 0 {
+            client.remote_warehouse(rng)
+        } else {
+            w
+        };
+        lines.push(Line {
+            item,
+            supply_w,
+            quantity: rng.gen_range(1..=10),
+        });
+    }
+    // Stock rows are locked in one order by every terminal: fewer deadlocks.
+    lines.sort_unstable_by_key(|l| (l.supply_w, l.item));
+    let remote = lines.iter().filter(|l| l.supply_w != w).count();
+    txn.tally[ORDER_LINES] += count as u32;
+    txn.tally[REMOTE_LINES] += remote as u32;
+
+    txn.exec(BEGIN, &[]).await?;
+    let ids: Vec<Param> = lines.iter().map(|l| Param::Int(l.item)).collect();
+    let items = txn.fetch(items_in(count), &ids).await?;
+    if items.len() < count {
+        txn.exec(ROLLBACK, &[]).await?;
+        txn.tally[ROLLED_BACK] += 1;
+        return Ok(());
+    }
+    let price_of = |item: i64| {
+        items
+            .iter()
+            .find(|row| int_at(row, 0) == item)
+            .map_or(0, |row| units_at(row, 1, 2))
+    };
+    txn.fetch_one(NO_WAREHOUSE, &[Param::Int(w)], "warehouse")
+        .await?;
+    let district = txn
+        .fetch_one(NO_DISTRICT, &[Param::Int(w), Param::Int(d)], "district")
+        .await?;
+    let order = int_at(&district, 1);
+    txn.exec(
+        NO_UPDATE_DISTRICT,
+        &[Param::Int(order + 1), Param::Int(w), Param::Int(d)],
+    )
+    .await?;
+    txn.fetch_one(
+        NO_CUSTOMER,
+        &[Param::Int(w), Param::Int(d), Param::Int(c)],
+        "customer",
+    )
+    .await?;
+    let all_local = i64::from(remote == 0);
+    txn.exec(
+        NO_INSERT_ORDER,
+        &[
+            Param::Int(order),
+            Param::Int(d),
+            Param::Int(w),
+            Param::Int(c),
+            Param::Int(count as i64),
+            Param::Int(all_local),
+        ],
+    )
+    .await?;
+    txn.exec(
+        NO_INSERT_NEW_ORDER,
+        &[Param::Int(order), Param::Int(d), Param::Int(w)],
+    )
+    .await?;
+
+    let stock = if remote == 0 {
+        let mut params = vec![Param::Int(w)];
+        params.extend(ids.iter().copied());
+        txn.fetch(stock_in(count), &params).await?
+    } else {
+        let mut rows = Vec::with_capacity(count);
+        for line in &lines {
+            let params = [Param::Int(line.supply_w), Param::Int(line.item)];
+            rows.push(txn.fetch_one(NO_STOCK_ONE, &params, "stock row").await?);
+        }
+        rows
+    };
+    // Per line: s_i_id, s_quantity, s_data, s_dist_01..10 (the district's is column 2 + d).
+    let mut dist_info: Vec<String> = Vec::with_capacity(count);
+    let mut amounts: Vec<String> = Vec::with_capacity(count);
+    for line in &lines {
+        let row = stock
+            .iter()
+            .find(|row| int_at(row, 0) == line.item)
+            .ok_or_else(|| missing("stock row for an ordered item"))?;
+        let quantity = int_at(row, 1);
+        let new_quantity = if quantity - line.quantity >= 10 {
+            quantity - line.quantity
+        } else {
+            quantity - line.quantity + 91
+        };
+        let is_remote = i64::from(line.supply_w != w);
+        txn.exec(
+            NO_UPDATE_STOCK,
+            &[
+                Param::Int(new_quantity),
+                Param::Int(line.quantity),
+                Param::Int(is_remote),
+                Param::Int(line.supply_w),
+                Param::Int(line.item),
+            ],
+        )
+        .await?;
+        dist_info.push(text_at(row, 2 + d as usize).to_string());
+        let cents = line.quantity * price_of(line.item);
+        amounts.push(super::rows::decimal_text(cents, 2));
+    }
+    let mut params: Vec<Param> = Vec::with_capacity(count * 9);
+    for (number, line) in lines.iter().enumerate() {
+        params.extend([
+            Param::Int(order),
+            Param::Int(d),
+            Param::Int(w),
+            Param::Int(number as i64 + 1),
+            Param::Int(line.item),
+            Param::Int(line.supply_w),
+            Param::Int(line.quantity),
+            Param::Text(&amounts[number]),
+            Param::Text(&dist_info[number]),
+        ]);
+    }
+    txn.exec(insert_lines(count), &params).await?;
+    txn.exec(COMMIT, &[]).await?;
+    Ok(())
+}

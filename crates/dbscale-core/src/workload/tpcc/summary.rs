@@ -1,0 +1,338 @@
+//! A TPC-C run's figures and judgement: tpmC, efficiency against 12.86 tpmC per warehouse, the
+//! pass rule (the spec's 90th-percentile limits and 85% efficiency with waits; the Cloud
+//! Report's New-Order p95 under 10 s without), and the run-time audits of clause 9.2 with their
+//! tolerances.
+
+use serde::{Deserialize, Serialize};
+
+use super::terminal::*;
+use crate::stats::LatencyHistogram;
+
+/// The spec's maximum tpmC per warehouse with keying and think times (12.86).
+pub const SPEC_TPMC_PER_WAREHOUSE: f64 = 12.86;
+/// Audits need this many transactions before they say anything (as CockroachDB's do).
+const AUDIT_MIN_TRANSACTIONS: u64 = 10_000;
+
+/// The rule a run is judged by and its limits.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PassRule {
+    /// `spec` (wait mode) or `cloud-report` (nowait).
+    pub name: String,
+    /// Spec: 90th-percentile limits per type, seconds.
+    pub p90_limits_s: Vec<f64>,
+    pub min_efficiency_pct: f64,
+    /// Cloud Report: New-Order 95th percentile limit, seconds.
+    pub new_order_p95_limit_s: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Audit {
+    pub name: String,
+    pub value: Option<f64>,
+    pub low: f64,
+    pub high: f64,
+    /// `pass`, `fail` or `skip` (too few transactions, or not applicable).
+    pub status: String,
+    pub note: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TpccSummary {
+    pub warehouses: i64,
+    pub active_warehouses: i64,
+    pub wait: bool,
+    /// New-Orders per minute of the measured window, rolled-back ones included.
+    pub tpmc: f64,
+    /// All transactions per minute.
+    pub tpm_total: f64,
+    pub new_orders: u64,
+    pub rolled_back_new_orders: u64,
+    pub efficiency_pct: f64,
+    /// False without waits: the 12.86 ceiling assumes keying and think times.
+    pub efficiency_meaningful: bool,
+    pub rule: PassRule,
+    pub pass: bool,
+    pub reasons: Vec<String>,
+    pub audits: Vec<Audit>,
+    pub warnings: Vec<String>,
+    /// Where the run-time C_LAST came from: `load` (the delta rule held) or `unknown`.
+    pub c_last_source: String,
+}
+
+pub struct SummaryInput<'a> {
+    pub warehouses: i64,
+    pub active: i64,
+    pub wait: bool,
+    pub rule: PassRule,
+    pub types: &'a [LatencyHistogram],
+    pub tally: &'a [u64],
+    pub duration_s: f64,
+    pub c_last_source: &'a str,
+}
+
+pub fn summarize(input: &SummaryInput) -> TpccSummary {
+    let count = |kind: usize| input.types.get(kind).map_or(0, LatencyHistogram::count);
+    let minutes = input.duration_s / 60.0;
+    let new_orders = count(NEW_ORDER);
+    let all: u64 = (0..5).map(count).sum();
+    let tpmc = new_orders as f64 / minutes;
+    let efficiency_pct = 100.0 * tpmc / (SPEC_TPMC_PER_WAREHOUSE * input.active as f64);
+    let mut reasons = Vec::new();
+    let names = [
+        "new_order",
+        "payment",
+        "order_status",
+        "delivery",
+        "stock_level",
+    ];
+    if input.rule.name == "spec" {
+        for (kind, limit) in input.rule.p90_limits_s.iter().enumerate().take(5) {
+            if count(kind) == 0 {
+                reasons.push(format!("no {} completed", names[kind]));
+                continue;
+            }
+            let p90 = input.types[kind].quantile_ms(0.90) / 1000.0;
+            if p90 > *limit {
+                reasons.push(format!("{} p90 {p90:.3} s > {limit} s", names[kind]));
+            }
+        }
+        if efficiency_pct < input.rule.min_efficiency_pct {
+            reasons.push(format!(
+                "efficiency {efficiency_pct:.1}% < {}%",
+                input.rule.min_efficiency_pct
+            ));
+        }
+    } else if new_orders == 0 {
+        reasons.push("no new_order completed".into());
+    } else {
+        let p95 = input.types[NEW_ORDER].quantile_ms(0.95) / 1000.0;
+        let limit = input.rule.new_order_p95_limit_s;
+        if p95 >= limit {
+            reasons.push(format!("new_order p95 {p95:.3} s >= {limit} s"));
+        }
+    }
+    let audits = audits(input, all);
+    let warnings = audits
+        .iter()
+        .filter(|a| a.status == "fail")
+        .map(|a| {
+            format!(
+                "audit {} outside [{}, {}]: {}",
+                a.name, a.low, a.high, a.note
+            )
+        })
+        .collect();
+    TpccSummary {
+        warehouses: input.warehouses,
+        active_warehouses: input.active,
+        wait: input.wait,
+        tpmc,
+        tpm_total: all as f64 / minutes,
+        new_orders,
+        rolled_back_new_orders: input.tally.get(ROLLED_BACK).copied().unwrap_or(0),
+        efficiency_pct,
+        efficiency_meaningful: input.wait,
+        rule: input.rule.clone(),
+        pass: reasons.is_empty(),
+        reasons,
+        audits,
+        warnings,
+        c_last_source: input.c_last_source.into(),
+    }
+}
+
+fn audits(input: &SummaryInput, all: u64) -> Vec<Audit> {
+    let count = |kind: usize| input.types.get(kind).map_or(0, LatencyHistogram::count) as f64;
+    let tally = |i: usize| input.tally.get(i).copied().unwrap_or(0) as f64;
+    let share = |part: f64, whole: f64| (whole > 0.0).then(|| 100.0 * part / whole);
+    let single = input.warehouses < 2;
+    let lines = tally(ORDER_LINES);
+    let rows = [
+        (
+            "rolled_back_new_order_pct",
+            share(tally(ROLLED_BACK), count(NEW_ORDER)),
+            0.9,
+            1.1,
+            false,
+            "of New-Orders rolled back (2.4.1.4)",
+        ),
+        (
+            "order_lines_per_order",
+            (count(NEW_ORDER) > 0.0).then(|| lines / count(NEW_ORDER)),
+            9.5,
+            10.5,
+            false,
+            "average lines per New-Order (2.4.1.3)",
+        ),
+        (
+            "remote_order_line_pct",
+            share(tally(REMOTE_LINES), lines),
+            0.95,
+            1.05,
+            single,
+            "of order lines from a remote warehouse (2.4.1.5)",
+        ),
+        (
+            "remote_payment_pct",
+            share(tally(REMOTE_PAYMENTS), count(PAYMENT)),
+            14.0,
+            16.0,
+            single,
+            "of Payments for a remote customer (2.5.1.2)",
+        ),
+        (
+            "by_last_name_pct",
+            share(tally(BY_LAST_NAME), count(PAYMENT) + count(ORDER_STATUS)),
+            57.0,
+            63.0,
+            false,
+            "of Payments and Order-Status by last name (2.5.1.2, 2.6.1.2)",
+        ),
+        (
+            "skipped_delivery_pct",
+            share(tally(SKIPPED_DELIVERIES), 10.0 * count(DELIVERY)),
+            0.0,
+            1.0,
+            false,
+            "of districts a Delivery found nothing to deliver in (2.7.4.2)",
+        ),
+    ];
+    rows.into_iter()
+        .map(|(name, value, low, high, not_applicable, what)| {
+            let status = if not_applicable || all < AUDIT_MIN_TRANSACTIONS || value.is_none() {
+                "skip"
+            } else if value.is_some_and(|v| (low..=high).contains(&v)) {
+                "pass"
+            } else {
+                "fail"
+            };
+            let note = if not_applicable {
+                format!("{what}; needs 2 or more warehouses")
+            } else if all < AUDIT_MIN_TRANSACTIONS {
+                format!("{what}; judged from {AUDIT_MIN_TRANSACTIONS} transactions on")
+            } else {
+                what.to_string()
+            };
+            Audit {
+                name: name.into(),
+                value,
+                low,
+                high,
+                status: status.into(),
+                note,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn histogram(count: u64, micros: u64) -> LatencyHistogram {
+        let mut h = LatencyHistogram::new();
+        for _ in 0..count {
+            h.record_us(micros);
+        }
+        h
+    }
+
+    fn rule(name: &str) -> PassRule {
+        PassRule {
+            name: name.into(),
+            p90_limits_s: vec![5.0, 5.0, 5.0, 5.0, 20.0],
+            min_efficiency_pct: 85.0,
+            new_order_p95_limit_s: 10.0,
+        }
+    }
+
+    #[test]
+    fn tpmc_efficiency_and_the_nowait_rule() {
+        let types = [
+            histogram(4500, 2_000),
+            histogram(4300, 1_000),
+            histogram(400, 500),
+            histogram(400, 9_000),
+            histogram(400, 3_000),
+        ];
+        // 45 rolled back, 45,000 lines (10 per order), 45 remote lines, 645 remote payments,
+        // 2,820 of 4,700 by name, 4 of 4,000 districts skipped.
+        let tally = [45, 45_000, 450, 645, 2_820, 4];
+        let input = SummaryInput {
+            warehouses: 10,
+            active: 10,
+            wait: false,
+            rule: rule("cloud-report"),
+            types: &types,
+            tally: &tally,
+            duration_s: 60.0,
+            c_last_source: "load",
+        };
+        let s = summarize(&input);
+        assert_eq!(s.tpmc, 4500.0);
+        assert!((s.efficiency_pct - 4500.0 / 128.6 * 100.0).abs() < 1e-9);
+        assert!(s.pass && !s.efficiency_meaningful, "{:?}", s.reasons);
+        let status: Vec<&str> = s.audits.iter().map(|a| a.status.as_str()).collect();
+        assert_eq!(
+            status,
+            ["pass", "pass", "pass", "pass", "pass", "pass"],
+            "{:?}",
+            s.audits
+        );
+        let slow = [
+            histogram(4500, 11_000_000),
+            histogram(1, 1),
+            histogram(1, 1),
+            histogram(1, 1),
+            histogram(1, 1),
+        ];
+        let s = summarize(&SummaryInput {
+            types: &slow,
+            ..input
+        });
+        assert!(!s.pass);
+        assert!(
+            s.reasons[0].starts_with("new_order p95 11.0"),
+            "{:?}",
+            s.reasons
+        );
+    }
+
+    #[test]
+    fn the_spec_rule_checks_every_type_and_efficiency() {
+        let types = [
+            histogram(100, 6_000_000),
+            histogram(100, 1_000),
+            histogram(10, 1_000),
+            histogram(10, 1_000),
+            histogram(10, 1_000),
+        ];
+        let tally = [0; 6];
+        let s = summarize(&SummaryInput {
+            warehouses: 1,
+            active: 1,
+            wait: true,
+            rule: rule("spec"),
+            types: &types,
+            tally: &tally,
+            duration_s: 600.0,
+            c_last_source: "load",
+        });
+        assert_eq!(s.tpmc, 10.0);
+        assert!(!s.pass);
+        assert!(
+            s.reasons.iter().any(|r| r.starts_with("new_order p90 6.0")),
+            "{:?}",
+            s.reasons
+        );
+        assert!(
+            s.reasons.iter().any(|r| r.starts_with("efficiency 77.8%")),
+            "{:?}",
+            s.reasons
+        );
+        assert!(
+            s.audits.iter().all(|a| a.status == "skip"),
+            "too few transactions"
+        );
+    }
+}
