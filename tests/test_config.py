@@ -24,9 +24,9 @@ def test_core_json_has_exactly_the_rust_fields() -> None:
     # config.rs RunConfig / TargetConfig / WorkloadConfig, deny_unknown_fields
     assert set(data) == {
         "target", "workload", "protocol", "connect", "clients", "threads", "duration_s",
-        "rate_tps", "max_tries", "seed", "interval_s",
+        "ramp_s", "rate_tps", "max_tries", "seed", "interval_s",
     }  # fmt: skip
-    assert set(data["target"]) == {"url", "tls"}
+    assert set(data["target"]) == {"url", "more_urls", "tls"}
     assert set(data["workload"]) == {"name", "params"}
 
 

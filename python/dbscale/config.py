@@ -29,6 +29,8 @@ class TargetConfig(_Model):
     the embedded server is started first and its URL put here)."""
 
     url: str = Field(min_length=1)
+    # Further hosts of the same database (cluster nodes): connections go round-robin over all.
+    more_urls: list[str] = Field(default_factory=list)
     tls: TlsMode | None = None
 
 
@@ -49,6 +51,7 @@ class RunConfig(_Model):
     clients: int = Field(default=1, ge=1)
     threads: int | None = Field(default=None, ge=1)
     duration_s: float = Field(default=10.0, gt=0, allow_inf_nan=False)
+    ramp_s: float = Field(default=0.0, ge=0, allow_inf_nan=False)
     rate_tps: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     max_tries: int = Field(default=1, ge=1)
     seed: int | None = Field(default=None, ge=0, le=MAX_SEED)
@@ -69,6 +72,7 @@ class RunConfig(_Model):
         """The configuration as stored in results: the target URL without its password."""
         data = self.model_dump(mode="json")
         data["target"]["url"] = redact_url(self.target.url)
+        data["target"]["more_urls"] = [redact_url(url) for url in self.target.more_urls]
         return data
 
 
@@ -78,6 +82,7 @@ OPTION_NAMES = {
     "clients": "--clients",
     "threads": "--threads",
     "duration_s": "--duration",
+    "ramp_s": "--ramp",
     "rate_tps": "--rate",
     "max_tries": "--max-tries",
     "seed": "--seed",

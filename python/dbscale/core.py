@@ -130,6 +130,53 @@ def cleanup(config: RunConfig) -> DataSummary:
         return DataSummary.of(_object(load_core().cleanup(config.to_core_json()), "cleanup"))
 
 
+@dataclass(frozen=True)
+class ConditionResult:
+    """One consistency condition: `pass`, `fail` (with examples of offending rows) or `skip`."""
+
+    id: str
+    description: str
+    status: str
+    violations: int
+    examples: tuple[str, ...]
+    note: str
+    seconds: float
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """`dbscale check`: every condition checked on the target's data."""
+
+    warehouses: int
+    ok: bool
+    conditions: tuple[ConditionResult, ...]
+    seconds: float
+
+
+def check(config: RunConfig) -> CheckReport:
+    """Checks the consistency conditions of the workload's data (TPC-C's 3.3.2.x)."""
+    with _translated():
+        data = _object(load_core().check(config.to_core_json()), "check report")
+    conditions = [c for c in _list(data.get("conditions")) if isinstance(c, dict)]
+    return CheckReport(
+        warehouses=int(w) if isinstance(w := data.get("warehouses"), int) else 0,
+        ok=data.get("ok") is True,
+        conditions=tuple(
+            ConditionResult(
+                id=str(c.get("id")),
+                description=str(c.get("description")),
+                status=str(c.get("status")),
+                violations=int(v) if isinstance(v := c.get("violations"), int) else 0,
+                examples=tuple(str(e) for e in _list(c.get("examples"))),
+                note=str(c.get("note") or ""),
+                seconds=_float(c.get("seconds")) or 0.0,
+            )
+            for c in conditions
+        ),
+        seconds=_float(data.get("seconds")) or 0.0,
+    )
+
+
 def probe(config: RunConfig) -> ProbeAnswer:
     """Connects once and tells what answered."""
     with _translated():

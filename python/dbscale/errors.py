@@ -14,6 +14,7 @@ EXIT_TARGET = 3
 EXIT_NOT_PREPARED = 4
 EXIT_SQL = 5
 EXIT_RUN = 6
+EXIT_INCONSISTENT = 7
 EXIT_INTERNAL = 70
 EXIT_CANCELLED = 130
 
@@ -104,6 +105,12 @@ class RunError(DbscaleError):
 
     exit_code = EXIT_RUN
     default_hint = "see runs.jsonl in the results directory for what was measured before it stopped"
+
+
+class InconsistentDataError(DbscaleError):
+    """`dbscale check` found the data breaking a consistency condition."""
+
+    exit_code = EXIT_INCONSISTENT
 
 
 class ResultsError(DbscaleError):

@@ -37,6 +37,7 @@ def run_cmd(
     target: o.Targets = None,
     clients: o.Clients = None,
     duration: o.Duration = None,
+    ramp: o.Ramp = None,
     protocol: o.Protocol = None,
     connect: o.Connect = None,
     rate: o.Rate = None,
@@ -141,6 +142,21 @@ app.command("prepare")(
     _data_command("prepare", "Create and load the workload's tables (e.g. --set scale=10).")
 )
 app.command("cleanup")(_data_command("cleanup", "Drop the workload's tables."))
+
+
+@app.command("check")
+def check_cmd(
+    workload: o.DataWorkload,
+    target: o.Targets = None,
+    set_params: o.SetPairs = None,
+    tls: o.Tls = None,
+) -> None:
+    """Check the workload's data against its consistency conditions (TPC-C's 3.3.2.1-12 and
+    cardinalities); exit 7 when one fails."""
+    plan = commands.plan_data(
+        workload, targets=target or [], set_params=set_params or [], tls=tls, env=os.environ
+    )
+    commands.check_data(plan)
 
 
 @app.command("workloads")

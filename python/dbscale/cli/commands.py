@@ -141,6 +141,38 @@ def data_step(action: str, plan: DataPlan) -> None:
     data.print_data_summary(err, action, summary)
 
 
+def check_data(plan: DataPlan) -> None:
+    """`dbscale check`: the consistency conditions, one line each; exit 7 when one fails."""
+    from dbscale import core
+    from dbscale.errors import InconsistentDataError
+    from dbscale.targets import open_target
+
+    out = _stdout()
+    _stderr().print(f"checking {plan.workload} on {plan.target.describe()} ...")
+    with open_target(plan.target) as target:
+        report = core.check(plan.config(target.url))
+    for condition in report.conditions:
+        mark = {"pass": "ok  ", "fail": "FAIL", "skip": "skip"}.get(condition.status, "?   ")
+        line = f"{mark} {condition.id:<9} {condition.description} ({condition.seconds:.2f} s)"
+        out.print(line, highlight=False, markup=False, soft_wrap=True)
+        for example in condition.examples:
+            out.print(f"       {example}", highlight=False, markup=False)
+        if condition.note:
+            out.print(f"       {condition.note}", highlight=False, markup=False, soft_wrap=True)
+    failed = [c.id for c in report.conditions if c.status == "fail"]
+    if failed:
+        raise InconsistentDataError(
+            f"{len(failed)} consistency condition(s) fail: {', '.join(failed)}",
+            "the lines above name the offending warehouses, districts or customers; reload with "
+            "`dbscale prepare` if the data was not changed by a benchmark",
+        )
+    out.print(
+        f"all {len(report.conditions)} conditions hold ({report.warehouses} warehouses, "
+        f"{report.seconds:.1f} s)",
+        highlight=False,
+    )
+
+
 def plan_data(
     workload: str,
     *,

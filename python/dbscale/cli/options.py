@@ -50,6 +50,12 @@ Clients = Annotated[
 Duration = Annotated[
     str | None, typer.Option("--duration", "-T", help="Measured time per run: 30s, 2m, 500ms.")
 ]
+Ramp = Annotated[
+    str | None,
+    typer.Option(
+        "--ramp", help="Unmeasured time before each run; clients start spread over it (5m)."
+    ),
+]
 Protocol = Annotated[
     QueryProtocol | None, typer.Option("--protocol", "-M", help="Query protocol (pgbench -M).")
 ]

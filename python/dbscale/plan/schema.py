@@ -77,6 +77,7 @@ class LoadSettings(_Strict):
     clients: int = Field(default=1, ge=1, le=2**32 - 1)
     threads: int | None = Field(default=None, ge=1, le=2**32 - 1)
     duration: Seconds = 30.0
+    ramp: SecondsOrZero = 0.0  # unmeasured; clients start spread over it
     # None: the workload family's own default (see `default_protocol`).
     protocol: QueryProtocol | None = None
     connect: ConnectMode = ConnectMode.PERSISTENT

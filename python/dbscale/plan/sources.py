@@ -42,6 +42,7 @@ class RunOptions:
     target: str | Sequence[str] | None = None
     clients: Sequence[str] = ()
     duration: str | None = None
+    ramp: str | None = None  # unmeasured time before each run
     protocol: QueryProtocol | None = None
     connect: ConnectMode | None = None
     rate: float | None = None  # transactions/s over all clients
@@ -108,11 +109,28 @@ def _plain_run_document(options: RunOptions) -> PlanDocument:
         "cooldown": 0.0,
         "prepare": {"load": "never"},
     }
+    if not options.clients and not demo:
+        workload = data["workload"]
+        data["load"]["clients"] = default_clients(workload["name"], workload["params"])
     if demo:
         if not options.clients:
             data["matrix"] = {"clients": list(DEMO_CLIENTS)}
         data["prepare"]["warmup"] = {"duration": DEMO_WARMUP_S}
     return PlanDocument(data, "command line", {(): "command line"})
+
+
+def default_clients(workload: str, params: dict[str, Any]) -> int:
+    """Clients when --clients is not given: 1, except TPC-C's terminals: 10 per active warehouse
+    with waits (the spec's), 1 per active warehouse without (the Cloud Report's)."""
+    if workload.lower() not in ("tpcc", "tpc-c"):
+        return 1
+    active = params.get("active_warehouses") or params.get("warehouses") or 1
+    wait = str(params.get("wait", True)).strip().lower() not in ("false", "0", "no", "off")
+    try:
+        count = max(1, int(str(active)))
+    except ValueError:
+        return 1  # the workload's own check reports the bad value
+    return 10 * count if wait else count
 
 
 def load_flag(field: str) -> str:
@@ -122,8 +140,8 @@ def load_flag(field: str) -> str:
 
 def _load_flag_values(options: RunOptions) -> dict[str, object]:
     values: dict[str, object] = {
-        "duration": options.duration, "protocol": options.protocol, "connect": options.connect,
-        "rate": options.rate, "threads": options.threads, "max_tries": options.max_tries,
+        "duration": options.duration, "ramp": options.ramp, "protocol": options.protocol,
+        "connect": options.connect, "rate": options.rate, "threads": options.threads, "max_tries": options.max_tries,
         "tls": options.tls, "seed": options.seed,
     }  # fmt: skip
     return {k: (v.value if isinstance(v, Enum) else v) for k, v in values.items() if v is not None}
@@ -143,7 +161,19 @@ def _target_entry(raw: str, index: int, count: int) -> dict[str, Any]:
         name = (
             "embedded" if url.lower() == EMBEDDED else ("main" if count == 1 else f"t{index + 1}")
         )
+    hosts = _host_urls(url)
+    if len(hosts) > 1:
+        return {"name": name, "url": hosts[0], "more_urls": hosts[1:]}
     return {"name": name, "url": url}
+
+
+def _host_urls(url: str) -> list[str]:
+    """Several full URLs joined by commas are the hosts of one target (a cluster's nodes):
+    `postgresql://n1/db,postgresql://n2/db`. libpq's own `host1,host2` form stays one URL."""
+    parts = [part.strip() for part in url.split(",")]
+    if len(parts) > 1 and all("://" in part for part in parts):
+        return parts
+    return [url]
 
 
 def apply_quick(doc: PlanDocument) -> None:

@@ -80,13 +80,18 @@ class Point:
     def run_config(self, opened: OpenTarget) -> RunConfig:
         load = self.load
         return make_run_config(
-            target=TargetConfig(url=self.url(opened), tls=load.tls),
+            target=TargetConfig(
+                url=self.url(opened),
+                more_urls=self.target.more_urls if load.transport is Transport.TCP else [],
+                tls=load.tls,
+            ),
             workload=WorkloadConfig(name=self.workload, params=self.params),
             protocol=load.protocol or default_protocol(self.workload),
             connect=load.connect,
             clients=load.clients,
             threads=load.threads,
             duration_s=load.duration,
+            ramp_s=load.ramp,
             rate_tps=load.rate,
             max_tries=load.max_tries,
             seed=load.seed,

@@ -109,6 +109,56 @@ class RecordedWorkload(_Part):
     params: dict[str, JsonValue] = Field(default_factory=dict)
 
 
+class TpccRule(_Part):
+    """The rule a TPC-C run is judged by: `spec` (wait) or `cloud-report` (nowait)."""
+
+    name: str = ""
+    p90_limits_s: list[float] = Field(default_factory=list)
+    min_efficiency_pct: float = 85.0
+    new_order_p95_limit_s: float = 10.0
+
+
+class TpccAudit(_Part):
+    """A run-time audit of clause 9.2: its value, tolerance and `pass`/`fail`/`skip`."""
+
+    name: str = ""
+    value: float | None = None
+    low: float = 0.0
+    high: float = 0.0
+    status: str = "skip"
+    note: str = ""
+
+
+class TpccSection(_Part):
+    """TPC-C's figures and verdict (workload/tpcc/summary.rs). `pass` is a Python keyword, so the
+    field is `passed`, read and written as `pass`."""
+
+    model_config = ConfigDict(
+        extra="allow", frozen=True, populate_by_name=True, serialize_by_alias=True
+    )
+
+    warehouses: int = 0
+    active_warehouses: int = 0
+    wait: bool = True
+    tpmc: float = 0.0  # New-Orders per minute, rolled-back ones included
+    tpm_total: float = 0.0
+    new_orders: int = 0
+    rolled_back_new_orders: int = 0
+    efficiency_pct: float = 0.0
+    efficiency_meaningful: bool = True
+    rule: TpccRule = Field(default_factory=TpccRule)
+    passed: bool = Field(default=False, alias="pass")
+    reasons: list[str] = Field(default_factory=list)
+    audits: list[TpccAudit] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    c_last_source: str = ""
+
+
+class HostConnections(_Part):
+    host: str = ""
+    connections: int = 0
+
+
 class RecordedConfig(_Part):
     """The run's resolved configuration (`config.RunConfig`) as stored, its URL redacted."""
 
@@ -119,6 +169,7 @@ class RecordedConfig(_Part):
     clients: int | None = None
     threads: int | None = None
     duration_s: float | None = None
+    ramp_s: float = 0.0
     rate_tps: float | None = None
     max_tries: int | None = None
     seed: int | None = None
@@ -201,6 +252,12 @@ class RunRecord(_Part):
     histogram: str = ""  # all types merged: base64 HDR V2 deflate, microseconds
     intervals: list[Interval] = Field(default_factory=list)
     verdict: Verdict = Field(default_factory=Verdict)
+    ramp_s: float = 0.0
+    ramp_transactions: int = 0
+    ramp_errors: int = 0
+    connections: int | None = None  # shared by the clients; None: one each
+    connections_by_host: list[HostConnections] = Field(default_factory=list)
+    tpcc: TpccSection | None = None
     # What dbscale adds.
     run_id: str = ""
     started_at: str = ""
@@ -263,7 +320,9 @@ class RunRecord(_Part):
 
     @property
     def tpmc(self) -> float | None:
-        """TPC-C: New-Orders committed per minute of the measured window; None for others."""
+        """TPC-C: New-Orders per minute of the measured window; None for others."""
+        if self.tpcc is not None:
+            return self.tpcc.tpmc
         if not self.workload.startswith("tpcc") or self.duration_s <= 0:
             return None
         for name in ("new_order", "new-order", "neworder"):

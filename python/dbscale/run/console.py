@@ -84,11 +84,53 @@ def print_run(
     sysbench = shape_for(output_format, record.workload) is OutputFormat.SYSBENCH
     for line in final_lines(record) if sysbench else pgbench_lines(record):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
+    for line in tpcc_lines(record) + host_lines(record):
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
     if record.verdict.status != "ok":
         console.print(
             f"verdict: {record.verdict.status}: {record.verdict.message}", highlight=False
         )
     console.print()
+
+
+def tpcc_lines(record: RunRecord) -> list[str]:
+    """TPC-C's headline: tpmC, efficiency (flagged without waits), the pass rule's verdict and
+    any audit outside its tolerance."""
+    t = record.tpcc
+    if t is None:
+        return []
+    efficiency = f"efficiency {t.efficiency_pct:.1f}%" + (
+        "" if t.efficiency_meaningful else " (not meaningful without keying and think times)"
+    )
+    mode = "wait" if t.wait else "nowait"
+    new_order = record.transaction_types.get("new_order")
+    p = new_order.latency_ms if new_order is not None else None
+    lines = [
+        f"tpmC = {t.tpmc:.1f} ({mode}, {t.active_warehouses} of {t.warehouses} warehouses active; "
+        f"{t.rolled_back_new_orders} rolled-back New-Orders included), {efficiency}",
+    ]
+    if p is not None:
+        lines.append(
+            f"new_order latency (ms): avg {_f(p.mean)} p50 {_f(p.p50)} p90 {_f(p.p90)} "
+            f"p95 {_f(p.p95)} p99 {_f(p.p99)} max {_f(p.max)}"
+        )
+    rule = t.rule.name
+    verdict = "PASS" if t.passed else "FAIL: " + "; ".join(t.reasons)
+    lines.append(f"tpcc {rule} rule: {verdict}")
+    lines.extend(f"warning: {w}" for w in t.warnings)
+    if record.ramp_s > 0:
+        lines.append(
+            f"ramp: {record.ramp_s:.0f} s unmeasured ({record.ramp_transactions} transactions)"
+        )
+    return lines
+
+
+def host_lines(record: RunRecord) -> list[str]:
+    """Connections per host when a target has several."""
+    if len(record.connections_by_host) < 2:
+        return []
+    spread = ", ".join(f"{h.host}: {h.connections}" for h in record.connections_by_host)
+    return [f"connections by host: {spread}"]
 
 
 def summary_table(records: Sequence[RunRecord]) -> Table:

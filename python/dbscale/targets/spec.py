@@ -210,6 +210,8 @@ class TargetEntry(_Strict, TargetProfile):
 
     name: str = Field(pattern=NAME_PATTERN)
     url: str = Field(min_length=1)
+    # Other hosts of the same database (a cluster's nodes): connections go round-robin over all.
+    more_urls: list[str] = Field(default_factory=list)
     socket_dir: str | None = None  # transport unix: the host becomes this directory
     socket_url: str | None = None  # transport unix: this URL as written
     pooled_url: str | None = None  # pooling on: through this pooler (e.g. PgBouncer)
