@@ -141,8 +141,8 @@ def load_flag(field: str) -> str:
 def _load_flag_values(options: RunOptions) -> dict[str, object]:
     values: dict[str, object] = {
         "duration": options.duration, "ramp": options.ramp, "protocol": options.protocol,
-        "connect": options.connect, "rate": options.rate, "threads": options.threads, "max_tries": options.max_tries,
-        "tls": options.tls, "seed": options.seed,
+        "connect": options.connect, "rate": options.rate, "threads": options.threads,
+        "max_tries": options.max_tries, "tls": options.tls, "seed": options.seed,
     }  # fmt: skip
     return {k: (v.value if isinstance(v, Enum) else v) for k, v in values.items() if v is not None}
 
