@@ -10,3 +10,4 @@ mod postgres_driver;
 mod postgres_security;
 mod support;
 mod sysbench;
+mod tpcc;
