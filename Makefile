@@ -17,7 +17,7 @@ ifeq ($(CI),true)
 export DBSCALE_REQUIRE_SERVERS := 1
 endif
 
-.PHONY: help venv system-deps build demo test test-python servers-start servers-stop lint fmt bench clean
+.PHONY: help venv system-deps peers build demo test test-python servers-start servers-stop lint fmt bench clean
 
 help: ## Show this help
 	@grep -hE '^[a-zA-Z_.-]+:.*?## ' $(MAKEFILE_LIST) | \
@@ -34,6 +34,9 @@ venv: $(STAMP) ## Create .venv with the Python dependencies (dev tools included)
 system-deps: ## Install missing Debian packages (PostgreSQL, MariaDB, sysbench, openssl, chromium)
 	bash scripts/install-system-deps.sh
 
+peers: ## Install go-tpc v1.0.7 into .cache/bin (TPC-C interop tests, bench/vs_gotpc.sh)
+	bash scripts/install-go-tpc.sh
+
 build: $(STAMP) ## Build the native module into .venv (maturin develop --release)
 	VIRTUAL_ENV=$(CURDIR)/$(VENV) PATH=$(CURDIR)/$(VENV)/bin:$$PATH \
 		$(VENV)/bin/maturin develop --release --quiet
@@ -47,7 +50,7 @@ servers-start: $(STAMP) system-deps ## Start the private test servers; env in .c
 servers-stop: ## Stop the private test servers
 	bash scripts/test-servers.sh stop $(TEST_ENV)
 
-test: build system-deps ## Build, start test servers, cargo test + pytest, stop servers
+test: build system-deps peers ## Build, start test servers, cargo test + pytest, stop servers
 	trap 'bash scripts/test-servers.sh stop $(TEST_ENV) || true' EXIT; \
 	bash scripts/test-servers.sh start $(TEST_ENV); \
 	set -a; . $(TEST_ENV); set +a; \
@@ -56,7 +59,7 @@ test: build system-deps ## Build, start test servers, cargo test + pytest, stop 
 	$(VENV)/bin/pytest || status=$$?; \
 	exit $$status
 
-test-python: $(STAMP) system-deps ## Only the Python tests (servers started and stopped around them)
+test-python: $(STAMP) system-deps peers ## Only the Python tests (servers started and stopped around them)
 	trap 'bash scripts/test-servers.sh stop $(TEST_ENV) || true' EXIT; \
 	bash scripts/test-servers.sh start $(TEST_ENV); \
 	set -a; . $(TEST_ENV); set +a; \
@@ -77,7 +80,7 @@ fmt: $(STAMP) ## Format Rust and Python code in place
 	$(VENV)/bin/ruff format python tests scripts
 	$(VENV)/bin/ruff check --fix python tests scripts
 
-bench: build system-deps ## Run the side-by-side benchmarks in bench/*.sh
+bench: build system-deps peers ## Run the side-by-side benchmarks in bench/*.sh
 	@shopt -s nullglob; scripts=(bench/*.sh); \
 	if [ $${#scripts[@]} -eq 0 ]; then echo "no bench/*.sh yet"; fi; \
 	for script in "$${scripts[@]}"; do echo "== $$script"; PATH=$(CURDIR)/$(VENV)/bin:$$PATH bash "$$script"; done
