@@ -37,6 +37,15 @@ CATALOG = Catalog.from_json(
             "aliases": ["oltp_update_index"],
             "params": _SYSBENCH_PARAMS,
         },
+        "tpcc": {
+            "description": "",
+            "params": {
+                "warehouses": {"default": 1, "doc": ""},
+                "active_warehouses": {"default": 0, "doc": ""},
+                "wait": {"default": True, "doc": ""},
+                "connections": {"default": 0, "doc": ""},
+            },
+        },
     }
 )
 NOW = datetime(2025, 1, 1, tzinfo=UTC)

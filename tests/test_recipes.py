@@ -12,10 +12,14 @@ from tests.plan_helpers import study
 
 
 def test_the_recipes_are_bundled() -> None:
-    assert recipe_names() == ["cloudsql-pg-scaling", "mysql-write-editions", "socket-vs-tcp"]
+    assert recipe_names() == [
+        "cloud-report-oltp", "cloudsql-pg-scaling", "mysql-write-editions", "socket-vs-tcp",
+    ]  # fmt: skip
 
 
-@pytest.mark.parametrize("name", ["cloudsql-pg-scaling", "mysql-write-editions", "socket-vs-tcp"])
+@pytest.mark.parametrize(
+    "name", ["cloud-report-oltp", "cloudsql-pg-scaling", "mysql-write-editions", "socket-vs-tcp"]
+)
 @pytest.mark.parametrize("quick", [False, True])
 def test_every_recipe_builds(name: str, quick: bool) -> None:
     s = study(RunOptions(recipe=name, quick=quick, target="postgresql://u@h/db",

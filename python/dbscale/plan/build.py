@@ -33,6 +33,7 @@ from dbscale.plan.sources import (
 )
 from dbscale.plan.study import TLS_NEEDS_TCP, Point, Study, order_steps
 from dbscale.plan.targets import include_targets_file, prepare_targets
+from dbscale.plan.tpcc_sizing import sized
 from dbscale.plan.workload_check import check_workloads
 from dbscale.results.directory import default_results_dir
 from dbscale.targets.spec import TargetEntry, is_private_url
@@ -166,12 +167,17 @@ def _points(
                 params[axis.name] = values[axis.name]
             elif axis.kind == "load":
                 load_update[axis.name] = values[axis.name]
+        workload = workloads[entry.display].name
+        hosts = 1 + len(target.more_urls)
+        params, sized_clients = sized(workload, params, target.vcpu_count, hosts, target.name)
+        if sized_clients is not None:
+            load_update["clients"] = sized_clients
         load = LoadSettings.model_validate({**plan.load.model_dump(), **load_update})
         point = Point(
             key=point_key(values),
             values=values,
             target=target,
-            workload=workloads[entry.display].name,
+            workload=workload,
             params=params,
             load=load,
             skipped=_skip_reason(target, load),

@@ -12,6 +12,7 @@ from typing import Any
 
 from dbscale.errors import ConfigError, InternalError
 from dbscale.plan.sysbench_flags import flag_for
+from dbscale.plan.tpcc_sizing import SIZING_PARAMS, TPCC_NAMES
 from dbscale.run.output_format import SYSBENCH_PREFIX
 
 
@@ -45,6 +46,8 @@ class Catalog:
                 key: ParamInfo(key, spec.get("default"), str(spec.get("doc", "")))
                 for key, spec in dict(entry.get("params", {})).items()
             }
+            if str(entry.get("name", name)) in TPCC_NAMES:
+                params.update({k: ParamInfo(k, 0.0, doc) for k, doc in SIZING_PARAMS.items()})
             workloads[str(name)] = WorkloadInfo(
                 name=str(entry.get("name", name)),
                 description=str(entry.get("description", "")),

@@ -170,9 +170,9 @@ class PlanSchema(_Strict):
 
 
 def default_protocol(workload: str) -> QueryProtocol:
-    """What the peer tool does by default: sysbench uses server-side prepared statements, pgbench
-    the simple protocol. Numbers only compare when dbscale does the same."""
+    """What the peer tool does by default: sysbench and go-tpc (TPC-C) use server-side prepared
+    statements, pgbench the simple protocol. Numbers only compare when dbscale does the same."""
     name = workload.strip().lower()
-    if name.startswith(("sysbench:", "oltp_", "select_random_")):
+    if name.startswith(("sysbench:", "oltp_", "select_random_", "tpcc", "tpc-c")):
         return QueryProtocol.PREPARED
     return QueryProtocol.SIMPLE

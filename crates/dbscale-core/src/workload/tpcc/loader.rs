@@ -1,11 +1,13 @@
 //! `dbscale prepare tpcc`: drops and creates the tables, then loads them over several
 //! connections that take units of work (item ranges, a warehouse with its districts, stock
 //! ranges, a district's customers, a district's orders) from one queue, so a few warehouses
-//! still keep every connection busy. PostgreSQL gets binary COPY with keys built afterwards;
+//! still keep every connection busy. Each loader has its own thread and event loop, so generating
+//! rows on one overlaps with the others' waits for the server. PostgreSQL gets binary COPY with keys built afterwards;
 //! MySQL/MariaDB server-prepared multi-row INSERTs, one transaction per unit.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
@@ -42,6 +44,7 @@ enum Unit {
 }
 
 /// The load's clock, written into every timestamp column.
+#[derive(Clone)]
 struct LoadTime {
     pg_us: i64,
     text: String,
@@ -116,13 +119,26 @@ impl Tpcc {
 
         let units = self.units();
         let loaders = self.loaders().min(units.len());
-        let queue = RefCell::new(units.into_iter().collect::<VecDeque<_>>());
+        let queue = Arc::new(Mutex::new(units.into_iter().collect::<VecDeque<_>>()));
         let time = LoadTime::now();
         let seed: u64 = rand::random();
         let begun = Instant::now();
-        let work = (0..loaders).map(|_| load_units(endpoint, &queue, &constants, &time, seed));
-        for rows in join_all(work.collect()).await {
-            summary.rows += rows?;
+        let mut threads = Vec::new();
+        for i in 0..loaders {
+            let (endpoint, queue, time) = (endpoint.clone(), queue.clone(), time.clone());
+            let thread = std::thread::Builder::new()
+                .name(format!("dbscale-loader-{i}"))
+                .spawn(move || {
+                    crate::engine::block_on(load_units(&endpoint, &queue, &constants, &time, seed))
+                })
+                .map_err(|e| Error::Internal(format!("cannot start a loader thread: {e}")))?;
+            threads.push(thread);
+        }
+        for thread in threads {
+            let loaded = thread
+                .join()
+                .map_err(|_| Error::Internal("a loader thread panicked".into()))?;
+            summary.rows += loaded??;
         }
         step(
             &mut summary,
@@ -218,7 +234,7 @@ fn step(summary: &mut PrepareSummary, name: &str, begun: Instant) {
 /// One loader connection: takes units until the queue is empty; returns the rows it wrote.
 async fn load_units(
     endpoint: &Endpoint,
-    queue: &RefCell<VecDeque<Unit>>,
+    queue: &Mutex<VecDeque<Unit>>,
     constants: &NurandConstants,
     time: &LoadTime,
     seed: u64,
@@ -229,7 +245,7 @@ async fn load_units(
     }
     let mut rows = 0;
     loop {
-        let Some(unit) = queue.borrow_mut().pop_front() else {
+        let Some(unit) = queue.lock().expect("queue lock").pop_front() else {
             break;
         };
         let mut rng = SmallRng::seed_from_u64(seed ^ unit_seed(unit));

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# dbscale against go-tpc v1.0.7 on MariaDB, TPC-C nowait, alternating in one run (see
+# vs_gotpc.py). Uses $DBSCALE_BENCH_MYSQL_URL (and $DBSCALE_BENCH_PG_URL for dbscale's load rate on
+# PostgreSQL) when set; otherwise starts private servers for the duration.
+# Extra arguments go to vs_gotpc.py (e.g. --repeat 5 --duration 20 --warehouses 2 --threads 4).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-go-tpc.sh
+urls=()
+[ -n "${DBSCALE_BENCH_MYSQL_URL:-}" ] && urls+=(--mysql-url "$DBSCALE_BENCH_MYSQL_URL")
+[ -n "${DBSCALE_BENCH_PG_URL:-}" ] && urls+=(--pg-url "$DBSCALE_BENCH_PG_URL")
+if [ ${#urls[@]} -eq 0 ]; then
+  . bench/servers.bash
+  DBSCALE_REQUIRE_SERVERS=1 bench_servers_start
+  urls=(--mysql-url "mysql://root@127.0.0.1:${DBSCALE_TEST_MYSQL_PORT}/tpcc_bench"
+        --pg-url "postgresql://postgres@127.0.0.1:${DBSCALE_TEST_PG_PORT}/postgres")
+fi
+.venv/bin/python bench/vs_gotpc.py "${urls[@]}" "$@"  # no exec: the EXIT trap stops the servers
