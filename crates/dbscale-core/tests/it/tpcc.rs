@@ -113,11 +113,11 @@ fn load_check_and_run_in_both_modes() {
             .unwrap()
             .result()
             .unwrap();
-        assert_eq!(
-            wait.transactions,
-            0,
-            "3 s is shorter than every keying time but 2 s ones: {:?}",
-            types(&wait)
+        // Within 3 s only the types keyed for 2 s can start, each terminal's first at most.
+        let counts = types(&wait);
+        assert!(
+            counts[0] == 0 && counts[1] == 0 && wait.transactions <= 10,
+            "{counts:?}"
         );
         assert!(wait.tpcc.as_ref().unwrap().wait);
         assert_consistent(&url, "after the wait run");
