@@ -12,19 +12,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from significance import significance  # bench/significance.py, beside this script
+from tools import timed  # bench/tools.py, beside this script
 
 REPO = Path(__file__).resolve().parents[1]
 GO_TPC = str(REPO / ".cache" / "bin" / "go-tpc")
@@ -42,21 +39,6 @@ class Sample:
     @property
     def cpu_ms_per_new_order(self) -> float:
         return 1000 * self.cpu_s / max(self.new_orders, 1)
-
-
-def timed(cmd: list[str]) -> tuple[str, float, float]:
-    """Runs cmd; returns its output, its CPU seconds (user + system) and wall seconds."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PG", "MYSQL"))}
-    env["NO_COLOR"] = "1"
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.monotonic()
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
-    wall = time.monotonic() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
-        sys.exit(f"error: {' '.join(cmd[:4])} failed:\n{proc.stdout}\n{proc.stderr}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return proc.stdout + proc.stderr, cpu, wall
 
 
 def fresh_database(url: str) -> None:

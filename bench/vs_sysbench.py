@@ -22,15 +22,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
-import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -38,6 +35,7 @@ from urllib.parse import unquote, urlsplit
 import floor_client  # bench/floor_client.py, beside this script
 import syscall_counts  # bench/syscall_counts.py, beside this script
 from significance import significance  # bench/significance.py, beside this script
+from tools import timed, tool_env  # bench/tools.py, beside this script
 
 ROOT = Path(__file__).resolve().parent.parent
 DBSCALE = [str(ROOT / ".venv" / "bin" / "dbscale")]
@@ -66,31 +64,6 @@ class Sample:
         if self.window_cpu_s is None:
             return None
         return self.window_cpu_s * 1e6 / max(self.events, 1)
-
-
-def tool_env(cmd: list[str]) -> dict[str, str]:
-    """The environment both tools run in: no PG*/MYSQL* settings of the caller's, no colours."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PG", "MYSQL"))}
-    env["NO_COLOR"] = "1"
-    if cmd[0] == "sysbench":
-        # sysbench's pgsql driver leaves sslmode to libpq, whose default (prefer) encrypts
-        # whenever the server offers TLS; its mysql driver does not encrypt by default.
-        env["PGSSLMODE"] = "disable"
-    return env
-
-
-def timed(cmd: list[str]) -> tuple[str, float, float]:
-    """Runs cmd; returns its output, the CPU seconds it used (user + system) and wall seconds."""
-    env = tool_env(cmd)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.monotonic()
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    wall = time.monotonic() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
-        sys.exit(f"error: {' '.join(cmd[:3])} failed:\n{proc.stdout}\n{proc.stderr}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return proc.stdout + proc.stderr, cpu, wall
 
 
 def server_name(url: str) -> str:

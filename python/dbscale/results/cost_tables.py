@@ -45,12 +45,18 @@ def has_price_performance(points: Sequence[PointSummary]) -> bool:
 
 def price_performance_table(points: Sequence[PointSummary], title: str | None = None) -> Table:
     currency = next((p.cost.currency for p in points if p.cost is not None), "USD")
+    metrics = {p.tpm.metric for p in points if p.tpm is not None}
+    # TPC-C points count New-Orders (tpmC); the others all transactions (TPS x 60).
+    meaning = {
+        frozenset({"tpmC"}): "TPM = tpmC (New-Orders per minute)",
+        frozenset({"tpmC", "tpm"}): "TPM = tpmC for TPC-C, TPS x 60 for the others",
+    }.get(frozenset(metrics), "TPM = TPS x 60")
     table = text_table(
         ("point", "vCPUs", "TPM", "TPM/vCPU", "on-demand/mo", "reserved/mo", "storage %",
          "$/TPM on-demand", "$/TPM reserved"),
         left={"point"},
         title=title or escape(
-            f"price-performance ({currency} per month of 730 h; TPM = TPS x 60; "
+            f"price-performance ({currency} per month of 730 h; {meaning}; "
             "[interval] from the throughput's CI)"
         ),
     )  # fmt: skip

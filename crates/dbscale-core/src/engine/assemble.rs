@@ -105,7 +105,7 @@ pub fn assemble(
             .collect(),
         tpcc,
         workload: shared.workload.name().to_string(),
-        target: shared.endpoint.redacted(),
+        target: shared.endpoint().redacted(),
         server_version,
         tls,
         clients: config.clients,

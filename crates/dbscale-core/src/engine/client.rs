@@ -160,7 +160,7 @@ impl Client {
                     let retry = self
                         .shared
                         .workload
-                        .is_retryable(&error.class, self.shared.endpoint.dialect())
+                        .is_retryable(&error.class, self.shared.endpoint().dialect())
                         && tries < max_tries
                         && end < self.deadline;
                     if error.is_connection_lost() {

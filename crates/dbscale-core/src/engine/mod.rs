@@ -30,9 +30,7 @@ pub use schedule::ArrivalSchedule;
 /// State every thread of a run shares. Read-only on the hot path except for the cancel flags.
 pub struct RunShared {
     pub config: RunConfig,
-    /// The first host; the dialect and the name in results come from it.
-    pub endpoint: Endpoint,
-    /// Every host of the target (the first is `endpoint`); connections go round-robin.
+    /// Every host of the target; connections go round-robin over them.
     pub endpoints: Vec<Endpoint>,
     /// Connections opened to each host.
     host_connections: Vec<AtomicU64>,
@@ -63,6 +61,11 @@ impl RunShared {
     /// ramp (if any) comes first.
     fn start_instant(&self) -> Instant {
         *self.start.get_or_init(|| Instant::now() + self.ramp)
+    }
+
+    /// The first host: the dialect and the target's name in results come from it.
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoints[0]
     }
 
     /// A new connection to host `slot` (round-robin over the target's hosts) with the
@@ -132,11 +135,10 @@ pub fn start(config: RunConfig) -> Result<RunningRun, Error> {
         }
         endpoints.push(endpoint);
     }
-    let endpoint = endpoints[0].clone();
     let mut workload = Workload::from_config(&config.workload)?;
-    let statements = workload.statements(endpoint.dialect())?;
+    let statements = workload.statements(endpoints[0].dialect())?;
     let setup = block_on(async {
-        let mut conn = endpoint.open(config.protocol).await?;
+        let mut conn = endpoints[0].open(config.protocol).await?;
         workload.check(&mut conn).await?;
         workload.check_clients(config.clients)?;
         workload.before_run(&mut conn).await?;
@@ -167,7 +169,6 @@ pub fn start(config: RunConfig) -> Result<RunningRun, Error> {
         endpoints,
         threads,
         config,
-        endpoint,
         workload,
         statements,
         seed,

@@ -45,14 +45,13 @@ pub fn run_thread(
     // With shared connections, the pool's are opened instead and the clients take turns.
     let persistent = shared.config.connect == ConnectMode::Persistent;
     let pool_slots = shared.pool_slots(thread_index);
-    let mut initial: Vec<Option<Opened>> = Vec::new();
+    let opens: Vec<u32> = match &pool_slots {
+        Some(slots) => slots.clone(),
+        None if persistent => client_ids.clone(),
+        None => Vec::new(),
+    };
     let mut pooled: Vec<(u32, Opened)> = Vec::new();
     local.block_on(&runtime, async {
-        let opens: Vec<u32> = match &pool_slots {
-            Some(slots) => slots.clone(),
-            None if persistent => client_ids.clone(),
-            None => Vec::new(),
-        };
         for slot in opens {
             let begun = Instant::now();
             let opened = shared
@@ -62,12 +61,10 @@ pub fn run_thread(
             pooled.push((slot, opened));
         }
     });
-    if pool_slots.is_some() {
-        initial.resize_with(client_ids.len(), || None);
-    } else if persistent {
+    // Without a pool the connections are the clients' own, in client order.
+    let mut initial: Vec<Option<Opened>> = client_ids.iter().map(|_| None).collect();
+    if pool_slots.is_none() && persistent {
         initial = pooled.drain(..).map(|(_, opened)| Some(opened)).collect();
-    } else {
-        initial.resize_with(client_ids.len(), || None);
     }
 
     shared.ready.wait();

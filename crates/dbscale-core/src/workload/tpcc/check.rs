@@ -158,20 +158,10 @@ fn result(
 }
 
 async fn scalar(conn: &mut Connection, sql: &str) -> Result<i64, Error> {
-    let rows = conn.query(sql).await.map_err(|source| {
-        if source
-            .code
-            .as_deref()
-            .is_some_and(|c| c == "42P01" || c == "1146")
-        {
-            Error::NotPrepared(format!("the TPC-C tables are missing ({})", source.message))
-        } else {
-            Error::Sql {
-                context: sql.chars().take(80).collect(),
-                source,
-            }
-        }
-    })?;
+    let rows = conn
+        .query(sql)
+        .await
+        .map_err(|source| super::read_failed(source, &sql.chars().take(80).collect::<String>()))?;
     Ok(rows.first().map_or(0, |row| int_at(row, 0)))
 }
 

@@ -22,7 +22,7 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
 use crate::config::WorkloadConfig;
-use crate::driver::{Connection, Dialect, ErrorClass, Statement};
+use crate::driver::{Connection, DbError, Dialect, ErrorClass, Statement};
 use crate::stats::LatencyHistogram;
 use crate::workload::{ParamSpec, Params, WorkloadInfo};
 use crate::Error;
@@ -131,16 +131,7 @@ impl Tpcc {
         let rows = conn
             .query("SELECT COUNT(*), MIN(w_id), MAX(w_id) FROM warehouse")
             .await
-            .map_err(|e| {
-                if matches!(&e.class, ErrorClass::Sql(code) if code == "42P01" || code == "1146") {
-                    Error::NotPrepared(format!("the TPC-C tables are missing ({})", e.message))
-                } else {
-                    Error::Sql {
-                        context: "reading the TPC-C warehouses".into(),
-                        source: e,
-                    }
-                }
-            })?;
+            .map_err(|e| read_failed(e, "reading the TPC-C warehouses"))?;
         let row = rows.first().cloned().unwrap_or_default();
         let found = terminal::int_at(&row, 0);
         if found < 1 || terminal::int_at(&row, 1) != 1 || terminal::int_at(&row, 2) != found {
@@ -206,12 +197,6 @@ impl Tpcc {
         TpccClient::new(shape, client_id)
     }
 
-    /// Serialization failures, deadlocks and lock wait timeouts are retried until the run ends
-    /// (as CockroachDB's workload does), so SERIALIZABLE databases run it too.
-    pub fn is_retryable(class: &ErrorClass) -> bool {
-        class.is_retryable()
-    }
-
     pub fn summarize(
         &self,
         types: &[LatencyHistogram],
@@ -236,6 +221,19 @@ impl Tpcc {
             duration_s,
             c_last_source: self.c_last_source,
         }))
+    }
+}
+
+/// A failed read of the TPC-C tables: "not prepared" when a table is missing (PostgreSQL 42P01,
+/// MySQL 1146), otherwise the statement's error in `context`.
+pub(crate) fn read_failed(source: DbError, context: &str) -> Error {
+    if matches!(&source.class, ErrorClass::Sql(code) if code == "42P01" || code == "1146") {
+        Error::NotPrepared(format!("the TPC-C tables are missing ({})", source.message))
+    } else {
+        Error::Sql {
+            context: context.into(),
+            source,
+        }
     }
 }
 
