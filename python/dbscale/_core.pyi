@@ -45,6 +45,11 @@ def cleanup(config_json: str) -> str:
 def probe(config_json: str) -> str:
     """Connects once: JSON {"server_version", "tls", "connect_ms", "dialect"}."""
 
+def check(config_json: str) -> str:
+    """The workload's consistency conditions on the target's data: JSON {"warehouses", "ok",
+    "conditions": [{"id", "description", "status", "violations", "examples", "note",
+    "seconds"}], "seconds"}."""
+
 def histogram_figures(blobs: list[str], quantiles: list[float]) -> str:
     """Merges stored histograms (base64 HDR V2 deflate) exactly: JSON {"count", "min", "mean",
     "stddev", "max", "values"} in milliseconds, "values" at `quantiles` (null when empty)."""
