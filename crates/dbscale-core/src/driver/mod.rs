@@ -173,7 +173,8 @@ impl Connection {
         }
     }
 
-    /// Streams `chunks` into a `COPY ... FROM STDIN` (PostgreSQL bulk load); returns rows copied.
+    /// Streams `chunks` into a bulk load (PostgreSQL `COPY ... FROM STDIN`, MySQL `LOAD DATA
+    /// LOCAL INFILE`); returns rows loaded.
     pub async fn copy_in(
         &mut self,
         sql: &str,
@@ -190,6 +191,15 @@ impl Connection {
         match self {
             Connection::Postgres(c) => c.reset().await,
             Connection::Mysql(c) => c.reset().await,
+        }
+    }
+
+    /// Whether dbscale's own wire client serves the session: always on PostgreSQL; on MySQL
+    /// unless it fell back to the library (TLS, Unix sockets, other authentication).
+    pub fn is_lean(&self) -> bool {
+        match self {
+            Connection::Postgres(_) => true,
+            Connection::Mysql(c) => c.is_lean(),
         }
     }
 

@@ -95,6 +95,57 @@ async fn unix_socket_session() {
 
 #[cfg_attr(not(test_mysql), ignore = "needs DBSCALE_TEST_MYSQL_URL")]
 #[tokio::test]
+async fn load_data_local_streams_the_given_rows() {
+    let url = require("DBSCALE_TEST_MYSQL_URL");
+    let url = fresh_mysql_database(&url, "dbscale_driver_load_data").await;
+    let mut conn = connect(
+        &with_param(&url, "sslmode", "disable"),
+        QueryProtocol::Simple,
+    )
+    .await
+    .unwrap();
+    assert!(conn.is_lean());
+    conn.batch("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10), d DECIMAL(6,2) NOT NULL)")
+        .await
+        .unwrap();
+    let sql = "LOAD DATA LOCAL INFILE '/etc/passwd' INTO TABLE t CHARACTER SET binary (id, v, d)";
+    // Rows cut across chunks mid-value; an escaped tab and a NULL; the named file is ignored.
+    let chunks = ["1\ta\\tb\t1.5", "0\n2\t\\N\t2.00\n3\t", "c\t-0.25\n"]
+        .map(|c| bytes::Bytes::from_static(c.as_bytes()));
+    assert_eq!(conn.copy_in(sql, chunks.into_iter()).await.unwrap(), 3);
+    let rows = conn
+        .query("SELECT id, v, d FROM t ORDER BY id")
+        .await
+        .unwrap();
+    let text = |r: &Vec<Option<String>>| {
+        r.iter()
+            .map(|v| v.clone().unwrap_or("NULL".into()))
+            .collect::<Vec<_>>()
+            .join("|")
+    };
+    let got: Vec<String> = rows.iter().map(text).collect();
+    assert_eq!(got, ["1|a\tb|1.50", "2|NULL|2.00", "3|c|-0.25"]);
+
+    // A value the column cannot take is a warning to LOAD DATA: the load fails here.
+    let bad = [bytes::Bytes::from_static(b"4\tx\tnot-a-number\n")];
+    let err = conn.copy_in(sql, bad.into_iter()).await.unwrap_err();
+    assert!(
+        err.message.contains("warning") || err.code.is_some(),
+        "{err}"
+    );
+    // A statement that asks for no file is refused, and the session stays usable.
+    let err = conn.copy_in("DO 1", std::iter::empty()).await.unwrap_err();
+    assert!(err.message.contains("LOAD DATA LOCAL"), "{err}");
+    let rows = conn
+        .query("SELECT COUNT(*) FROM t WHERE id < 4")
+        .await
+        .unwrap();
+    assert_eq!(rows[0][0].as_deref(), Some("3"));
+    conn.close().await;
+}
+
+#[cfg_attr(not(test_mysql), ignore = "needs DBSCALE_TEST_MYSQL_URL")]
+#[tokio::test]
 async fn every_protocol_counts_rows_like_sysbench() {
     let url = require("DBSCALE_TEST_MYSQL_URL");
     let url = fresh_mysql_database(&url, "dbscale_driver_protocols").await;

@@ -54,6 +54,16 @@ fn load_check_and_run_in_both_modes() {
     for name in [PG_URL, MYSQL_URL] {
         let url = fresh_database(&require(name), "dbscale_tpcc_modes");
         let summary = engine::prepare(&config(&url, 1, &[("warehouses", 2.into())])).unwrap();
+        let method = if name == PG_URL {
+            "(COPY)"
+        } else {
+            "(LOAD DATA LOCAL)"
+        };
+        assert!(
+            summary.steps.iter().any(|s| s.name.ends_with(method)),
+            "{:?}",
+            summary.steps
+        );
         // 2 x (1 + 10 + 30,000 x 2 + 30,000 + 9,000 + 100,000) + 100,000 items + ~600,000 lines.
         assert!(
             (1_050_000..1_150_000).contains(&summary.rows),
@@ -121,6 +131,30 @@ fn load_check_and_run_in_both_modes() {
         );
         assert!(wait.tpcc.as_ref().unwrap().wait);
         assert_consistent(&url, "after the wait run");
+    }
+}
+
+#[cfg_attr(not(all(test_pg, test_mysql)), ignore = "needs both test servers")]
+#[test]
+fn insert_loads_hold_every_condition() {
+    for name in [PG_URL, MYSQL_URL] {
+        let url = fresh_database(&require(name), "dbscale_tpcc_insert");
+        let params = [("warehouses", 1.into()), ("load_method", "insert".into())];
+        let summary = engine::prepare(&config(&url, 1, &params)).unwrap();
+        assert!(
+            summary
+                .steps
+                .iter()
+                .any(|s| s.name.ends_with("(prepared INSERT)")),
+            "{:?}",
+            summary.steps
+        );
+        let report = engine::check(&config(&url, 1, &params)).unwrap();
+        assert!(
+            report.conditions.iter().all(|c| c.status == "pass"),
+            "{name}: {:?}",
+            report.conditions
+        );
     }
 }
 

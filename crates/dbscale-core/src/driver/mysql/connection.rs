@@ -84,17 +84,15 @@ impl MySqlConnection {
         }
     }
 
-    /// `COPY` is PostgreSQL's; MySQL targets load with multi-row INSERTs.
+    /// Bulk load: `sql` is a `LOAD DATA LOCAL INFILE` statement and `chunks` its data (the lean
+    /// client only; the library's sessions load with INSERTs). Returns the rows loaded.
     pub async fn copy_in(
         &mut self,
         sql: &str,
         chunks: impl Iterator<Item = bytes::Bytes>,
     ) -> Result<u64, DbError> {
         match &mut self.0 {
-            Inner::Lean(_) => Err(DbError::mysql(
-                1235,
-                "COPY FROM STDIN is PostgreSQL's; MySQL targets load with INSERT",
-            )),
+            Inner::Lean(c) => c.load_local(sql, chunks).await,
             Inner::Library(c) => c.copy_in(sql, chunks).await,
         }
     }

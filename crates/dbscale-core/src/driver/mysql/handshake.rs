@@ -16,6 +16,9 @@ use crate::driver::{ConnectFailure, DbError, TlsMode};
 const CLIENT_LONG_PASSWORD: u32 = 0x1;
 const CLIENT_LONG_FLAG: u32 = 0x4;
 const CLIENT_CONNECT_WITH_DB: u32 = 0x8;
+/// Lets `LOAD DATA LOCAL INFILE` run; the client sends only the data it was handed for its own
+/// statement (see local_infile.rs), never a file the server names.
+const CLIENT_LOCAL_FILES: u32 = 0x80;
 const CLIENT_PROTOCOL_41: u32 = 0x200;
 const CLIENT_SSL: u32 = 0x800;
 const CLIENT_TRANSACTIONS: u32 = 0x2000;
@@ -28,6 +31,7 @@ const CLIENT_PLUGIN_AUTH_LENENC: u32 = 0x20_0000;
 pub(super) const CLIENT_DEPRECATE_EOF: u32 = 0x100_0000;
 const WANTED: u32 = CLIENT_LONG_PASSWORD
     | CLIENT_LONG_FLAG
+    | CLIENT_LOCAL_FILES
     | CLIENT_PROTOCOL_41
     | CLIENT_TRANSACTIONS
     | CLIENT_SECURE_CONNECTION

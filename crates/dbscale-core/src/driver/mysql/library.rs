@@ -135,7 +135,7 @@ impl LibraryConnection {
         collect(result).await
     }
 
-    /// `COPY` is PostgreSQL's; MySQL targets load with multi-row INSERTs.
+    /// Bulk loads go through the lean client; sessions on this library load with INSERTs.
     pub async fn copy_in(
         &mut self,
         _sql: &str,
@@ -143,7 +143,7 @@ impl LibraryConnection {
     ) -> Result<u64, DbError> {
         Err(DbError::mysql(
             NOT_SUPPORTED,
-            "COPY FROM STDIN is PostgreSQL's; MySQL targets load with INSERT",
+            "LOAD DATA LOCAL runs on dbscale's own client only; load with INSERT here",
         ))
     }
 

@@ -11,6 +11,7 @@ mod errors;
 mod handshake;
 mod library;
 mod literal;
+mod local_infile;
 mod session;
 mod wire;
 

@@ -14,7 +14,7 @@ use crate::driver::transport::Transport;
 use crate::driver::{ConnectFailure, DbError, Param, QueryOutcome, QueryProtocol, Rows, Statement};
 
 const COM_QUIT: u8 = 0x01;
-const COM_QUERY: u8 = 0x03;
+pub(super) const COM_QUERY: u8 = 0x03;
 const COM_STMT_PREPARE: u8 = 0x16;
 const COM_STMT_EXECUTE: u8 = 0x17;
 const COM_STMT_CLOSE: u8 = 0x19;
@@ -38,15 +38,15 @@ enum Prepared {
 }
 
 pub(super) struct LeanConnection {
-    transport: Transport,
-    reader: PacketBuffer,
-    wbuf: Vec<u8>,
+    pub(super) transport: Transport,
+    pub(super) reader: PacketBuffer,
+    pub(super) wbuf: Vec<u8>,
     text: String,
     protocol: QueryProtocol,
     statements: Vec<Prepared>,
     capabilities: u32,
     /// A request went out and its response was not read to the end (a cancelled call).
-    broken: bool,
+    pub(super) broken: bool,
     pub(super) version: String,
 }
 
@@ -197,7 +197,7 @@ impl LeanConnection {
         self.capabilities & CLIENT_DEPRECATE_EOF != 0
     }
 
-    fn check_usable(&self) -> Result<(), DbError> {
+    pub(super) fn check_usable(&self) -> Result<(), DbError> {
         if self.broken {
             return Err(DbError::connection_lost(
                 "the connection was left mid-response by a cancelled request",
@@ -207,7 +207,7 @@ impl LeanConnection {
     }
 
     /// One command packet (sequence 0) in the request buffer.
-    fn command(&mut self, command: u8, body: &[u8]) -> Result<(), DbError> {
+    pub(super) fn command(&mut self, command: u8, body: &[u8]) -> Result<(), DbError> {
         self.wbuf.clear();
         let at = wire::start_packet(&mut self.wbuf, 0);
         self.wbuf.push(command);
@@ -254,10 +254,19 @@ impl LeanConnection {
         self.send().await
     }
 
-    async fn send(&mut self) -> Result<(), DbError> {
+    pub(super) async fn send(&mut self) -> Result<(), DbError> {
         self.broken = true;
         self.transport
             .write_all(&self.wbuf)
+            .await
+            .map_err(|e| DbError::connection_lost(format!("sending to the server failed: {e}")))
+    }
+
+    /// Sends `bytes` as they are (the body of a packet whose header went before).
+    pub(super) async fn send_bytes(&mut self, bytes: &[u8]) -> Result<(), DbError> {
+        self.broken = true;
+        self.transport
+            .write_all(bytes)
             .await
             .map_err(|e| DbError::connection_lost(format!("sending to the server failed: {e}")))
     }
@@ -267,7 +276,7 @@ impl LeanConnection {
         handshake::read_packet(&mut self.transport, &mut self.reader).await
     }
 
-    async fn fill(&mut self) -> Result<(), DbError> {
+    pub(super) async fn fill(&mut self) -> Result<(), DbError> {
         let n = self
             .transport
             .read(self.reader.spare())

@@ -2,36 +2,33 @@
 //! connections that take units of work (item ranges, a warehouse with its districts, stock
 //! ranges, a district's customers, a district's orders) from one queue, so a few warehouses
 //! still keep every connection busy. Each loader has its own thread and event loop, so generating
-//! rows on one overlaps with the others' waits for the server. PostgreSQL gets binary COPY with keys built afterwards;
-//! MySQL/MariaDB server-prepared multi-row INSERTs, one transaction per unit.
+//! rows on one overlaps with the others' waits for the server. Rows go as [`BulkMethod`] says;
+//! secondary keys are built afterwards; on MySQL/MariaDB each unit is one transaction.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
-use bytes::Bytes;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
+use super::bulk::{BulkMethod, LoadTime};
 use super::data::{self, DISTRICTS, ITEMS, STOCK};
 use super::random::NurandConstants;
 use super::rows::RowBuffer;
-use super::schema::{self, columns, LOAD_TABLE, TABLES};
+use super::schema::{self, LOAD_TABLE, TABLES};
 use super::Tpcc;
-use crate::driver::{Connection, Dialect, Endpoint, QueryProtocol, Statement};
+use crate::driver::{Connection, Dialect, Endpoint, QueryProtocol};
 use crate::workload::loading::{exec, join_all};
 use crate::workload::{PrepareStep, PrepareSummary};
 use crate::Error;
 
 /// Rows per generated range of items or stock.
 const RANGE_ROWS: i64 = 25_000;
-/// Placeholders per multi-row INSERT at most (MySQL allows 65,535).
-const MAX_PLACEHOLDERS: usize = 30_000;
-const COPY_HEADER: &[u8] = b"PGCOPY\n\xff\r\n\0\0\0\0\0\0\0\0\0";
-const COPY_TRAILER: &[u8] = &(-1i16).to_be_bytes();
-/// Seconds from 1970-01-01 to 2000-01-01, PostgreSQL's epoch.
-const PG_EPOCH_OFFSET_S: i64 = 946_684_800;
+
+/// Tries at writing one unit before a deadlock fails the load.
+const UNIT_ATTEMPTS: u32 = 5;
 
 /// One piece of the load.
 #[derive(Debug, Clone, Copy)]
@@ -41,44 +38,6 @@ enum Unit {
     Stock(i64, i64, i64),
     Customers(i64, i64),
     Orders(i64, i64),
-}
-
-/// The load's clock, written into every timestamp column.
-#[derive(Clone)]
-struct LoadTime {
-    pg_us: i64,
-    text: String,
-}
-
-impl LoadTime {
-    fn now() -> Self {
-        let unix = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs() as i64);
-        let pg_us = (unix - PG_EPOCH_OFFSET_S) * 1_000_000;
-        let (days, secs) = (unix.div_euclid(86_400), unix.rem_euclid(86_400));
-        let (y, m, d) = civil_from_days(days);
-        let text = format!(
-            "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}",
-            secs / 3600,
-            (secs / 60) % 60,
-            secs % 60
-        );
-        Self { pg_us, text }
-    }
-}
-
-/// Year, month, day of a day count since 1970-01-01 (H. Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 impl Tpcc {
@@ -117,6 +76,8 @@ impl Tpcc {
         .await?;
         step(&mut summary, "drop and create tables", begun);
 
+        let method =
+            BulkMethod::choose(&mut admin, self.params.str("load_method") == "insert").await?;
         let units = self.units();
         let loaders = self.loaders().min(units.len());
         let queue = Arc::new(Mutex::new(units.into_iter().collect::<VecDeque<_>>()));
@@ -126,11 +87,14 @@ impl Tpcc {
         let mut threads = Vec::new();
         for i in 0..loaders {
             let (endpoint, queue, time) = (endpoint.clone(), queue.clone(), time.clone());
+            let job = Job {
+                method,
+                constants,
+                seed,
+            };
             let thread = std::thread::Builder::new()
                 .name(format!("dbscale-loader-{i}"))
-                .spawn(move || {
-                    crate::engine::block_on(load_units(&endpoint, &queue, &constants, &time, seed))
-                })
+                .spawn(move || crate::engine::block_on(load_units(&endpoint, &queue, &time, job)))
                 .map_err(|e| Error::Internal(format!("cannot start a loader thread: {e}")))?;
             threads.push(thread);
         }
@@ -143,8 +107,9 @@ impl Tpcc {
         step(
             &mut summary,
             &format!(
-                "load {} warehouses on {loaders} connections",
-                self.warehouses
+                "load {} warehouses on {loaders} connections ({})",
+                self.warehouses,
+                method.label()
             ),
             begun,
         );
@@ -231,43 +196,74 @@ fn step(summary: &mut PrepareSummary, name: &str, begun: Instant) {
     });
 }
 
+/// What every loader thread is given.
+#[derive(Clone, Copy)]
+struct Job {
+    method: BulkMethod,
+    constants: NurandConstants,
+    seed: u64,
+}
+
 /// One loader connection: takes units until the queue is empty; returns the rows it wrote.
 async fn load_units(
     endpoint: &Endpoint,
     queue: &Mutex<VecDeque<Unit>>,
-    constants: &NurandConstants,
     time: &LoadTime,
-    seed: u64,
+    job: Job,
 ) -> Result<u64, Error> {
-    let mut conn = endpoint.open(QueryProtocol::Prepared).await?;
+    let mut conn = endpoint.open(job.method.protocol()).await?;
     if conn.dialect() == Dialect::Mysql {
-        exec(&mut conn, "SET unique_checks = 0, foreign_key_checks = 0").await?;
+        exec(&mut conn, "SET foreign_key_checks = 0").await?;
     }
     let mut rows = 0;
     loop {
         let Some(unit) = queue.lock().expect("queue lock").pop_front() else {
             break;
         };
-        let mut rng = SmallRng::seed_from_u64(seed ^ unit_seed(unit));
-        let tables = generate(unit, &mut rng, constants);
-        let mysql = conn.dialect() == Dialect::Mysql;
-        if mysql {
-            exec(&mut conn, "BEGIN").await?;
-        }
-        for (table, mut buffer) in tables {
-            rows += buffer.rows() as u64;
-            if mysql {
-                insert_rows(&mut conn, table, &mut buffer, &time.text).await?;
-            } else {
-                copy_rows(&mut conn, table, &buffer, time.pg_us).await?;
-            }
-        }
-        if mysql {
-            exec(&mut conn, "COMMIT").await?;
-        }
+        let mut rng = SmallRng::seed_from_u64(job.seed ^ unit_seed(unit));
+        let mut tables = generate(unit, &mut rng, &job.constants);
+        rows += tables.iter().map(|(_, b)| b.rows() as u64).sum::<u64>();
+        write_unit(&mut conn, &mut tables, time, job.method).await?;
     }
     conn.close().await;
     Ok(rows)
+}
+
+/// Writes a unit's tables: one transaction on MySQL/MariaDB, retried when it deadlocks (two
+/// loaders inserting into a still empty InnoDB table both ask for its table lock).
+async fn write_unit(
+    conn: &mut Connection,
+    tables: &mut [(&'static str, RowBuffer)],
+    time: &LoadTime,
+    method: BulkMethod,
+) -> Result<(), Error> {
+    if conn.dialect() == Dialect::Postgres {
+        for (table, buffer) in tables.iter_mut() {
+            method.write(conn, table, buffer, time).await?;
+        }
+        return Ok(());
+    }
+    let mut attempt = 1;
+    loop {
+        exec(conn, "BEGIN").await?;
+        let mut written = Ok(());
+        for (table, buffer) in tables.iter_mut() {
+            written = method.write(conn, table, buffer, time).await;
+            if written.is_err() {
+                break;
+            }
+        }
+        match written {
+            Ok(()) => return exec(conn, "COMMIT").await,
+            Err(Error::Sql { source, .. })
+                if source.class.is_retryable() && attempt < UNIT_ATTEMPTS =>
+            {
+                exec(conn, "ROLLBACK").await?;
+                attempt += 1;
+            }
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// A unit's own seed, so its rows do not depend on which loader took it.
@@ -325,80 +321,6 @@ fn generate(
     }
 }
 
-fn column_list(table: &str) -> String {
-    let names: Vec<&str> = columns(table).iter().map(|(name, _)| *name).collect();
-    names.join(", ")
-}
-
-/// PostgreSQL: the rows in one binary COPY, sent in chunks of about 256 kB.
-async fn copy_rows(
-    conn: &mut Connection,
-    table: &str,
-    rows: &RowBuffer,
-    now_us: i64,
-) -> Result<(), Error> {
-    let mut data = COPY_HEADER.to_vec();
-    rows.copy_binary(now_us, &mut data);
-    data.extend_from_slice(COPY_TRAILER);
-    let chunks: Vec<Bytes> = data
-        .chunks(256 * 1024)
-        .map(Bytes::copy_from_slice)
-        .collect();
-    let sql = format!(
-        "COPY {table} ({}) FROM STDIN WITH BINARY",
-        column_list(table)
-    );
-    conn.copy_in(&sql, chunks.into_iter())
-        .await
-        .map(|_| ())
-        .map_err(|source| Error::Sql {
-            context: format!("loading {table}"),
-            source,
-        })
-}
-
-/// MySQL: multi-row INSERTs prepared on the server, a full-size one and one for the rest.
-async fn insert_rows(
-    conn: &mut Connection,
-    table: &str,
-    rows: &mut RowBuffer,
-    now: &str,
-) -> Result<(), Error> {
-    let total = rows.rows();
-    if total == 0 {
-        return Ok(());
-    }
-    let width = rows.width;
-    let per_insert = (MAX_PLACEHOLDERS / width).min(1000).min(total);
-    let tuple = format!("({})", vec!["?"; width].join(", "));
-    let statement = |n: usize| {
-        Statement::new(
-            "load",
-            format!(
-                "INSERT INTO {table} ({}) VALUES {}",
-                column_list(table),
-                vec![tuple.as_str(); n].join(",")
-            ),
-        )
-    };
-    let mut list = vec![statement(per_insert)];
-    let rest = total % per_insert;
-    if rest > 0 {
-        list.push(statement(rest));
-    }
-    let failed = |source| Error::Sql {
-        context: format!("loading {table}"),
-        source,
-    };
-    conn.prepare(&list).await.map_err(failed)?;
-    let params = rows.params(now);
-    for chunk in params.chunks(per_insert * width) {
-        let index = usize::from(chunk.len() != per_insert * width);
-        conn.execute(index, chunk).await.map_err(failed)?;
-    }
-    Ok(())
-}
-
 /// Runs queued statement groups (one table's keys and indexes each) until none are left.
 async fn run_queued(
     endpoint: &Endpoint,
@@ -415,17 +337,4 @@ async fn run_queued(
     }
     conn.close().await;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn civil_dates_from_day_counts() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(10_957), (2000, 1, 1));
-        assert_eq!(civil_from_days(20_512), (2026, 2, 28));
-        assert_eq!(civil_from_days(20_513), (2026, 3, 1));
-    }
 }

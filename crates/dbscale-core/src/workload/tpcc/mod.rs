@@ -3,6 +3,7 @@
 //! 10 terminals per warehouse) and nowait (the Cloud Report's) modes, tpmC with its pass rules
 //! and audits, and the consistency conditions of 3.3.2.
 
+mod bulk;
 pub mod check;
 mod data;
 mod delivery;
@@ -51,6 +52,7 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec::int("connections", 0, "connections the terminals (--clients) share; 0: one per terminal"),
     ParamSpec::bool("foreign_keys", false, "add the spec's foreign keys after loading"),
     ParamSpec::int("loaders", DEFAULT_LOADERS, "connections `prepare` loads over"),
+    ParamSpec::str("load_method", "auto", "how `prepare` writes rows: auto (COPY on PostgreSQL, LOAD DATA LOCAL on MySQL when allowed) or insert (multi-row INSERTs)"),
     ParamSpec::str("pass_p90_s", "5,5,5,5,20", "wait mode: 90th-percentile limits per type, seconds (5.2.5.4)"),
     ParamSpec::float("pass_efficiency_pct", 85.0, "wait mode: minimum efficiency, percent of 12.86 tpmC per active warehouse"),
     ParamSpec::float("pass_new_order_p95_s", 10.0, "nowait mode: New-Order 95th percentile limit, seconds (the Cloud Report's rule)"),
@@ -95,6 +97,12 @@ impl Tpcc {
             return bad(format!(
                 "loaders must be 1-64, got {}",
                 params.int("loaders")
+            ));
+        }
+        if !matches!(params.str("load_method"), "auto" | "insert") {
+            return bad(format!(
+                "load_method must be auto or insert, got {:?}",
+                params.str("load_method")
             ));
         }
         mix_deck(params.str("mix"))?;

@@ -2,7 +2,7 @@
 //! rule between load and run, last names from syllables, and the random strings of the data.
 
 use rand::rngs::SmallRng;
-use rand::Rng;
+use rand::{Rng, RngCore};
 
 /// NURand's A for C_LAST, C_ID and OL_I_ID (2.1.6).
 pub const A_LAST: i64 = 255;
@@ -73,19 +73,44 @@ pub fn last_name_number(rng: &mut SmallRng, c_last: i64) -> i64 {
 
 const ALPHANUMERIC: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
-/// An a-string (4.3.2.2): random alphanumeric characters, length uniform in [min, max].
+/// An a-string (4.3.2.2): random alphanumeric characters, length uniform in [min, max]. Each
+/// 64-bit draw gives ten 6-bit indexes; the two of 64 that fall outside the alphabet are skipped,
+/// so every character stays uniform (a loader writes tens of millions of them).
 pub fn push_astring(rng: &mut SmallRng, min: usize, max: usize, out: &mut String) {
-    let len = rng.gen_range(min..=max);
-    for _ in 0..len {
-        out.push(ALPHANUMERIC[rng.gen_range(0..ALPHANUMERIC.len())] as char);
-    }
+    push_uniform(rng, min, max, ALPHANUMERIC, out);
 }
 
 /// An n-string: random digits, length uniform in [min, max].
 pub fn push_nstring(rng: &mut SmallRng, min: usize, max: usize, out: &mut String) {
-    let len = rng.gen_range(min..=max);
-    for _ in 0..len {
-        out.push(char::from(b'0' + rng.gen_range(0..10u8)));
+    push_uniform(rng, min, max, b"0123456789", out);
+}
+
+/// Characters drawn uniformly from `alphabet` (at most 64 ASCII characters).
+fn push_uniform(rng: &mut SmallRng, min: usize, max: usize, alphabet: &[u8], out: &mut String) {
+    debug_assert!(alphabet.len() <= 64 && alphabet.is_ascii());
+    let bits_per_char = usize::BITS - (alphabet.len() - 1).leading_zeros();
+    let mask = (1u64 << bits_per_char) - 1;
+    let per_draw = 64 / bits_per_char;
+    let mut left = rng.gen_range(min..=max);
+    let mut chunk = [0u8; 64];
+    while left > 0 {
+        let mut filled = 0;
+        while filled < left.min(chunk.len()) {
+            let mut bits = rng.next_u64();
+            for _ in 0..per_draw {
+                let index = (bits & mask) as usize;
+                bits >>= bits_per_char;
+                if index < alphabet.len() {
+                    chunk[filled] = alphabet[index];
+                    filled += 1;
+                    if filled == left.min(chunk.len()) {
+                        break;
+                    }
+                }
+            }
+        }
+        out.push_str(std::str::from_utf8(&chunk[..filled]).expect("ASCII alphabet"));
+        left -= filled;
     }
 }
 
@@ -165,6 +190,24 @@ mod tests {
         let max = *counts.iter().max().unwrap();
         let min = *counts.iter().min().unwrap();
         assert!(max > 4 * min.max(1), "non-uniform: max {max}, min {min}");
+    }
+
+    #[test]
+    fn random_characters_are_uniform_over_their_alphabet() {
+        let mut rng = SmallRng::seed_from_u64(5);
+        let mut s = String::new();
+        for _ in 0..2_000 {
+            push_astring(&mut rng, 100, 100, &mut s);
+        }
+        assert_eq!(s.len(), 200_000);
+        for c in ALPHANUMERIC {
+            let n = s.bytes().filter(|b| b == c).count();
+            // Expected 3,226 each; 5 standard deviations is about 280.
+            assert!((2_900..3_550).contains(&n), "{} x {n}", *c as char);
+        }
+        s.clear();
+        push_nstring(&mut rng, 1, 70, &mut s);
+        assert!((1..=70).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit()));
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! Rows of a table in a reusable buffer, and their two encodings: PostgreSQL's binary COPY
-//! tuples and MySQL statement parameters. Values are typed so that money stays exact (scaled
+//! Rows of a table in a reusable buffer, and their three encodings: PostgreSQL's binary COPY
+//! tuples, MySQL's LOAD DATA text and MySQL statement parameters. Values are typed so that money stays exact (scaled
 //! integers) and times are written once in each wire format.
 
 use crate::driver::Param;
@@ -40,6 +40,11 @@ impl RowBuffer {
 
     pub fn rows(&self) -> usize {
         self.values.len() / self.width
+    }
+
+    /// About how many bytes the rows take as text (to size buffers once).
+    pub fn text_size_hint(&self) -> usize {
+        self.text.len() + 12 * self.values.len()
     }
 
     pub fn int(&mut self, v: i64) {
@@ -113,6 +118,28 @@ impl RowBuffer {
         }
     }
 
+    /// Appends the rows in LOAD DATA's default text format: a tab between values, a newline
+    /// after each row, `\N` for NULL, backslash escapes for tab, newline and backslash; `now` is
+    /// the load time as `YYYY-MM-DD HH:MM:SS`.
+    pub fn load_data_text(&self, now: &str, out: &mut Vec<u8>) {
+        let mut ints = itoa::Buffer::new();
+        for row in self.values.chunks(self.width) {
+            for (i, value) in row.iter().enumerate() {
+                if i > 0 {
+                    out.push(b'\t');
+                }
+                match *value {
+                    Value::Int(v) => out.extend_from_slice(ints.format(v).as_bytes()),
+                    Value::Decimal(units, scale) => push_decimal(units, scale, out),
+                    Value::Text(start, end) => push_escaped(self.text_of(start, end), out),
+                    Value::Now => out.extend_from_slice(now.as_bytes()),
+                    Value::Null => out.extend_from_slice(b"\\N"),
+                }
+            }
+            out.push(b'\n');
+        }
+    }
+
     /// The rows as statement parameters for a multi-row INSERT; `now` is the load time as
     /// `YYYY-MM-DD HH:MM:SS`.
     pub fn params<'a>(&'a mut self, now: &'a str) -> Vec<Param<'a>> {
@@ -138,18 +165,41 @@ impl RowBuffer {
 
 /// `units` x 10^-scale as decimal text: (-1005, 2) is "-10.05".
 pub fn decimal_text(units: i64, scale: u8) -> String {
-    let sign = if units < 0 { "-" } else { "" };
-    let abs = units.unsigned_abs();
-    if scale == 0 {
-        return format!("{sign}{abs}");
+    let mut out = Vec::with_capacity(24);
+    push_decimal(units, scale, &mut out);
+    String::from_utf8(out).expect("digits are ASCII")
+}
+
+fn push_decimal(units: i64, scale: u8, out: &mut Vec<u8>) {
+    if units < 0 {
+        out.push(b'-');
     }
+    let abs = units.unsigned_abs();
     let factor = 10u64.pow(u32::from(scale));
-    format!(
-        "{sign}{}.{:0width$}",
-        abs / factor,
-        abs % factor,
-        width = scale as usize
-    )
+    let mut digits = itoa::Buffer::new();
+    out.extend_from_slice(digits.format(abs / factor).as_bytes());
+    if scale > 0 {
+        out.push(b'.');
+        let fraction = digits.format(abs % factor).as_bytes();
+        out.resize(out.len() + usize::from(scale) - fraction.len(), b'0');
+        out.extend_from_slice(fraction);
+    }
+}
+
+fn push_escaped(text: &str, out: &mut Vec<u8>) {
+    let bytes = text.as_bytes();
+    if !bytes.iter().any(|b| matches!(b, b'\t' | b'\n' | b'\\')) {
+        out.extend_from_slice(bytes);
+        return;
+    }
+    for &b in bytes {
+        match b {
+            b'\t' => out.extend_from_slice(b"\\t"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            _ => out.push(b),
+        }
+    }
 }
 
 /// PostgreSQL's binary NUMERIC: digit count, weight, sign, display scale, then base-10000
@@ -229,6 +279,28 @@ mod tests {
         assert_eq!(decimal_text(5, 4), "0.0005");
         assert_eq!(decimal_text(30_000_000, 2), "300000.00");
         assert_eq!(decimal_text(7, 0), "7");
+    }
+
+    #[test]
+    fn load_data_text_escapes_and_marks_nulls() {
+        let mut rows = RowBuffer::new(5);
+        rows.int(-7);
+        rows.decimal(5, 4);
+        rows.text("a\tb\\c");
+        rows.now();
+        rows.null();
+        rows.int(2);
+        rows.decimal(-123_456, 2);
+        rows.text("plain");
+        rows.now();
+        rows.null();
+        let mut out = Vec::new();
+        rows.load_data_text("2026-01-02 03:04:05", &mut out);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "-7\t0.0005\ta\\tb\\\\c\t2026-01-02 03:04:05\t\\N\n\
+             2\t-1234.56\tplain\t2026-01-02 03:04:05\t\\N\n"
+        );
     }
 
     #[test]
