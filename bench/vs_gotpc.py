@@ -69,7 +69,8 @@ def go_tpc_round(args: argparse.Namespace, url: str) -> Sample:
 
 def dbscale_prepare(args: argparse.Namespace, url: str) -> list[str]:
     return [*DBSCALE, "prepare", "tpcc", "--target", url, "--set",
-            f"warehouses={args.warehouses}", "--set", f"loaders={args.threads}"]  # fmt: skip
+            f"warehouses={args.warehouses}", "--set", f"loaders={args.threads}",
+            "--tls", "disable"]  # fmt: skip
 
 
 def dbscale_round(args: argparse.Namespace, url: str, tmp: Path) -> Sample:

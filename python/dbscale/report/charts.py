@@ -2,28 +2,19 @@
 axis (bars per value when only categories were swept), peak throughput per configuration (and
 per vCPU, and price-performance, when those are known), run-to-run variation when runs were
 repeated, every run's per-second series, each point's latency spectrum, and resource use when runs
-were observed. Each chart is a Vega-Lite spec with its data inline.
+were observed; a TPC-C sweep of warehouses per vCPU gets the Cloud Report's figures
+(tpcc_figures.py). Each chart is a Vega-Lite spec with its data inline.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
-from dbscale.report import resources, rows, specs
+from dbscale.report import resources, rows, specs, tpcc_figures
 from dbscale.report.axes import Axis
+from dbscale.report.chart import Chart
 from dbscale.report.view import ResultsView
-
-
-@dataclass(frozen=True)
-class Chart:
-    id: str  # stable, file-name safe: "throughput-vs-clients"
-    kind: str  # throughput | latency | configurations | per-vcpu | price-performance |
-    # variation | timeline | spectrum | resources | wait-events
-    title: str
-    caption: str
-    spec: dict[str, Any]
 
 
 def primary_axis(study: ResultsView) -> Axis | None:
@@ -46,9 +37,14 @@ def _axis_values(axis: Axis | None) -> list[Any]:
 def plan_charts(study: ResultsView) -> list[Chart]:
     """The study's charts, in page order."""
     charts: list[Chart] = []
+    # A TPC-C sweep of warehouses per vCPU gets the Cloud Report's figures instead of the peak
+    # per configuration (a peak there could be a point that failed its pass rule).
+    tpcc = tpcc_figures.tpcc_charts(study)
     if len(study.points) >= 2:
         charts += _against_axes(study)
-        charts += _per_configuration(study)
+        charts += tpcc or _per_configuration(study)
+    else:
+        charts += tpcc
     if study.repeated:
         charts.append(_variation(study))
     charts += _resources(study)

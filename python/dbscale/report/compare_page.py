@@ -20,7 +20,7 @@ from typing import Any
 
 from dbscale import __version__
 from dbscale.report import bundle
-from dbscale.report.charts import Chart
+from dbscale.report.chart import Chart
 from dbscale.report.page import facts_list, html_document, warnings_box
 from dbscale.report.rows import r4
 from dbscale.report.specs import CONFIG, FACET_WIDTH

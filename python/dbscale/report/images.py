@@ -9,7 +9,7 @@ from pathlib import Path
 
 from dbscale.errors import ResultsError
 from dbscale.report.bundle import load_vl_convert, vegalite_version
-from dbscale.report.charts import Chart
+from dbscale.report.chart import Chart
 
 IMAGES_DIR = "report-images"
 PNG_SCALE = 2.0  # twice the CSS size: sharp on slides and high-density screens

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from dbscale.report.charts import Chart
+from dbscale.report.chart import Chart
 from dbscale.report.tables import html_table, point_table, run_table, summary_csv
 from dbscale.report.view import ResultsView
 

@@ -31,7 +31,7 @@ TABLEAU10 = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "
 OTHER_RUNS = "#8c959f"  # warm-ups, cancelled and failed runs: grey
 
 
-def _base(title: str, rows: Sequence[Row]) -> Spec:
+def base(title: str, rows: Sequence[Row]) -> Spec:
     return {"title": title, "config": CONFIG, "data": {"values": list(rows)}}
 
 
@@ -92,7 +92,7 @@ def throughput_vs_axis(rows: Sequence[Row], *, unit: str, axis: XAxis) -> Spec:
         ("point", "point"), ("tput", f"median {unit}"), ("tput_lo", "95% CI low"),
         ("tput_hi", "95% CI high"), ("n", "runs"), ("cv_pct", "CV %"),
     )  # fmt: skip
-    spec = _base(f"Throughput vs {axis.title}", rows)
+    spec = base(f"Throughput vs {axis.title}", rows)
     line: Spec
     if axis.numeric:
         line = {"mark": {"type": "line", "point": {"size": 50}}}
@@ -134,7 +134,7 @@ def latency_vs_axis(rows: Sequence[Row], *, axis: XAxis) -> Spec:
     }  # fmt: skip
     if not axis.numeric:
         whisker["encoding"]["xOffset"] = {"field": "series"}
-    spec = _base(f"Latency vs {axis.title}", rows)
+    spec = base(f"Latency vs {axis.title}", rows)
     spec.update(
         facet={"column": {"field": "percentile", "title": None, "sort": ["p50", "p95", "p99"]}},
         spec={
@@ -154,7 +154,7 @@ def bars_per_configuration(
     y = {"field": "config", "type": "nominal", "title": None, "sort": None}  # rows come sorted
     tooltip = _tooltip(("config", "configuration"), ("at", "at"), (value, x_title),
                        (low, "95% CI low"), (high, "95% CI high"), ("n", "runs"))  # fmt: skip
-    spec = _base(title, rows)
+    spec = base(title, rows)
     height = max(60, 28 * len(rows))
     spec.update(
         width=WIDTH - 120,
@@ -205,7 +205,7 @@ def variation(rows: Sequence[Row], *, axis: XAxis) -> Spec:
     """Run-to-run CV of throughput and latency percentiles per point (seed 000, Fig. 7)."""
     x, color = axis.encoding(rows)
     mark: Spec = {"type": "line", "point": {"size": 40}} if axis.numeric else {"type": "point"}
-    spec = _base("Run-to-run variation (CV)", rows)
+    spec = base("Run-to-run variation (CV)", rows)
     spec.update(
         facet={"column": {"field": "metric", "title": None,
                           "sort": ["throughput", "p50 latency", "p95 latency", "p99 latency"]}},
@@ -275,7 +275,7 @@ def timeline(
             ]
         return view
 
-    spec = _base(f"Each run over time ({every})", rows)
+    spec = base(f"Each run over time ({every})", rows)
     spec.update(
         vconcat=[panel("tps", "TPS", True), panel(percentile, f"{percentile} latency (ms)", False)],
         resolve={"scale": {"color": "shared"}},
@@ -286,7 +286,7 @@ def timeline(
 def spectrum(rows: Sequence[Row], *, points: Sequence[str]) -> Spec:
     """Latency by percentile from each point's merged histogram (HdrHistogram's plot)."""
     label = "datum.value == 0 ? '0%' : format(100 - 100 * pow(10, -datum.value), '.5~f') + '%'"
-    spec = _base("Latency distribution (merged histogram per point)", rows)
+    spec = base("Latency distribution (merged histogram per point)", rows)
     spec.update(
         width=WIDTH,
         height=HEIGHT,
@@ -311,7 +311,7 @@ def metric_panels(rows: Sequence[Row], *, title: str, axis: XAxis) -> Spec:
     and `value`), one line per series: resource use like seed 000's Fig. 2."""
     x = axis.encoding(rows)[0]
     mark: Spec = {"type": "line", "point": {"size": 40}} if axis.numeric else {"type": "point"}
-    spec = _base(title, rows)
+    spec = base(title, rows)
     spec.update(
         facet={"column": {"field": "metric", "title": None}},
         spec={
@@ -332,7 +332,7 @@ def metric_panels(rows: Sequence[Row], *, title: str, axis: XAxis) -> Spec:
 
 def stacked_shares(rows: Sequence[Row], *, title: str, x_title: str) -> Spec:
     """Per point, what its time went to (rows: point, part, share): wait-event breakdowns."""
-    spec = _base(title, rows)
+    spec = base(title, rows)
     spec.update(
         width=WIDTH,
         height=HEIGHT,

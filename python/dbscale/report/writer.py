@@ -14,7 +14,8 @@ from pathlib import Path
 from dbscale import __version__
 from dbscale.errors import ResultsError
 from dbscale.report import bundle
-from dbscale.report.charts import Chart, plan_charts
+from dbscale.report.chart import Chart
+from dbscale.report.charts import plan_charts
 from dbscale.report.images import IMAGES_DIR, write_images
 from dbscale.report.page import render_report_html
 from dbscale.report.view import load_view
