@@ -75,6 +75,24 @@ def test_cancelled_from_either_side() -> None:
     assert make_record(cancelled, meta()).cancelled is True
 
 
+def test_a_failed_consistency_check_fails_the_run_and_keeps_its_numbers() -> None:
+    held = {"ok": True, "warehouses": 1, "seconds": 0.5,
+            "conditions": [{"id": "3.3.2.1", "status": "pass"}]}  # fmt: skip
+    good = make_record(NATIVE, meta(consistency=held))
+    assert good.consistency is not None and good.consistency.ok and good.measured
+    failing = {"id": "3.3.2.3", "status": "fail", "violations": 1,
+               "examples": ["warehouse 1 district 4"]}  # fmt: skip
+    broken = {"ok": False, "conditions": [{"id": "3.3.2.1", "status": "pass"}, failing]}
+    bad = make_record(NATIVE, meta(consistency=broken))
+    assert bad.verdict.status == "failed" and not bad.measured
+    assert bad.verdict.message == "consistency conditions fail after the run: 3.3.2.3"
+    assert bad.tps == NATIVE.tps
+    assert bad.consistency is not None and bad.consistency.failed == ["3.3.2.3"]
+    unknown = make_record(NATIVE, meta(consistency={"ok": False, "error": "server gone"}))
+    assert "could not finish: server gone" in unknown.verdict.message
+    assert RunRecord.from_json(json.loads(bad.to_json())).consistency == bad.consistency
+
+
 def test_append_is_durable_and_line_per_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -177,6 +177,20 @@ def check(config: RunConfig) -> CheckReport:
     )
 
 
+def consistency_section(report: CheckReport) -> JsonObject:
+    """A check report as a run record's `consistency` section (results/record.py)."""
+    return {
+        "ok": report.ok,
+        "warehouses": report.warehouses,
+        "seconds": report.seconds,
+        "conditions": [
+            {"id": c.id, "status": c.status, "violations": c.violations,
+             "examples": list(c.examples), "note": c.note}
+            for c in report.conditions
+        ],
+    }  # fmt: skip
+
+
 def probe(config: RunConfig) -> ProbeAnswer:
     """Connects once and tells what answered."""
     with _translated():

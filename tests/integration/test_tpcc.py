@@ -111,3 +111,40 @@ def test_unknown_workload_check_is_a_usage_error(mariadb: MariaDBTestServer) -> 
     assert done.code == 2, done.text
     done.assert_user_error()
     assert json.dumps("no consistency checks")[1:-1] in done.err
+
+
+def test_a_study_checks_consistency_after_each_run(
+    mariadb: MariaDBTestServer, tmp_path: Path
+) -> None:
+    url = mariadb.fresh_database("dbscale_tpcc_step")
+    dbscale("prepare", "tpcc", "--target", url, "--set", "warehouses=1").assert_ok()
+    run = ("run", "tpcc", "--target", url, "--set", "wait=false", "--clients", "2",
+           "--duration", "2s", "--check")  # fmt: skip
+    done = dbscale(*run, "--repeat", "2", "--out", str(tmp_path / "good"))
+    done.assert_ok()
+    assert done.out.count("13 conditions checked after the run, all hold") == 2, done.out
+    records = read_runs(tmp_path / "good" / "runs.jsonl")
+    assert [r["consistency"]["ok"] for r in records] == [True, True]
+    assert {c["id"] for c in records[0]["consistency"]["conditions"]} >= {"3.3.2.1", "3.3.2.12"}
+    assert all(r["verdict"]["status"] == "ok" for r in records)
+
+    # A district whose next order id jumps by 5: the run's New-Orders there leave a gap in its
+    # new orders (3.3.2.3). The run is recorded, marked failed (so no statistic counts it), and
+    # the study stops with exit 7.
+    mariadb.sql(
+        "UPDATE dbscale_tpcc_step.district SET d_next_o_id = d_next_o_id + 5 "
+        "WHERE d_w_id = 1 AND d_id = 4"
+    )
+    broken = dbscale(*run, "--repeat", "2", "--out", str(tmp_path / "bad"))
+    assert broken.code == 7, broken.text
+    broken.assert_user_error()
+    assert "consistency FAIL 3.3.2.3" in broken.out, broken.out
+    assert "warehouse 1 district 4" in broken.out
+    (record,) = read_runs(tmp_path / "bad" / "runs.jsonl")
+    assert record["verdict"]["status"] == "failed"
+    assert "3.3.2.3" in record["verdict"]["message"]
+    assert record["consistency"]["ok"] is False and record["tpcc"]["tpmc"] > 0
+    # A workload without consistency conditions cannot ask for the step.
+    refused = dbscale("run", "tpcb", "--target", url, "--check")
+    assert refused.code == 2, refused.text
+    assert "only tpcc has" in refused.err

@@ -51,6 +51,7 @@ def run_cmd(
     repeat: o.Repeat = None,
     warmup_runs: o.WarmupRuns = None,
     cooldown: o.Cooldown = None,
+    check: o.CheckAfterRuns = False,
     recipe: o.Recipe = None,
     quick: o.Quick = False,
     dry_run: o.DryRun = False,

@@ -91,6 +91,14 @@ WarmupRuns = Annotated[
     typer.Option("--warmup-runs", help="Warm-up runs before each point's first run."),
 ]
 Cooldown = Annotated[str | None, typer.Option("--cooldown", help="Pause between runs: 30s, 2m.")]
+CheckAfterRuns = Annotated[
+    bool,
+    typer.Option(
+        "--check",
+        help="After each run, check the data's consistency conditions (tpcc); a failure stops "
+        "the study (exit 7). A plan's prepare.check: run.",
+    ),
+]
 Recipe = Annotated[
     str | None, typer.Option("--recipe", help="Run a bundled plan (`dbscale recipes`).")
 ]

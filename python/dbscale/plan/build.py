@@ -33,7 +33,7 @@ from dbscale.plan.sources import (
 )
 from dbscale.plan.study import TLS_NEEDS_TCP, Point, Study, order_steps
 from dbscale.plan.targets import include_targets_file, prepare_targets
-from dbscale.plan.tpcc_sizing import sized
+from dbscale.plan.tpcc_sizing import TPCC_NAMES, sized
 from dbscale.plan.workload_check import check_workloads
 from dbscale.results.directory import default_results_dir
 from dbscale.targets.spec import TargetEntry, is_private_url
@@ -74,6 +74,7 @@ def build_study(
     catalog = load_catalog()
     workloads = check_workloads(doc, plan, matrix, catalog)
     points = _points(doc, plan, matrix, targets, workloads)
+    _refuse_unchecked(doc, plan, points)
     if options.resume is not None and options.out is not None:
         raise PlanError("--resume and --out both name a results directory", "give only --resume")
     name = plan.name or (
@@ -194,6 +195,20 @@ def _skip_reason(target: TargetEntry, load: LoadSettings) -> str | None:
     if load.pooling and not target.pooled_url:
         return f"pooling=on needs a pooler: target {target.name} has no pooled_url"
     return None
+
+
+def _refuse_unchecked(doc: PlanDocument, plan: PlanSchema, points: list[Point]) -> None:
+    """`prepare.check: run` needs workloads with consistency conditions (TPC-C)."""
+    if plan.prepare.check == "never":
+        return
+    for point in points:
+        if point.workload not in TPCC_NAMES:
+            raise doc.error(
+                ("prepare", "check"),
+                f"check: run needs workloads with consistency conditions; {point.workload} has "
+                "none (only tpcc has)",
+                "remove prepare.check, or run it on a tpcc study",
+            )
 
 
 def _refuse_impossible(doc: PlanDocument, plan: PlanSchema, point: Point) -> None:

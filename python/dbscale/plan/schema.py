@@ -106,11 +106,14 @@ class DataWarmup(_Strict):
 class PrepareSettings(_Strict):
     """When data is loaded. `auto`: only when a run finds the tables missing or different;
     `fresh`: once per target and data set before its first run; `never`: you prepared it.
-    `reload`: also before each round of repetitions (`round`) or each run (`run`)."""
+    `reload`: also before each round of repetitions (`round`) or each run (`run`). `check: run`:
+    after each run, the workload's consistency conditions (TPC-C's 3.3.2.x, as `dbscale check`),
+    kept in the run's record; a failing condition fails the run and stops the study (exit 7)."""
 
     load: Literal["auto", "fresh", "never"] = "auto"
     reload: Literal["never", "round", "run"] = "never"
     warmup: DataWarmup | None = None
+    check: Literal["never", "run"] = "never"
 
 
 class StatisticsSettings(_Strict):

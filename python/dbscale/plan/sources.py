@@ -56,6 +56,7 @@ class RunOptions:
     repeat: int | None = None
     warmup_runs: int | None = None
     cooldown: str | None = None
+    check: bool = False  # consistency conditions after each run (prepare.check: run)
     recipe: str | None = None
     quick: bool = False
     resume: Path | None = None
@@ -205,6 +206,8 @@ def apply_flags(doc: PlanDocument, options: RunOptions, *, plain: bool) -> None:
     ):
         if value is not None:
             doc.set((key,), value, f"command line ({flag})")
+    if options.check:
+        doc.set(("prepare", "check"), "run", "command line (--check)")
     if not plain:
         for pair in options.set_params:
             _apply_set(doc, pair)

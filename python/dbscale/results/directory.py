@@ -56,6 +56,7 @@ class RunMeta:
     # Where the run sits in its study: run_key, point_key, point, repetition, warmup_kind, ...
     study: Mapping[str, Any] | None = None
     observe: Mapping[str, Any] | None = None  # the observer's section
+    consistency: Mapping[str, Any] | None = None  # the check after the run (prepare.check)
 
 
 def make_record(native: RunRecord, meta: RunMeta) -> RunRecord:
@@ -75,7 +76,19 @@ def make_record(native: RunRecord, meta: RunMeta) -> RunRecord:
         fields["target"] = redact_url(native.target)
     if meta.observe is not None:
         fields["observe"] = meta.observe
+    if meta.consistency is not None:
+        fields["consistency"] = meta.consistency
+        if meta.consistency.get("ok") is not True:
+            # Data that breaks its conditions makes the run's numbers untrustworthy.
+            fields["verdict"] = {"status": "failed", "message": _inconsistent(meta.consistency)}
     return RunRecord.from_json(fields, "the run's result")
+
+
+def _inconsistent(section: Mapping[str, Any]) -> str:
+    if section.get("error"):
+        return f"the consistency check after the run could not finish: {section['error']}"
+    failed = [c.get("id") for c in section.get("conditions") or () if c.get("status") == "fail"]
+    return f"consistency conditions fail after the run: {', '.join(map(str, failed))}"
 
 
 class ResultsDir:

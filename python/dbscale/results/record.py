@@ -154,6 +154,29 @@ class TpccSection(_Part):
     c_last_source: str = ""
 
 
+class ConsistencyCondition(_Part):
+    id: str = ""
+    status: str = ""  # pass | fail | skip
+    violations: int = 0
+    examples: list[str] = Field(default_factory=list)
+    note: str = ""
+
+
+class ConsistencySection(_Part):
+    """The consistency check run after the run (plan `prepare.check: run`): `ok` when every
+    condition held; `error` when the check itself could not run."""
+
+    ok: bool = False
+    warehouses: int = 0
+    seconds: float = 0.0
+    conditions: list[ConsistencyCondition] = Field(default_factory=list)
+    error: str = ""
+
+    @property
+    def failed(self) -> list[str]:
+        return [c.id for c in self.conditions if c.status == "fail"]
+
+
 class HostConnections(_Part):
     host: str = ""
     connections: int = 0
@@ -276,6 +299,7 @@ class RunRecord(_Part):
     target_info: dict[str, JsonValue] = Field(default_factory=dict)
     study: str | None = None
     observe: ObserveSection | None = None
+    consistency: ConsistencySection | None = None
 
     @classmethod
     def from_json(cls, data: Any, where: str = "a record") -> RunRecord:

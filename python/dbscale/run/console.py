@@ -84,13 +84,33 @@ def print_run(
     sysbench = shape_for(output_format, record.workload) is OutputFormat.SYSBENCH
     for line in final_lines(record) if sysbench else pgbench_lines(record):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
-    for line in tpcc_lines(record) + host_lines(record):
+    for line in tpcc_lines(record) + host_lines(record) + consistency_lines(record):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
     if record.verdict.status != "ok":
         console.print(
             f"verdict: {record.verdict.status}: {record.verdict.message}", highlight=False
         )
     console.print()
+
+
+def consistency_lines(record: RunRecord) -> list[str]:
+    """The consistency check after the run (plan `prepare.check: run`), when there was one."""
+    c = record.consistency
+    if c is None:
+        return []
+    if c.error:
+        return [f"consistency check after the run could not finish: {c.error}"]
+    if c.ok:
+        skipped = sum(x.status == "skip" for x in c.conditions)
+        note = f", {skipped} skipped" if skipped else ""
+        return [f"consistency: {len(c.conditions)} conditions checked after the run, all hold"
+                f"{note} ({c.seconds:.1f} s)"]  # fmt: skip
+    lines = []
+    for condition in c.conditions:
+        if condition.status == "fail":
+            lines.append(f"consistency FAIL {condition.id}: {condition.violations} violation(s)")
+            lines.extend(f"    {example}" for example in condition.examples)
+    return lines
 
 
 def tpcc_lines(record: RunRecord) -> list[str]:

@@ -17,8 +17,15 @@ from rich.console import Console
 
 from dbscale import core
 from dbscale.config import RunConfig
-from dbscale.core import Run
-from dbscale.errors import Cancelled, NotPreparedError, PlanError, RunError
+from dbscale.core import Run, consistency_section
+from dbscale.errors import (
+    Cancelled,
+    DbscaleError,
+    InconsistentDataError,
+    NotPreparedError,
+    PlanError,
+    RunError,
+)
 from dbscale.observe import StudyObserver, print_limits, print_verdict
 from dbscale.plan.study import PrepareStep, RunStep, Study, estimate_s
 from dbscale.results.cost import add_price_performance
@@ -224,6 +231,7 @@ class StudyRunner:
             data.print_data_summary(self.progress.console, "load", core.prepare(config))
             self.loaded.add(mark)
             done = run_one(config, self.progress, slot, self.observer)
+        consistency, interrupted = self._check_after(config, done)
         record = make_record(
             done.native,
             RunMeta(
@@ -235,17 +243,39 @@ class StudyRunner:
                 cancelled=done.cancelled,
                 study=self._study_fields(step),
                 observe=done.observe,
+                consistency=consistency,
             ),
         )
         self.results.append(record)
         self.write_summary()
         print_run(self.out, record, step.label, self.output_format)
         print_verdict(self.out, record)
-        if done.cancelled:
-            raise Cancelled(f"cancelled by Ctrl-C during run {slot.index} ({step.label})")
+        if done.cancelled or interrupted:
+            during = "the consistency check after" if interrupted else "during"
+            raise Cancelled(f"cancelled by Ctrl-C {during} run {slot.index} ({step.label})")
+        if record.consistency is not None and not record.consistency.ok:
+            raise InconsistentDataError(
+                f"run {slot.index} ({step.label}): {record.verdict.message}",
+                "the run is recorded, marked failed; the lines above name the offending rows. "
+                "Reload the data (`dbscale prepare`) before measuring again",
+            )
         if record.verdict.status == "failed":
             raise RunError(f"run {slot.index} ({step.label}) failed: {record.verdict.message}")
         return record
+
+    def _check_after(self, config: RunConfig, done: RunOutcome) -> tuple[JsonObject | None, bool]:
+        """With `prepare.check: run`: the consistency check after a finished run, as the
+        record's `consistency` section (None when not checked), and whether Ctrl-C cut it."""
+        if self.study.plan.prepare.check != "run" or done.cancelled:
+            return None, False
+        self.progress.note("checking the data's consistency conditions ...")
+        try:
+            report = core.check(config)
+        except KeyboardInterrupt:
+            return None, True  # not checked: the record says nothing about consistency
+        except DbscaleError as exc:
+            return {"ok": False, "error": exc.message}, False
+        return consistency_section(report), False
 
     def _study_fields(self, step: RunStep) -> JsonObject:
         point = step.point
