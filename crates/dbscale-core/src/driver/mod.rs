@@ -178,7 +178,7 @@ impl Connection {
     pub async fn copy_in(
         &mut self,
         sql: &str,
-        chunks: impl Iterator<Item = bytes::Bytes>,
+        chunks: impl Iterator<Item = impl AsRef<[u8]>>,
     ) -> Result<u64, DbError> {
         match self {
             Connection::Postgres(c) => c.copy_in(sql, chunks).await,

@@ -65,9 +65,9 @@ async fn session_basics_over_tcp() {
     );
     let rows = conn.query("SELECT 1, NULL, 'x'").await.unwrap();
     assert_eq!(rows, vec![vec![Some("1".into()), None, Some("x".into())]]);
-    // A copy is PostgreSQL's; here it is refused, and the session stays usable.
+    // COPY is not a LOAD DATA LOCAL: the server refuses it, and the session stays usable.
     assert!(conn
-        .copy_in("COPY t FROM STDIN", std::iter::empty())
+        .copy_in("COPY t FROM STDIN", std::iter::empty::<&[u8]>())
         .await
         .is_err());
     assert_eq!(
@@ -134,7 +134,7 @@ async fn load_data_local_streams_the_given_rows() {
         "{err}"
     );
     // A statement that asks for no file is refused, and the session stays usable.
-    let err = conn.copy_in("DO 1", std::iter::empty()).await.unwrap_err();
+    let err = conn.copy_in("DO 1", std::iter::empty::<&[u8]>()).await.unwrap_err();
     assert!(err.message.contains("LOAD DATA LOCAL"), "{err}");
     let rows = conn
         .query("SELECT COUNT(*) FROM t WHERE id < 4")

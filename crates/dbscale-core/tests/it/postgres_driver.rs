@@ -285,7 +285,7 @@ async fn copy_in_streams_rows() {
         .unwrap_err();
     assert_eq!(err.code.as_deref(), Some("22P02"), "{err}");
     let err = conn
-        .copy_in("SELECT 1", std::iter::empty())
+        .copy_in("SELECT 1", std::iter::empty::<&[u8]>())
         .await
         .unwrap_err();
     assert!(err.message.contains("COPY ... FROM STDIN"), "{err}");

@@ -89,7 +89,7 @@ impl MySqlConnection {
     pub async fn copy_in(
         &mut self,
         sql: &str,
-        chunks: impl Iterator<Item = bytes::Bytes>,
+        chunks: impl Iterator<Item = impl AsRef<[u8]>>,
     ) -> Result<u64, DbError> {
         match &mut self.0 {
             Inner::Lean(c) => c.load_local(sql, chunks).await,

@@ -139,7 +139,7 @@ impl LibraryConnection {
     pub async fn copy_in(
         &mut self,
         _sql: &str,
-        _chunks: impl Iterator<Item = bytes::Bytes>,
+        _chunks: impl Iterator<Item = impl AsRef<[u8]>>,
     ) -> Result<u64, DbError> {
         Err(DbError::mysql(
             NOT_SUPPORTED,

@@ -4,8 +4,6 @@
 //! with an empty packet, and the server reports the rows it took. LOAD DATA turns bad values
 //! into warnings rather than errors, so any warning fails the load here.
 
-use bytes::Bytes;
-
 use super::session::{LeanConnection, COM_QUERY};
 use super::wire::{self, Packet, Reader, ERR, MAX_PAYLOAD, MORE_RESULTS, OK};
 use crate::driver::DbError;
@@ -19,7 +17,7 @@ impl LeanConnection {
     pub(super) async fn load_local(
         &mut self,
         sql: &str,
-        chunks: impl Iterator<Item = Bytes>,
+        chunks: impl Iterator<Item = impl AsRef<[u8]>>,
     ) -> Result<u64, DbError> {
         self.check_usable()?;
         self.command(COM_QUERY, sql.as_bytes())?;
@@ -40,7 +38,7 @@ impl LeanConnection {
             _ => return Err(not_a_load()),
         }
         for chunk in chunks {
-            for piece in chunk.chunks(MAX_PAYLOAD - 1) {
+            for piece in chunk.as_ref().chunks(MAX_PAYLOAD - 1) {
                 seq = seq.wrapping_add(1);
                 // The header, then the data from where it lies (no copy into the buffer).
                 self.wbuf.clear();

@@ -279,6 +279,6 @@ mod tests {
         is_send(&conn.execute(0, &[]));
         is_send(&conn.fetch(0, &[]));
         is_send(&conn.prepare(&[]));
-        is_send(&conn.copy_in("", std::iter::empty()));
+        is_send(&conn.copy_in("", std::iter::empty::<&[u8]>()));
     }
 }

@@ -1,8 +1,6 @@
 //! `COPY … FROM STDIN` for data loading: chunks are framed as CopyData and sent in writes of
 //! about 64 KiB, whatever size the caller's chunks have.
 
-use bytes::Bytes;
-
 use crate::driver::DbError;
 
 use super::backend::ServerError;
@@ -17,7 +15,7 @@ impl PgConnection {
     pub async fn copy_in(
         &mut self,
         sql: &str,
-        chunks: impl Iterator<Item = Bytes>,
+        chunks: impl Iterator<Item = impl AsRef<[u8]>>,
     ) -> Result<u64, DbError> {
         self.ensure_idle().await?;
         self.wbuf.clear();
@@ -35,12 +33,13 @@ impl PgConnection {
         self.break_session();
         self.wbuf.clear();
         for chunk in chunks {
+            let chunk = chunk.as_ref();
             if !self.wbuf.is_empty() && self.wbuf.len() + chunk.len() > COPY_WRITE_BYTES {
                 self.send().await?;
                 self.break_session();
                 self.wbuf.clear();
             }
-            frontend::copy_data(&mut self.wbuf, &chunk)?;
+            frontend::copy_data(&mut self.wbuf, chunk)?;
         }
         frontend::copy_done(&mut self.wbuf);
         self.send().await?;

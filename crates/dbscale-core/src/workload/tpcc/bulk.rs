@@ -5,8 +5,6 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use bytes::Bytes;
-
 use super::rows::RowBuffer;
 use super::schema::columns;
 use crate::driver::{numbered_placeholders, Connection, Dialect, QueryProtocol, Statement};
@@ -70,13 +68,14 @@ impl BulkMethod {
         }
     }
 
-    /// Writes `rows` into `table` (inside the caller's transaction on MySQL).
+    /// Writes `rows` into `table` (inside the caller's transaction on MySQL), encoding them in
+    /// `out` (the caller's, reused).
     pub async fn write(
         self,
         conn: &mut Connection,
         table: &str,
         rows: &mut RowBuffer,
-        time: &LoadTime,
+        (time, out): (&LoadTime, &mut Vec<u8>),
     ) -> Result<(), Error> {
         if rows.rows() == 0 {
             return Ok(());
@@ -87,24 +86,31 @@ impl BulkMethod {
         };
         match self {
             Self::Copy => {
-                let mut data = COPY_HEADER.to_vec();
-                rows.copy_binary(time.pg_us, &mut data);
-                data.extend_from_slice(COPY_TRAILER);
+                out.clear();
+                out.extend_from_slice(COPY_HEADER);
+                rows.copy_binary(time.pg_us, out);
+                out.extend_from_slice(COPY_TRAILER);
                 let sql = format!(
                     "COPY {table} ({}) FROM STDIN WITH BINARY",
                     column_list(table)
                 );
-                conn.copy_in(&sql, chunks(data)).await.map_err(failed)?;
+                conn.copy_in(&sql, out.chunks(CHUNK_BYTES))
+                    .await
+                    .map_err(failed)?;
             }
             Self::LoadData => {
-                let mut data = Vec::with_capacity(rows.text_size_hint());
-                rows.load_data_text(&time.text, &mut data);
+                out.clear();
+                out.reserve(rows.text_size_hint());
+                rows.load_data_text(&time.text, out);
                 let sql = format!(
                     "LOAD DATA LOCAL INFILE 'dbscale-{table}' INTO TABLE {table} \
                      CHARACTER SET binary ({})",
                     column_list(table)
                 );
-                let loaded = conn.copy_in(&sql, chunks(data)).await.map_err(failed)?;
+                let loaded = conn
+                    .copy_in(&sql, out.chunks(CHUNK_BYTES))
+                    .await
+                    .map_err(failed)?;
                 if loaded != rows.rows() as u64 {
                     return Err(Error::Internal(format!(
                         "LOAD DATA took {loaded} of {} rows into {table}",
@@ -158,14 +164,6 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
     (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
-/// `data` in pieces of [`CHUNK_BYTES`], sharing one buffer.
-fn chunks(data: Vec<u8>) -> impl Iterator<Item = Bytes> {
-    let data = Bytes::from(data);
-    (0..data.len())
-        .step_by(CHUNK_BYTES)
-        .map(move |at| data.slice(at..(at + CHUNK_BYTES).min(data.len())))
-}
-
 fn column_list(table: &str) -> String {
     let names: Vec<&str> = columns(table).iter().map(|(name, _)| *name).collect();
     names.join(", ")
@@ -212,14 +210,5 @@ mod tests {
         assert_eq!(civil_from_days(10_957), (2000, 1, 1));
         assert_eq!(civil_from_days(20_512), (2026, 2, 28));
         assert_eq!(civil_from_days(20_513), (2026, 3, 1));
-    }
-
-    #[test]
-    fn chunks_cover_the_data_in_order() {
-        let data: Vec<u8> = (0..CHUNK_BYTES * 2 + 5).map(|i| i as u8).collect();
-        let pieces: Vec<Bytes> = chunks(data.clone()).collect();
-        assert_eq!(pieces.len(), 3);
-        assert_eq!(pieces[2].len(), 5);
-        assert_eq!(pieces.concat(), data);
     }
 }

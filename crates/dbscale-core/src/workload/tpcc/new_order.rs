@@ -128,32 +128,44 @@ pub async fn run(
     // Per line: s_i_id, s_quantity, s_data, s_dist_01..10 (the district's is column 2 + d).
     let mut dist_info: Vec<String> = Vec::with_capacity(count);
     let mut amounts: Vec<String> = Vec::with_capacity(count);
+    let mut new_quantities: Vec<i64> = Vec::with_capacity(count);
     for line in &lines {
         let row = stock
             .iter()
             .find(|row| int_at(row, 0) == line.item)
             .ok_or_else(|| missing("stock row for an ordered item"))?;
         let quantity = int_at(row, 1);
-        let new_quantity = if quantity - line.quantity >= 10 {
+        new_quantities.push(if quantity - line.quantity >= 10 {
             quantity - line.quantity
         } else {
             quantity - line.quantity + 91
-        };
-        let is_remote = i64::from(line.supply_w != w);
-        txn.exec(
-            NO_UPDATE_STOCK,
-            &[
-                Param::Int(new_quantity),
-                Param::Int(line.quantity),
-                Param::Int(is_remote),
-                Param::Int(line.supply_w),
-                Param::Int(line.item),
-            ],
-        )
-        .await?;
+        });
         dist_info.push(text_at(row, 2 + d as usize).to_string());
         let cents = line.quantity * price_of(line.item);
         amounts.push(super::rows::decimal_text(cents, 2));
+    }
+    if remote == 0 {
+        let mut params: Vec<Param> = Vec::with_capacity(5 * count + 1);
+        for (line, new_quantity) in lines.iter().zip(&new_quantities) {
+            params.extend([Param::Int(line.item), Param::Int(*new_quantity)]);
+        }
+        for line in &lines {
+            params.extend([Param::Int(line.item), Param::Int(line.quantity)]);
+        }
+        params.push(Param::Int(w));
+        params.extend(ids.iter().copied());
+        txn.exec(update_stock(count), &params).await?;
+    } else {
+        for (line, new_quantity) in lines.iter().zip(&new_quantities) {
+            let params = [
+                Param::Int(*new_quantity),
+                Param::Int(line.quantity),
+                Param::Int(i64::from(line.supply_w != w)),
+                Param::Int(line.supply_w),
+                Param::Int(line.item),
+            ];
+            txn.exec(NO_UPDATE_STOCK, &params).await?;
+        }
     }
     let mut params: Vec<Param> = Vec::with_capacity(count * 9);
     for (number, line) in lines.iter().enumerate() {

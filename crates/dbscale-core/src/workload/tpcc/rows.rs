@@ -38,6 +38,13 @@ impl RowBuffer {
         }
     }
 
+    /// Empties the buffer, keeping its memory.
+    pub fn clear(&mut self) {
+        self.values.clear();
+        self.text.clear();
+        self.rendered.clear();
+    }
+
     pub fn rows(&self) -> usize {
         self.values.len() / self.width
     }

@@ -1,7 +1,8 @@
 //! The statements of the five transactions, written once with `?` placeholders (numbered for
 //! PostgreSQL). Portable SQL only: `SELECT ... FOR UPDATE` then `UPDATE`, since MySQL has no
-//! `UPDATE ... RETURNING`. New-Order reads its items and home stock with one IN-list each and
-//! writes its lines in one multi-row INSERT: a statement per line count 5..15.
+//! `UPDATE ... RETURNING`. New-Order reads its items and home stock with one IN-list each,
+//! updates an all-local order's stock in one statement and writes its lines in one multi-row
+//! INSERT: a statement per line count 5..15 for each (round trips are most of a client's CPU).
 
 use crate::driver::{numbered_placeholders, Dialect, Statement};
 
@@ -58,6 +59,12 @@ pub fn stock_in(n: usize) -> usize {
 /// The multi-row INSERT of n order lines.
 pub fn insert_lines(n: usize) -> usize {
     FIXED + 2 * VARIANTS + n - MIN_LINES
+}
+
+/// The UPDATE of n stock rows of one warehouse: (item, new quantity) x n, (item, ordered
+/// quantity) x n, the warehouse, the n items.
+pub fn update_stock(n: usize) -> usize {
+    FIXED + 3 * VARIANTS + n - MIN_LINES
 }
 
 const STOCK_COLUMNS: &str = "s_quantity, s_data, s_dist_01, s_dist_02, s_dist_03, s_dist_04, \
@@ -137,6 +144,21 @@ pub fn all(dialect: Dialect) -> Vec<Statement> {
             format!("INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d, ol_quantity, ol_amount, ol_dist_info) VALUES {rows}"),
         ));
     }
+    // PostgreSQL types a CASE's parameters as text unless told.
+    let value = match dialect {
+        Dialect::Postgres => "CAST(? AS INTEGER)",
+        Dialect::Mysql => "?",
+    };
+    for n in MIN_LINES..=MAX_LINES {
+        let case = format!(
+            "CASE s_i_id {} END",
+            vec![format!("WHEN ? THEN {value}"); n].join(" ")
+        );
+        out.push(Statement::new(
+            "no_update_stock_all",
+            format!("UPDATE stock SET s_quantity = {case}, s_ytd = s_ytd + {case}, s_order_cnt = s_order_cnt + 1 WHERE s_w_id = ? AND s_i_id IN ({})", list(n)),
+        ));
+    }
     for statement in &mut out {
         statement.sql = numbered_placeholders(&statement.sql, dialect);
     }
@@ -150,13 +172,19 @@ mod tests {
     #[test]
     fn indexes_point_at_their_statements() {
         let all = all(Dialect::Postgres);
-        assert_eq!(all.len(), FIXED + 3 * VARIANTS);
+        assert_eq!(all.len(), FIXED + 4 * VARIANTS);
         assert_eq!(all[SL_COUNT].name, "sl_count");
         assert_eq!(all[D_UPDATE_CUSTOMER].name, "d_update_customer");
         assert!(all[items_in(5)].sql.ends_with("IN ($1, $2, $3, $4, $5)"));
         assert!(all[stock_in(15)].sql.contains("$16) FOR UPDATE"));
         assert!(all[insert_lines(7)].sql.contains("$63"));
         assert!(all[P_INSERT_HISTORY].sql.contains("$7"));
+        let update = &all[update_stock(5)].sql;
+        assert!(
+            update.contains("WHEN $1 THEN CAST($2 AS INTEGER)"),
+            "{update}"
+        );
+        assert!(update.ends_with("s_w_id = $21 AND s_i_id IN ($22, $23, $24, $25, $26)"));
         let mysql = super::all(Dialect::Mysql);
         assert!(mysql[NO_WAREHOUSE].sql.ends_with("w_id = ?"));
     }
