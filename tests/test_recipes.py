@@ -23,7 +23,8 @@ def test_the_recipes_are_bundled() -> None:
 @pytest.mark.parametrize("quick", [False, True])
 def test_every_recipe_builds(name: str, quick: bool) -> None:
     s = study(RunOptions(recipe=name, quick=quick, target="postgresql://u@h/db",
-                         set_params=["targets.main.socket_dir=/tmp"]))  # fmt: skip
+                         set_params=["targets.main.socket_dir=/tmp",
+                                     "targets.main.vcpus=2"]))  # fmt: skip
     assert s.runnable_points
     measured = [r for r in s.steps if isinstance(r, RunStep) and r.kind == "measured"]
     assert measured
@@ -56,3 +57,18 @@ def test_recipes_command_and_dry_run(capsys: pytest.CaptureFixture[str]) -> None
     assert "socket-vs-tcp" in out and "002" in out
     assert run_cli(["run", "--recipe", "nope", "--dry-run"]) == 2
     assert "unknown recipe" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["cloud-report-oltp", "cloudsql-pg-scaling"])
+def test_quick_sweeps_local_sizes_unless_a_target_is_given(name: str) -> None:
+    local = study(RunOptions(recipe=name, quick=True))
+    assert {(p.target.url, p.target.vcpus) for p in local.runnable_points} == {
+        ("local", 1), ("local", 2),
+    }  # fmt: skip
+    assert all(p.target.prices is not None for p in local.runnable_points)
+    given = study(RunOptions(recipe=name, quick=True, target="postgresql://u@h/db",
+                             set_params=["targets.main.vcpus=4"]))  # fmt: skip
+    assert {(p.target.url, p.target.vcpus) for p in given.runnable_points} == {
+        ("postgresql://u@h/db", 4),
+    }  # fmt: skip
+    assert all(p.target.prices is None and p.target.local is None for p in given.runnable_points)

@@ -215,7 +215,9 @@ def apply_flags(doc: PlanDocument, options: RunOptions, *, plain: bool) -> None:
 
 def _override_targets(doc: PlanDocument, raw_targets: Sequence[str]) -> None:
     """`--target` replaces the plan's targets; one with a plan target's name keeps that target's
-    other fields (socket_dir, pooled_url, ...), as does a lone unnamed one for a lone target."""
+    other fields (socket_dir, pooled_url, ...), as does a lone unnamed one for a lone target. A
+    `url: local` target (a recipe's quick sizes on this machine) lends only its name to a server
+    given by URL: its sizes, confinement and example prices describe this machine, not that one."""
     planned = doc.data.get("targets") or []
     planned = [t for t in planned if isinstance(t, dict)]
     by_name = {t.get("name"): t for t in planned}
@@ -228,6 +230,8 @@ def _override_targets(doc: PlanDocument, raw_targets: Sequence[str]) -> None:
             if named
             else (planned[0] if len(planned) == 1 and len(raw_targets) == 1 else None)
         )
+        if base and base.get("url") == "local" and entry.get("url") != "local":
+            base = {"name": base["name"]}
         entries.append(
             {**(base or {}), **entry, **({"name": base["name"]} if base and not named else {})}
         )
