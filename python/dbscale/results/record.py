@@ -280,6 +280,9 @@ class RunRecord(_Part):
     ramp_errors: int = 0
     connections: int | None = None  # shared by the clients; None: one each
     connections_by_host: list[HostConnections] = Field(default_factory=list)
+    clients_connected: int | None = None  # None: recorded before it was counted
+    connect_error: str | None = None
+    server_max_connections: int | None = None
     tpcc: TpccSection | None = None
     # What dbscale adds.
     run_id: str = ""
@@ -327,6 +330,13 @@ class RunRecord(_Part):
     def status(self) -> str:
         """`cancelled`, or the verdict's status."""
         return "cancelled" if self.cancelled else self.verdict.status
+
+    @property
+    def clients_refused(self) -> int:
+        """Clients that tried to connect and never did (0 for records without the count)."""
+        if self.clients_connected is None:
+            return 0
+        return max(self.clients - self.clients_connected, 0)
 
     @property
     def measured(self) -> bool:

@@ -37,7 +37,8 @@ def pgbench_lines(record: RunRecord) -> list[str]:
         lines.append(f"scaling factor: {record.workload_params['scale']}")
     lines += [
         f"query mode: {record.protocol}",
-        f"number of clients: {record.clients}",
+        f"number of clients: {record.clients}"
+        + (f" ({record.clients_connected} connected)" if record.clients_refused else ""),
         f"number of threads: {record.threads}",
         f"duration: {record.duration_s:.1f} s",
         f"number of transactions actually processed: {transactions}",

@@ -260,7 +260,10 @@ class StudyRunner:
                 "Reload the data (`dbscale prepare`) before measuring again",
             )
         if record.verdict.status == "failed":
-            raise RunError(f"run {slot.index} ({step.label}) failed: {record.verdict.message}")
+            raise RunError(
+                f"run {slot.index} ({step.label}) failed: {record.verdict.message}",
+                refused_hint(record),
+            )
         return record
 
     def _check_after(self, config: RunConfig, done: RunOutcome) -> tuple[JsonObject | None, bool]:
@@ -304,3 +307,16 @@ class StudyRunner:
             },
             points=self._points(),
         )
+
+
+def refused_hint(record: RunRecord) -> str | None:
+    """The hint for a run whose clients the server refused (None: the default hint)."""
+    if not record.clients_refused:
+        return None
+    limit = record.server_max_connections
+    setting = f"max_connections ({limit})" if limit is not None else "max_connections"
+    return (
+        f"the server accepts at most {setting} connections, some of them reserved or in use: "
+        f"run fewer clients than that, or raise max_connections on the server "
+        f"(MySQL/MariaDB say 'Too many connections')"
+    )

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use super::recorder::ThreadTotals;
-use super::RunShared;
+use super::{RunShared, Setup};
 use crate::stats::result::{
     CpuTime, ErrorCounts, HostConnections, QueryCounts, TransactionTypeResult, Verdict,
 };
@@ -17,8 +17,7 @@ pub fn assemble(
     start: Instant,
     threads: Vec<ThreadTotals>,
     client_cpu: CpuTime,
-    server_version: String,
-    tls: bool,
+    setup: Setup,
 ) -> RunResult {
     let config = &shared.config;
     let types = shared.workload.transaction_types();
@@ -34,6 +33,7 @@ pub fn assemble(
     let (mut failed, mut retried, mut retries, mut late, mut unstarted, mut abandoned) =
         (0, 0, 0, 0, 0, 0);
     let mut last_end = start;
+    let (mut never_connected, mut connect_error) = (0u32, None);
     let mut tally = [0u64; TALLY_SLOTS];
     let (mut ramp_transactions, mut ramp_errors) = (0, 0);
     for t in &threads {
@@ -41,6 +41,10 @@ pub fn assemble(
             *sum += n;
         }
         ramp_transactions += t.ramp_transactions;
+        never_connected += t.clients_never_connected;
+        if connect_error.is_none() {
+            connect_error.clone_from(&t.connect_error);
+        }
         ramp_errors += t.ramp_errors;
         for (slot, totals) in per_type.iter_mut().zip(&t.types) {
             slot.0.merge(&totals.latency);
@@ -77,14 +81,23 @@ pub fn assemble(
     merger.finish(duration_s);
     let intervals = merger.all().to_vec();
     drop(merger);
+    let clients_connected = config.clients.saturating_sub(never_connected);
+    let refused = Refused {
+        clients: config.clients,
+        connected: clients_connected,
+        message: connect_error.as_deref(),
+        max_connections: setup.max_connections,
+    };
     let verdict = verdict(
         transactions,
         failed,
+        retries,
         error_total,
         &errors,
         cancelled,
         abandoned,
         duration_s,
+        &refused,
     );
     let type_histograms: Vec<LatencyHistogram> = per_type.iter().map(|(h, _)| h.clone()).collect();
     let tpcc = shared
@@ -104,10 +117,13 @@ pub fn assemble(
             .map(|(host, connections)| HostConnections { host, connections })
             .collect(),
         tpcc,
+        clients_connected,
+        server_max_connections: setup.max_connections,
+        connect_error,
         workload: shared.workload.name().to_string(),
         target: shared.endpoint().redacted(),
-        server_version,
-        tls,
+        server_version: setup.server_version,
+        tls: setup.tls,
         clients: config.clients,
         threads: threads.len() as u32,
         protocol: config.protocol,
@@ -155,14 +171,45 @@ pub fn assemble(
     }
 }
 
+/// Clients asked for and connected, for the verdict.
+struct Refused<'a> {
+    clients: u32,
+    connected: u32,
+    message: Option<&'a str>,
+    max_connections: Option<u64>,
+}
+
+impl Refused<'_> {
+    /// "only 97 of 150 clients connected (...)" when some never connected.
+    fn sentence(&self) -> Option<String> {
+        if self.connected >= self.clients {
+            return None;
+        }
+        let mut text = format!(
+            "only {} of {} clients connected",
+            self.connected, self.clients
+        );
+        if let Some(message) = self.message {
+            text.push_str(&format!(" (server: {message})"));
+        }
+        if let Some(limit) = self.max_connections {
+            text.push_str(&format!("; the server's max_connections is {limit}"));
+        }
+        Some(text)
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn verdict(
     transactions: u64,
     failed: u64,
+    retries: u64,
     error_total: u64,
     errors: &BTreeMap<String, u64>,
     cancelled: bool,
     abandoned: u64,
     duration_s: f64,
+    refused: &Refused,
 ) -> Verdict {
     let classes: Vec<String> = errors.iter().map(|(k, n)| format!("{k} {n}")).collect();
     let mut notes = Vec::new();
@@ -174,6 +221,8 @@ fn verdict(
             "{abandoned} transactions still running at the hard stop were abandoned"
         ));
     }
+    // An error followed by a retry that committed is a retry, not an error of the run.
+    let unretried = error_total.saturating_sub(retries);
     let (status, head) = if transactions == 0 && (failed > 0 || error_total > 0) {
         (
             "failed",
@@ -181,7 +230,15 @@ fn verdict(
         )
     } else if transactions == 0 {
         ("failed", "no transaction completed".to_string())
-    } else if failed > 0 || error_total > 0 {
+    } else if failed == 0 && unretried > 0 {
+        (
+            "errors",
+            format!(
+                "{transactions} transactions, none failed; errors: {}",
+                classes.join(", ")
+            ),
+        )
+    } else if failed > 0 {
         let share = 100.0 * failed as f64 / (failed + transactions) as f64;
         (
             "errors",
@@ -191,10 +248,28 @@ fn verdict(
                 classes.join(", ")
             ),
         )
+    } else if retries > 0 {
+        (
+            "ok",
+            format!(
+                "{transactions} transactions, none failed; {retries} retries after {} \
+                 (each retried transaction then committed)",
+                classes.join(", ")
+            ),
+        )
     } else {
         ("ok", format!("{transactions} transactions, no errors"))
     };
     notes.insert(0, head);
+    // A run whose clients the server refused measured a smaller run than the one asked for:
+    // it fails, whatever its throughput.
+    let status = match refused.sentence() {
+        Some(sentence) => {
+            notes.insert(0, sentence);
+            "failed"
+        }
+        None => status,
+    };
     Verdict {
         status: status.into(),
         message: notes.join("; "),
@@ -205,13 +280,20 @@ fn verdict(
 mod tests {
     use super::*;
 
+    const ALL: Refused = Refused {
+        clients: 8,
+        connected: 8,
+        message: None,
+        max_connections: Some(100),
+    };
+
     fn errors(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
         pairs.iter().map(|(k, n)| (k.to_string(), *n)).collect()
     }
 
     #[test]
     fn a_clean_run_is_ok() {
-        let v = verdict(1200, 0, 0, &BTreeMap::new(), false, 0, 10.0);
+        let v = verdict(1200, 0, 0, 0, &BTreeMap::new(), false, 0, 10.0, &ALL);
         assert_eq!(v.status, "ok");
         assert_eq!(v.message, "1200 transactions, no errors");
     }
@@ -219,7 +301,7 @@ mod tests {
     #[test]
     fn failed_transactions_make_errors_with_their_share_and_classes() {
         let by_class = errors(&[("deadlock", 3), ("sql:23505", 1)]);
-        let v = verdict(996, 4, 4, &by_class, false, 0, 10.0);
+        let v = verdict(996, 4, 0, 4, &by_class, false, 0, 10.0, &ALL);
         assert_eq!(v.status, "errors");
         assert_eq!(
             v.message,
@@ -229,10 +311,20 @@ mod tests {
 
     #[test]
     fn nothing_succeeding_is_a_failure() {
-        let v = verdict(0, 12, 12, &errors(&[("connect", 12)]), false, 0, 3.0);
+        let v = verdict(
+            0,
+            12,
+            0,
+            12,
+            &errors(&[("connect", 12)]),
+            false,
+            0,
+            3.0,
+            &ALL,
+        );
         assert_eq!(v.status, "failed");
         assert_eq!(v.message, "no transaction succeeded; errors: connect 12");
-        let quiet = verdict(0, 0, 0, &BTreeMap::new(), false, 0, 3.0);
+        let quiet = verdict(0, 0, 0, 0, &BTreeMap::new(), false, 0, 3.0, &ALL);
         assert_eq!(
             (quiet.status.as_str(), quiet.message.as_str()),
             ("failed", "no transaction completed")
@@ -241,12 +333,64 @@ mod tests {
 
     #[test]
     fn cancellation_and_abandoned_transactions_are_noted() {
-        let v = verdict(10, 0, 0, &BTreeMap::new(), true, 2, 1.25);
+        let v = verdict(10, 0, 0, 0, &BTreeMap::new(), true, 2, 1.25, &ALL);
         assert_eq!(v.status, "ok");
         assert_eq!(
             v.message,
             "10 transactions, no errors; cancelled after 1.2 s; \
              2 transactions still running at the hard stop were abandoned"
+        );
+    }
+
+    #[test]
+    fn refused_clients_fail_a_run_whatever_it_measured() {
+        let refused = Refused {
+            clients: 150,
+            connected: 97,
+            message: Some("sorry, too many clients already"),
+            max_connections: Some(100),
+        };
+        let v = verdict(
+            5000,
+            0,
+            0,
+            260,
+            &errors(&[("connect", 260)]),
+            false,
+            0,
+            10.0,
+            &refused,
+        );
+        assert_eq!(v.status, "failed");
+        assert!(
+            v.message.starts_with(
+                "only 97 of 150 clients connected (server: sorry, too many clients already); \
+                 the server's max_connections is 100; "
+            ),
+            "{}",
+            v.message
+        );
+    }
+
+    #[test]
+    fn retries_that_committed_are_not_errors() {
+        let by_class = errors(&[("deadlock", 3)]);
+        let v = verdict(996, 0, 3, 3, &by_class, false, 0, 10.0, &ALL);
+        assert_eq!(v.status, "ok");
+        assert_eq!(
+            v.message,
+            "996 transactions, none failed; 3 retries after deadlock 3 (each retried \
+             transaction then committed)"
+        );
+        // A retry that failed again, or an error never retried, still counts.
+        assert_eq!(
+            verdict(996, 1, 3, 4, &by_class, false, 0, 10.0, &ALL).status,
+            "errors"
+        );
+        let lost = errors(&[("deadlock", 3), ("connection_lost", 1)]);
+        assert_eq!(
+            verdict(996, 0, 3, 4, &lost, false, 0, 10.0, &ALL).status,
+            "errors"
         );
     }
 }

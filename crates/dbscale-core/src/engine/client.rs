@@ -12,7 +12,7 @@ use super::pool::{ConnectionPool, Lease};
 use super::recorder::ThreadRecorder;
 use super::schedule::ArrivalSchedule;
 use super::RunShared;
-use crate::driver::{ConnectMode, Connection};
+use crate::driver::{ConnectMode, Connection, DbError};
 use crate::workload::WorkloadClient;
 
 /// How long a client waits before trying to reconnect, at first and at most.
@@ -20,6 +20,15 @@ const RECONNECT_FIRST: Duration = Duration::from_millis(20);
 const RECONNECT_MAX: Duration = Duration::from_secs(1);
 /// Granularity at which a sleeping client notices a cancel.
 const SLEEP_SLICE: Duration = Duration::from_millis(100);
+
+/// Whether a client ever had a connection: a client that tried and never got one is counted, so
+/// a run where the server refused some clients cannot pass for one with all of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConnectState {
+    Untried,
+    Failing,
+    Connected,
+}
 
 pub struct Client {
     pub shared: Arc<RunShared>,
@@ -35,6 +44,7 @@ pub struct Client {
     /// When the client starts (spread over the ramp).
     pub begin_at: Instant,
     pub deadline: Instant,
+    pub connect_state: ConnectState,
 }
 
 impl Client {
@@ -114,6 +124,7 @@ impl Client {
         match lease {
             Lease::Ready(conn) => {
                 self.conn = Some(conn);
+                self.note_connect(None);
                 true
             }
             Lease::Open => {
@@ -122,11 +133,12 @@ impl Client {
                     Ok(conn) => {
                         self.recorder.borrow_mut().connected(begun.elapsed());
                         self.conn = Some(conn);
+                        self.note_connect(None);
                         true
                     }
                     Err(error) => {
                         let now = Instant::now();
-                        self.recorder.borrow_mut().error(&error.class, now);
+                        self.note_connect(Some((&error, now)));
                         pool.discard(slot);
                         self.sleep_until(now + RECONNECT_FIRST).await;
                         false
@@ -195,11 +207,12 @@ impl Client {
                 Ok(conn) => {
                     self.recorder.borrow_mut().connected(begun.elapsed());
                     self.conn = Some(conn);
+                    self.note_connect(None);
                     return true;
                 }
                 Err(error) => {
                     let now = Instant::now();
-                    self.recorder.borrow_mut().error(&error.class, now);
+                    self.note_connect(Some((&error, now)));
                     if per_transaction {
                         self.recorder.borrow_mut().failure(0, now, 1);
                     }
@@ -209,6 +222,26 @@ impl Client {
                     backoff = (backoff * 2).min(RECONNECT_MAX);
                 }
             }
+        }
+    }
+
+    /// Records a connection attempt's outcome (`None`: it succeeded) and keeps the count of
+    /// clients that never connected.
+    fn note_connect(&mut self, failure: Option<(&DbError, Instant)>) {
+        let mut recorder = self.recorder.borrow_mut();
+        match (failure, self.connect_state) {
+            (Some((error, at)), state) => {
+                recorder.connect_failed(error, at);
+                if state == ConnectState::Untried {
+                    recorder.totals.clients_never_connected += 1;
+                    self.connect_state = ConnectState::Failing;
+                }
+            }
+            (None, ConnectState::Failing) => {
+                recorder.totals.clients_never_connected -= 1;
+                self.connect_state = ConnectState::Connected;
+            }
+            (None, _) => self.connect_state = ConnectState::Connected,
         }
     }
 

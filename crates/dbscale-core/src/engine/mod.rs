@@ -18,7 +18,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::config::RunConfig;
-use crate::driver::{Connection, DbError, Endpoint, Statement};
+use crate::driver::{Connection, DbError, Dialect, Endpoint, Statement};
 use crate::stats::{IntervalMerger, IntervalSnapshot, RunResult};
 use crate::workload::Workload;
 use crate::Error;
@@ -103,9 +103,21 @@ impl RunShared {
 }
 
 /// Facts from the setup connection that go into the result.
-struct Setup {
-    server_version: String,
-    tls: bool,
+pub(super) struct Setup {
+    pub server_version: String,
+    pub tls: bool,
+    /// `max_connections` of the server, for the verdict of a run whose clients were refused.
+    pub max_connections: Option<u64>,
+}
+
+/// The server's connection limit, or None when it cannot be read (not worth failing a run).
+async fn max_connections(conn: &mut Connection) -> Option<u64> {
+    let sql = match conn.dialect() {
+        Dialect::Postgres => "SHOW max_connections",
+        Dialect::Mysql => "SELECT @@max_connections",
+    };
+    let rows = conn.query(sql).await.ok()?;
+    rows.first()?.first()?.as_deref()?.trim().parse().ok()
 }
 
 /// A run in progress.
@@ -145,6 +157,7 @@ pub fn start(config: RunConfig) -> Result<RunningRun, Error> {
         let setup = Setup {
             server_version: conn.server_version().to_string(),
             tls: conn.is_tls(),
+            max_connections: max_connections(&mut conn).await,
         };
         conn.close().await;
         Ok::<_, Error>(setup)
@@ -219,14 +232,7 @@ fn coordinate(shared: &Arc<RunShared>, threads: u32, setup: Setup) -> Result<Run
         totals.push(thread_totals);
     }
     let cpu = cpu::between(cpu_before, cpu::process_cpu());
-    Ok(assemble::assemble(
-        shared,
-        start,
-        totals,
-        cpu,
-        setup.server_version,
-        setup.tls,
-    ))
+    Ok(assemble::assemble(shared, start, totals, cpu, setup))
 }
 
 impl RunningRun {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::driver::ErrorClass;
+use crate::driver::{DbError, ErrorClass};
 use crate::stats::result::QueryCounts;
 use crate::stats::{IntervalMerger, IntervalStats, LatencyHistogram};
 use crate::workload::{TxnOutcome, TALLY_SLOTS};
@@ -41,6 +41,10 @@ pub struct ThreadTotals {
     pub ramp_transactions: u64,
     /// Errors during the ramp (not measured).
     pub ramp_errors: u64,
+    /// Clients that tried to connect and never managed to (a server at its connection limit).
+    pub clients_never_connected: u32,
+    /// The first connection failure's message, as the server or the network gave it.
+    pub connect_error: Option<String>,
 }
 
 /// A schedule lag above this counts as a late start.
@@ -184,6 +188,14 @@ impl ThreadRecorder {
 
     pub fn connected(&mut self, took: Duration) {
         self.totals.connect.record_us(took.as_micros() as u64);
+    }
+
+    /// A connection attempt failed: counted under its class, its message kept if first.
+    pub fn connect_failed(&mut self, error: &DbError, at: Instant) {
+        self.error(&error.class, at);
+        if self.totals.connect_error.is_none() {
+            self.totals.connect_error = Some(error.message.clone());
+        }
     }
 }
 

@@ -13,7 +13,7 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use tokio::task::LocalSet;
 
-use super::client::Client;
+use super::client::{Client, ConnectState};
 use super::client_set::{ClientFuture, ClientSet};
 use super::pool::ConnectionPool;
 use super::recorder::{ThreadRecorder, ThreadTotals};
@@ -102,23 +102,25 @@ pub fn run_thread(
                         recorder.borrow_mut().connected(took);
                         pool.add(conn, slot);
                     }
-                    Err(error) => recorder.borrow_mut().error(&error.class, start),
+                    Err(error) => recorder.borrow_mut().connect_failed(&error, start),
                 }
             }
         }
         let mut clients: Vec<ClientFuture> = Vec::new();
         for (client_id, opened) in client_ids.iter().zip(initial) {
-            let conn = match opened {
+            let (conn, connect_state) = match opened {
                 Some(Ok((conn, took))) => {
                     recorder.borrow_mut().connected(took);
-                    Some(conn)
+                    (Some(conn), ConnectState::Connected)
                 }
                 // The client keeps trying to connect during the run; the failure counts.
                 Some(Err(error)) => {
-                    recorder.borrow_mut().error(&error.class, start);
-                    None
+                    let mut recorder = recorder.borrow_mut();
+                    recorder.connect_failed(&error, start);
+                    recorder.totals.clients_never_connected += 1;
+                    (None, ConnectState::Failing)
                 }
-                None => None,
+                None => (None, ConnectState::Untried),
             };
             let client = Client {
                 shared: shared.clone(),
@@ -135,6 +137,7 @@ pub fn run_thread(
                         .ramp
                         .mul_f64(f64::from(*client_id) / f64::from(shared.config.clients)),
                 deadline,
+                connect_state,
             };
             clients.push(Box::pin(client.run()));
         }

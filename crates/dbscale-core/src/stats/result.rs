@@ -56,6 +56,15 @@ pub struct RunResult {
     pub connections: Option<u32>,
     /// Connections opened per host of the target (redacted URL), in the target's order.
     pub connections_by_host: Vec<HostConnections>,
+    /// Clients that had a connection at some point (`clients` is the number asked for); fewer
+    /// fails the run.
+    pub clients_connected: u32,
+    /// The first connection failure's message (the server's, e.g. "too many clients").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub connect_error: Option<String>,
+    /// The server's connection limit (`max_connections`), read before the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_max_connections: Option<u64>,
     /// TPC-C's figures and verdict (tpmC, efficiency, pass rule, audits).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tpcc: Option<TpccSummary>,

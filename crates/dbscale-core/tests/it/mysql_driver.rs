@@ -134,7 +134,10 @@ async fn load_data_local_streams_the_given_rows() {
         "{err}"
     );
     // A statement that asks for no file is refused, and the session stays usable.
-    let err = conn.copy_in("DO 1", std::iter::empty::<&[u8]>()).await.unwrap_err();
+    let err = conn
+        .copy_in("DO 1", std::iter::empty::<&[u8]>())
+        .await
+        .unwrap_err();
     assert!(err.message.contains("LOAD DATA LOCAL"), "{err}");
     let rows = conn
         .query("SELECT COUNT(*) FROM t WHERE id < 4")

@@ -1,0 +1,82 @@
+"""Verdicts that never make a bad run look good, against the test MariaDB: clients the server
+refused fail the run with the server's limit in the hint; deadlocks retried until they commit are
+retries, not errors."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dbscale.errors import EXIT_RUN
+from tests.integration.conftest import dbscale, read_runs
+from tests.integration.mariadb import MariaDBTestServer, mariadb_from_env
+
+SMALL = ("--set", "tables=1", "--set", "table_size=1000")
+
+
+@pytest.fixture(scope="module")
+def mariadb(core: object) -> MariaDBTestServer:
+    return mariadb_from_env()
+
+
+@pytest.fixture(scope="module")
+def sbtest_url(mariadb: MariaDBTestServer) -> str:
+    url = mariadb.fresh_database("dbscale_verdicts")
+    dbscale("prepare", "sysbench:oltp_read_write", "--target", url, *SMALL).assert_ok()
+    return url
+
+
+@pytest.fixture
+def connection_limit(mariadb: MariaDBTestServer) -> Iterator[int]:
+    """The server's max_connections lowered to its minimum (10) for one test."""
+    before = mariadb.sql("SELECT @@max_connections")
+    mariadb.sql("SET GLOBAL max_connections = 10")
+    try:
+        yield 10
+    finally:
+        mariadb.sql(f"SET GLOBAL max_connections = {int(before)}")
+
+
+def test_clients_the_server_refused_fail_the_run(
+    sbtest_url: str, connection_limit: int, tmp_path: Path
+) -> None:
+    out = tmp_path / "refused"
+    done = dbscale("run", "sysbench:oltp_point_select", "--target", sbtest_url, *SMALL,
+                   "-c", "16", "-T", "1s", "--output-format", "pgbench",
+                   "--out", str(out))  # fmt: skip
+    done.assert_user_error()
+    assert done.code == EXIT_RUN, done.text
+    [record] = read_runs(out / "runs.jsonl")
+    assert record["clients"] == 16 and record["clients_connected"] < 16
+    assert record["verdict"]["status"] == "failed"
+    assert record["connect_error"] == "Too many connections"
+    assert record["server_max_connections"] == connection_limit
+    connected = record["clients_connected"]
+    assert f"only {connected} of 16 clients connected" in done.err
+    hint = done.err.split("hint:")[1]
+    assert f"max_connections ({connection_limit})" in hint
+    assert f"number of clients: 16 ({connected} connected)" in done.out
+
+
+def test_deadlocks_retried_until_they_commit_are_not_errors(
+    sbtest_url: str, tmp_path: Path
+) -> None:
+    """4 clients on 1000 rows deadlock tens of times a second. A deadlock in a run's last
+    milliseconds cannot be retried and fails its transaction; such a run is not the case under
+    test, so up to three runs are made to find one where every retried transaction committed."""
+    for attempt in range(3):
+        out = tmp_path / f"retries{attempt}"
+        done = dbscale("run", "sysbench:oltp_read_write", "--target", sbtest_url, *SMALL,
+                       "-c", "4", "-T", "2s", "--out", str(out))  # fmt: skip
+        done.assert_ok()
+        [record] = read_runs(out / "runs.jsonl")
+        assert record["retries"] > 0, "no deadlock to retry: the test proves nothing"
+        if record["failed"] == 0:
+            break
+        assert record["verdict"]["status"] == "errors"
+    assert record["failed"] == 0, "every attempt lost a transaction to the run's end"
+    assert record["errors"]["by_class"].get("deadlock", 0) > 0
+    assert record["verdict"]["status"] == "ok", record["verdict"]
+    assert f"{record['retries']} retries after deadlock" in record["verdict"]["message"]
