@@ -72,6 +72,8 @@ class Interval(_Part):
     lag_max_ms: float | None = None
     queries: QueryCounts = Field(default_factory=QueryCounts)
     qps: float = 0.0
+    retries: int = 0
+    clients_connected: int | None = None  # None: recorded before it was counted
 
 
 class ErrorCounts(_Part):

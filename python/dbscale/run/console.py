@@ -73,7 +73,11 @@ def print_run(
     label: str,
     output_format: OutputFormat = OutputFormat.AUTO,
 ) -> None:
-    """The block after one run, in the shape asked for; a warm-up gets one line."""
+    """The block after one run, in the shape asked for; a warm-up gets one line, and so does
+    every run on a terminal unless a shape is asked for (the blocks would scroll a study away)."""
+    if compact_output(console, output_format) and not record.warmup:
+        console.print(run_line(record, label), highlight=False, markup=False, soft_wrap=True)
+        return
     if record.warmup:
         console.print(
             f"warm-up: tps = {record.tps:.1f} over {record.duration_s:.1f} s "
@@ -92,6 +96,27 @@ def print_run(
             f"verdict: {record.verdict.status}: {record.verdict.message}", highlight=False
         )
     console.print()
+
+
+def compact_output(console: Console, output_format: OutputFormat) -> bool:
+    """One line per finished run: on a terminal, unless a tool's shape is asked for."""
+    return output_format is OutputFormat.AUTO and console.is_terminal
+
+
+def run_line(record: RunRecord, label: str) -> str:
+    """One finished run in a line: `clients=8 #2: tps 1234.5, p95 3.4 ms, 0 failed: ok`."""
+    p95 = _latency(record, "p95")
+    figures = f"tps {record.tps:,.1f}, p95 {_f(p95)} ms, {record.failed} failed"
+    if record.retries:
+        figures += f", {record.retries} retries"
+    if record.tpcc is not None:
+        rule = "pass" if record.tpcc.passed else "FAIL"
+        figures = f"tpmC {record.tpcc.tpmc:,.0f} ({record.tpcc.rule.name} rule: {rule}), {figures}"
+    if record.limited_by is not None and record.limited_by.verdict:
+        figures += f", limited by {record.limited_by.verdict}"
+    status = record.status
+    tail = status if status == "ok" else f"{status}: {record.verdict.message}"
+    return f"{label}: {figures}: {tail}"
 
 
 def consistency_lines(record: RunRecord) -> list[str]:

@@ -12,9 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from rich.console import Console, Group
+from rich.console import Console
 from rich.live import Live
-from rich.progress_bar import ProgressBar
 from rich.text import Text
 
 from dbscale.results.record import Interval, IntervalLatency
@@ -64,6 +63,13 @@ def make_progress(
 
 def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
+
+
+def _ms3(value: float | None) -> str:
+    """Milliseconds to about three significant digits (0.054, 1.23, 12.3, 123)."""
+    if value is None:
+        return "-"
+    return f"{value:.3f}" if value < 1 else f"{value:.2f}" if value < 10 else f"{value:.1f}"
 
 
 def progress_line(interval: Interval) -> str:
@@ -124,27 +130,27 @@ class PlainProgress:
 
 
 class LiveProgress:
-    """A few refreshing lines while a run goes on."""
+    """A few refreshing lines while a run goes on: where the run and the study are, and the last
+    second's throughput, latency, errors, retries and connected clients. Plain text lines (no
+    rich progress bar, which ends without a newline and hid the line after it)."""
+
+    BAR_WIDTH = 24
 
     def __init__(self, console: Console) -> None:
         self.console = console
         self._live: Live | None = None
-        self._label = ""
-        self._index = self._total = 0
-        self._duration_s = 0.0
-        self._eta_s: float | None = None
+        self._slot = RunSlot(label="", index=0, total=0, duration_s=0.0)
         self._started = 0.0
         self._last = Interval()
-        self._transactions = 0
-        self._errors = 0
+        self._seen_s = 0.0
+        self._transactions = self._errors = self._retries = 0
         self._notes: list[str] = []
 
     def begin(self, slot: RunSlot) -> None:
-        self._label, self._index, self._total = slot.label, slot.index, slot.total
-        self._eta_s = slot.eta_s
-        self._duration_s = slot.duration_s
+        self._slot = slot
         self._started = time.monotonic()
-        self._last, self._transactions, self._errors, self._notes = Interval(), 0, 0, []
+        self._last, self._seen_s, self._notes = Interval(), 0.0, []
+        self._transactions = self._errors = self._retries = 0
         self._live = Live(
             self._render(), console=self.console, refresh_per_second=4, transient=True,
             get_renderable=self._render,
@@ -154,8 +160,10 @@ class LiveProgress:
     def update(self, intervals: Sequence[Interval]) -> None:
         for interval in intervals:
             self._last = interval
+            self._seen_s = interval.t_s
             self._transactions += interval.transactions
             self._errors += interval.errors
+            self._retries += interval.retries
 
     def note(self, message: str) -> None:
         self._notes.append(message)
@@ -167,31 +175,53 @@ class LiveProgress:
             self._live.stop()
             self._live = None
 
-    def _render(self) -> Group:
+    def _render(self) -> Text:
+        return Text("\n").join(self.lines())
+
+    def lines(self) -> list[Text]:
+        """The display's lines, as a person sees them."""
+        slot = self._slot
         elapsed = time.monotonic() - self._started if self._started else 0.0
-        remaining = max(self._duration_s - elapsed, 0.0)
-        lat = self._last.latency_ms or IntervalLatency()
+        shown = min(elapsed, slot.duration_s)
+        remaining = max(slot.duration_s - elapsed, 0.0)
+        done = shown / slot.duration_s if slot.duration_s > 0 else 1.0
+        filled = round(done * self.BAR_WIDTH)
         head = Text.assemble(
-            (f"run {self._index}/{self._total} ", "bold"),
-            f"{self._label}   {min(elapsed, self._duration_s):5.1f} s elapsed, "
-            f"{remaining:5.1f} s left",
+            (f"run {slot.index}/{slot.total} ", "bold"),
+            f"{slot.label}  ",
+            ("━" * filled, "green"),
+            ("─" * (self.BAR_WIDTH - filled), "grey50"),
+            f" {shown:.0f}/{slot.duration_s:g} s, {remaining:.0f} s left",
         )
-        bar = ProgressBar(
-            total=max(self._duration_s, 1e-9), completed=min(elapsed, self._duration_s)
+        lines = [head, self._figures()]
+        if slot.eta_s is not None and slot.total > 1:
+            left = max(slot.eta_s - shown, 0.0)
+            lines.append(Text(f"study: {slot.index - 1} of {slot.total} runs done, "
+                              f"ETA {format_eta(left)}"))  # fmt: skip
+        lines += [Text(n, style="yellow") for n in self._notes[-2:]]
+        return lines
+
+    def _figures(self) -> Text:
+        last = self._last
+        if self._seen_s <= 0:
+            return Text("waiting for the first second's figures ...", style="grey50")
+        lat = last.latency_ms or IntervalLatency()
+        run_tps = self._transactions / self._seen_s
+        clients = last.clients_connected
+        connected = (
+            f"   clients {clients}/{self._slot.clients}"
+            if clients is not None and self._slot.clients
+            else ""
         )
-        stats = Text(
-            f"tps {self._last.tps:.1f}  "
-            f"qps {self._last.qps:.1f}  "
-            f"p50 {_ms(lat.p50)}  p95 {_ms(lat.p95)}  p99 {_ms(lat.p99)} ms  "
-            f"txns {self._transactions}  errors {self._errors}"
-        )
-        if self._last.lag_ms is not None:
-            stats.append(f"   lag {self._last.lag_ms:.1f} ms")
-        notes = [Text(n, style="yellow") for n in self._notes[-2:]]
-        if self._eta_s is not None and self._total > 1:
-            left = max(self._eta_s - min(elapsed, self._duration_s), 0.0)
-            study = Text(
-                f"study: {self._index - 1}/{self._total} runs done, ETA {format_eta(left)}"
-            )
-            return Group(head, bar, stats, study, *notes)
-        return Group(head, bar, stats, *notes)
+        warn = "red" if clients is not None and clients < self._slot.clients else ""
+        text = Text.assemble(
+            ("tps ", "bold"), f"{last.tps:,.1f} (run {run_tps:,.1f})   ",
+            ("lat ", "bold"),
+            f"p50 {_ms3(lat.p50)}  p95 {_ms3(lat.p95)}  p99 {_ms3(lat.p99)} ms   ",
+            ("errors ", "bold"), (f"{self._errors}", "red" if self._errors else ""),
+            ("  retries ", "bold"), f"{self._retries}",
+            (connected, warn),
+        )  # fmt: skip
+        if last.lag_ms is not None:
+            text.append(f"   lag {last.lag_ms:.1f} ms")
+        return text

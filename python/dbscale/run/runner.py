@@ -34,7 +34,7 @@ from dbscale.results.directory import ResultsDir, RunMeta, make_record
 from dbscale.results.points import FigureCache, PointSummary, SummarySettings, summarize_points
 from dbscale.results.record import RunRecord
 from dbscale.run import data
-from dbscale.run.console import print_points, print_run, print_summary
+from dbscale.run.console import compact_output, print_points, print_run, print_summary
 from dbscale.run.output_format import OutputFormat
 from dbscale.run.progress import RunProgress, RunSlot
 from dbscale.run.study_output import study_plan_json
@@ -249,7 +249,8 @@ class StudyRunner:
         self.results.append(record)
         self.write_summary()
         print_run(self.out, record, step.label, self.output_format)
-        print_verdict(self.out, record)
+        if not compact_output(self.out, self.output_format):
+            print_verdict(self.out, record)
         if done.cancelled or interrupted:
             during = "the consistency check after" if interrupted else "during"
             raise Cancelled(f"cancelled by Ctrl-C {during} run {slot.index} ({step.label})")

@@ -237,11 +237,14 @@ impl Client {
                     self.connect_state = ConnectState::Failing;
                 }
             }
-            (None, ConnectState::Failing) => {
-                recorder.totals.clients_never_connected -= 1;
+            (None, ConnectState::Connected) => {}
+            (None, state) => {
+                if state == ConnectState::Failing {
+                    recorder.totals.clients_never_connected -= 1;
+                }
+                recorder.totals.clients_connected += 1;
                 self.connect_state = ConnectState::Connected;
             }
-            (None, _) => self.connect_state = ConnectState::Connected,
         }
     }
 

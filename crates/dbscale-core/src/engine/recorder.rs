@@ -43,6 +43,8 @@ pub struct ThreadTotals {
     pub ramp_errors: u64,
     /// Clients that tried to connect and never managed to (a server at its connection limit).
     pub clients_never_connected: u32,
+    /// Clients that had a connection at some point.
+    pub clients_connected: u32,
     /// The first connection failure's message, as the server or the network gave it.
     pub connect_error: Option<String>,
 }
@@ -100,6 +102,7 @@ impl ThreadRecorder {
         }
         let mut merger = self.merger.lock().expect("merger lock");
         while self.current_index < index {
+            self.current.clients_connected = u64::from(self.totals.clients_connected);
             merger.submit(self.current_index, std::mem::take(&mut self.current));
             self.current_index += 1;
         }
@@ -115,6 +118,7 @@ impl ThreadRecorder {
     pub fn close(&mut self) {
         self.roll_to(self.last_index);
         let mut merger = self.merger.lock().expect("merger lock");
+        self.current.clients_connected = u64::from(self.totals.clients_connected);
         merger.submit(self.current_index, std::mem::take(&mut self.current));
         self.current_index = self.last_index + 1;
     }
@@ -143,6 +147,7 @@ impl ThreadRecorder {
         if tries > 1 {
             self.totals.retried += 1;
             self.totals.retries += u64::from(tries - 1);
+            self.current.retries += u64::from(tries - 1);
         }
         self.totals.queries.add(queries);
         self.current.queries.add(queries);
@@ -159,6 +164,7 @@ impl ThreadRecorder {
         self.current.failed += 1;
         if tries > 1 {
             self.totals.retries += u64::from(tries - 1);
+            self.current.retries += u64::from(tries - 1);
         }
         self.totals.last_end = Some(end);
     }

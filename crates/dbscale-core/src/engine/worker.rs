@@ -110,7 +110,9 @@ pub fn run_thread(
         for (client_id, opened) in client_ids.iter().zip(initial) {
             let (conn, connect_state) = match opened {
                 Some(Ok((conn, took))) => {
-                    recorder.borrow_mut().connected(took);
+                    let mut recorder = recorder.borrow_mut();
+                    recorder.connected(took);
+                    recorder.totals.clients_connected += 1;
                     (Some(conn), ConnectState::Connected)
                 }
                 // The client keeps trying to connect during the run; the failure counts.

@@ -20,6 +20,9 @@ pub struct IntervalStats {
     pub lag_max_us: u64,
     pub lag_count: u64,
     pub queries: QueryCounts,
+    pub retries: u64,
+    /// Clients that had connected by the end of the interval (a thread's count; summed).
+    pub clients_connected: u64,
 }
 
 impl IntervalStats {
@@ -32,6 +35,8 @@ impl IntervalStats {
         self.lag_max_us = self.lag_max_us.max(other.lag_max_us);
         self.lag_count += other.lag_count;
         self.queries.add(&other.queries);
+        self.retries += other.retries;
+        self.clients_connected += other.clients_connected;
     }
 }
 
@@ -51,6 +56,10 @@ pub struct IntervalSnapshot {
     /// Statements by class (read/write/other), for sysbench-style `qps (r/w/o)` lines.
     pub queries: QueryCounts,
     pub qps: f64,
+    /// Retries of transactions that ended in the interval.
+    pub retries: u64,
+    /// Clients that had connected by the end of the interval.
+    pub clients_connected: u64,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
@@ -142,6 +151,8 @@ impl IntervalMerger {
             lag_max_ms: lag.map(|l| l.1),
             qps: stats.queries.total as f64 / width,
             queries: stats.queries,
+            retries: stats.retries,
+            clients_connected: stats.clients_connected,
         });
     }
 
