@@ -93,3 +93,43 @@ def test_summary_table_and_results_path(tmp_path) -> None:  # type: ignore[no-un
     assert "warm-up" in text
     assert "4115.2" in text
     assert f"results: {tmp_path}" in text
+
+
+def test_narrow_tables_wrap_instead_of_cutting_cells_short() -> None:
+    from dbscale.results.text_tables import text_table
+
+    table = text_table(["point", "median tps", "p95"], left={"point"})
+    keys = [f"clients=2,connect=persistent,tls={tls},pooling=off" for tls in ("disable", "require")]
+    for key in keys:
+        table.add_row(key, "50812.5", "1.25")
+    table.add_row("x" * 70, "1.0", "2.0")
+    buffer = io.StringIO()
+    Console(file=buffer, width=40, color_system=None).print(table)
+    text = buffer.getvalue()
+    assert "…" not in text
+    for key in keys:  # each setting of each key whole, on some line
+        for setting in key.split(","):
+            assert setting in text, text
+    assert text.count("x") == 70 and text.count("50812.5") == 2, text
+
+
+def test_column_widths_fit_the_room_text_giving_way_first() -> None:
+    from dbscale.results.text_tables import fit_widths
+
+    assert fit_widths([10, 5], [4, 5], 20, [True, False]) == [10, 5]  # all fits
+    widths = fit_widths([40, 8, 30], [10, 8, 12], 50, [True, False, False])
+    assert sum(widths) <= 50 and widths[1] == 8 and widths[0] >= 10 and widths[2] >= 12
+    assert fit_widths([40, 8], [30, 8], 20, [True, False]) == [12, 8]  # numbers kept whole
+
+
+def test_a_wide_table_never_runs_past_the_terminal() -> None:
+    from dbscale.results.text_tables import text_table
+
+    table = text_table([f"column {i}" for i in range(7)], left={"column 0"})
+    table.add_row("warehouses_per_vcpu=0.5 [A]", *(["0.002215 [0.001826, 0.002814]"] * 6))
+    buffer = io.StringIO()
+    Console(file=buffer, width=100, color_system=None).print(table)
+    lines = buffer.getvalue().splitlines()
+    assert max(len(line) for line in lines) <= 100
+    assert buffer.getvalue().count("0.002215") == 6 and "…" not in buffer.getvalue()
+    assert buffer.getvalue().count("[0.001826,") == 6  # numbers whole; the key gave way

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
 
 import pytest
 
@@ -14,22 +15,58 @@ from dbscale.stats.comparison import (
     WORSE,
     adjust_and_decide,
     compare_samples,
-    log_ratio_interval,
+    detectable_change_pct,
+    median_ratio_interval,
+    runs_per_side,
 )
 
 scipy_stats = pytest.importorskip("scipy.stats")
 
 
-def test_log_ratio_interval_is_welch_on_logs() -> None:
+def test_the_change_is_the_ratio_of_the_medians_with_a_bootstrap_interval() -> None:
     a = [1000.0, 1010.0, 990.0, 1005.0, 995.0, 1002.0]
     b = [1100.0, 1090.0, 1110.0, 1095.0, 1105.0, 1102.0]
-    got = log_ratio_interval(a, b)
-    assert got is not None
-    la, lb = [math.log(v) for v in a], [math.log(v) for v in b]
-    ref = scipy_stats.ttest_ind(lb, la, equal_var=False).confidence_interval(0.95)
-    assert got[1] == pytest.approx(math.expm1(ref.low), rel=1e-9)
-    assert got[2] == pytest.approx(math.expm1(ref.high), rel=1e-9)
-    assert log_ratio_interval([1.0], b) is None
+    change, low, high = median_ratio_interval(a, b) or (0.0, 0.0, 0.0)
+    assert change == pytest.approx(statistics.median(b) / statistics.median(a) - 1, rel=1e-12)
+    assert low < change < high
+    # the percentile interval of the same statistic from scipy's bootstrap, to its resolution
+    ref = scipy_stats.bootstrap(
+        (b, a), lambda y, x: statistics.median(y) / statistics.median(x), method="percentile",
+        vectorized=False, n_resamples=4000, random_state=1,
+    ).confidence_interval  # fmt: skip
+    assert low == pytest.approx(ref.low - 1, abs=0.004)
+    assert high == pytest.approx(ref.high - 1, abs=0.004)
+    assert median_ratio_interval(a, b) == median_ratio_interval(list(reversed(a)), b)
+    assert median_ratio_interval([1.0], b) is None
+
+
+def test_medians_apart_by_5_percent_read_as_5_percent() -> None:
+    """The case from the field: a geometric-mean ratio read -0.4% beside medians 5.5% apart."""
+    a = [1000.0, 1000.0, 1000.0, 400.0, 1600.0, 1000.0]
+    b = [945.0, 945.0, 945.0, 1500.0, 500.0, 945.0]
+    c = compare_samples("tps", a, b, higher_is_better=True)
+    assert c.change_pct == pytest.approx(-5.5, abs=1e-9)
+    assert c.estimate.startswith("ratio of medians")
+
+
+def test_power_detectable_change_and_runs_needed() -> None:
+    spread = 0.05  # 5% run-to-run
+    # the normal approximation by hand: 2 (z_.975 + z_.8)^2 s^2 / d^2 / (3/pi)
+    z = 1.959964 + 0.841621
+    d = math.log1p(0.07)
+    assert runs_per_side(spread, 7) == math.ceil(2 * (z * spread / d) ** 2 / (3 / math.pi))
+    assert runs_per_side(spread, -7) <= runs_per_side(spread, 7)  # -7% is the larger log shift
+    assert runs_per_side(0.001, 50) == 4  # never fewer than Mann-Whitney's floor
+    assert detectable_change_pct(spread, 3, 3) is None
+    shift = z * spread * math.sqrt((2 / 6) / (3 / math.pi))
+    assert detectable_change_pct(spread, 6, 6) == pytest.approx(100 * math.expm1(shift))
+    # n runs per side detect what runs_per_side says n runs detect
+    n = runs_per_side(spread, 10)
+    detectable = detectable_change_pct(spread, n, n)
+    assert detectable is not None and detectable <= 10.0
+    a, b = samples(1000, 6, 0.05, 11), samples(1000, 6, 0.05, 12)
+    c = compare_samples("tps", a, b, higher_is_better=True, detect_pct=5)
+    assert c.detectable_pct is not None and c.runs_to_detect is not None and c.runs_to_detect > 6
 
 
 def samples(mean: float, n: int, cv: float, seed: int) -> list[float]:

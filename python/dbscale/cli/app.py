@@ -96,6 +96,13 @@ def compare_cmd(
         float | None,
         typer.Option("--noise", help="Noise threshold in % (default: the plan's, else 2)."),
     ] = None,
+    detect: Annotated[
+        str | None,
+        typer.Option(
+            "--detect",
+            help="A change (e.g. 5%) to size for: the runs per side that detect it at 80% power.",
+        ),
+    ] = None,
     as_json: o.AsJson = False,
     html: Annotated[
         Path | None,
@@ -103,9 +110,14 @@ def compare_cmd(
     ] = None,
 ) -> None:
     """Compare TPS and p95/p99 latency point by point, with intervals, p-values and verdicts."""
-    from dbscale.results.compare import ComparisonOptions
+    from dbscale.results.compare import ComparisonOptions, parse_change_pct
 
-    options = ComparisonOptions(select_a=select_a, select_b=select_b, noise_pct=noise)
+    options = ComparisonOptions(
+        select_a=select_a,
+        select_b=select_b,
+        noise_pct=noise,
+        detect_pct=parse_change_pct(detect) if detect is not None else None,
+    )
     commands.compare(dir_a, dir_b, options, as_json, html=html, env=os.environ)
 
 

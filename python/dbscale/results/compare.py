@@ -7,6 +7,7 @@ interval, a Mann-Whitney p-value Holm-corrected across pairs, and a verdict.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -23,7 +24,14 @@ from dbscale.results.cost_tables import (
 from dbscale.results.directory import PLAN_FILE, RUNS_FILE, read_runs
 from dbscale.results.record import RunRecord
 from dbscale.results.text_tables import text_table
-from dbscale.stats.comparison import ALPHA, Change, adjust_and_decide, compare_samples
+from dbscale.stats.comparison import (
+    ALPHA,
+    ESTIMATE,
+    POWER,
+    Change,
+    adjust_and_decide,
+    compare_samples,
+)
 from dbscale.targets.facts import diff_target_records
 from dbscale.values import JsonObject, format_value
 
@@ -38,6 +46,7 @@ class ComparisonOptions:
     noise_pct: float | None = None  # default: the plan's statistics.noise_threshold_pct, or 2
     confidence: float = 0.95
     alpha: float = ALPHA
+    detect_pct: float | None = None  # --detect: the runs per side this change needs
 
 
 def _records(directory: Path) -> list[Record]:
@@ -63,6 +72,20 @@ def _values(records: Sequence[Record], metric: str) -> list[float]:
     name = metric.removesuffix("_ms")
     values = [r.latency_ms.percentile(name) if r.latency_ms else None for r in records]
     return [v for v in values if v is not None]
+
+
+def parse_change_pct(text: str) -> float:
+    """`5%`, `5` or `-3.5%` as a percentage; 0 and non-numbers are refused."""
+    try:
+        value = float(text.strip().removesuffix("%"))
+    except ValueError:
+        value = 0.0
+    if value == 0.0 or not math.isfinite(value) or value <= -100.0:
+        raise ConfigError(
+            f"--detect {text!r} is not a change to detect",
+            "give a percentage other than 0, e.g. --detect 5%",
+        )
+    return value
 
 
 def parse_selector(text: str, option: str) -> dict[str, str]:
@@ -129,6 +152,12 @@ def _pairs_within(
 
 def compare_dirs(a: Path, b: Path | None, options: ComparisonOptions) -> JsonObject:
     """The comparison as plain data (what `--json` prints)."""
+    if b is not None and (options.select_a is not None or options.select_b is not None):
+        raise ConfigError(
+            "--a/--b select points within one results directory, but two were given",
+            f"compare the two directories point by point (dbscale compare {a} {b}), or one "
+            f"directory's points: dbscale compare {a} --a AXIS=V1 --b AXIS=V2",
+        )
     if b is None:
         if options.select_a is None or options.select_b is None:
             raise ConfigError(
@@ -159,6 +188,8 @@ def compare_dirs(a: Path, b: Path | None, options: ComparisonOptions) -> JsonObj
                 _values(rb, metric),
                 higher_is_better=higher_is_better,
                 confidence=options.confidence,
+                detect_pct=options.detect_pct,
+                alpha=options.alpha,
             )
             for _, ra, rb in pairs
         ]
@@ -169,6 +200,9 @@ def compare_dirs(a: Path, b: Path | None, options: ComparisonOptions) -> JsonObj
         "noise_threshold_pct": noise,
         "alpha": options.alpha,
         "confidence": options.confidence,
+        "estimate": ESTIMATE,
+        "power": POWER,
+        "detect_pct": options.detect_pct,
         "points": [
             {"point": key, **{m: asdict(per_metric[m][i]) for m, _ in METRICS}}
             for i, (key, _, _) in enumerate(pairs)
@@ -182,6 +216,26 @@ def compare_dirs(a: Path, b: Path | None, options: ComparisonOptions) -> JsonObj
 
 def _num(value: Any, digits: int = 1) -> str:
     return "-" if value is None else f"{float(value):.{digits}f}"
+
+
+def _print_power(console: Console, comparison: Mapping[str, Any]) -> None:
+    """Per point, what the TPS runs could detect, and what a given change (--detect) needs."""
+    power = float(comparison.get("power", POWER))
+    detect = comparison.get("detect_pct")
+    columns = ["point", "runs A/B", f"smallest change detected ({power:.0%} power)"]
+    if detect:
+        columns.append(f"runs per side for ±{detect:g}%")
+    table = text_table(columns, left={"point"}, title="power (TPS)")
+    for row in comparison["points"]:
+        c = row["tps"]
+        detectable = c.get("detectable_pct")
+        table.add_row(
+            row["point"],
+            f"{c['n_a']}/{c['n_b']}",
+            f"±{detectable:.1f}%" if detectable is not None else "- (fewer than 4 runs a side)",
+            *([str(c.get("runs_to_detect") or "-")] if detect else []),
+        )
+    console.print(table)
 
 
 def print_comparison(console: Console, comparison: Mapping[str, Any]) -> None:
@@ -213,6 +267,11 @@ def print_comparison(console: Console, comparison: Mapping[str, Any]) -> None:
                 c["verdict"],
             )
     console.print(table)
+    console.print(
+        f"change: {comparison.get('estimate', ESTIMATE)} (B's median / A's median - 1)",
+        highlight=False,
+    )
+    _print_power(console, comparison)
     console.print(
         f"verdict: Mann-Whitney U, Holm-corrected across points, alpha {comparison['alpha']}, "
         f"and the {comparison['confidence']:.0%} CI of the change beyond "

@@ -1,19 +1,31 @@
-"""A against B for one metric, over per-run values: the relative change as the ratio of geometric
-means with its confidence interval (Welch's t on log values), a two-sided Mann-Whitney U p-value,
-and a verdict that fires only when the Holm-adjusted p is below alpha *and* the whole interval
-lies beyond the noise threshold (criterion's rule). Otherwise: no significant change.
+"""A against B for one metric, over per-run values: the relative change as the ratio of the
+medians (B's median over A's, so it agrees with the medians printed beside it) with a percentile
+bootstrap interval, a two-sided Mann-Whitney U p-value, and a verdict that fires only when the
+Holm-adjusted p is below alpha *and* the whole interval lies beyond the noise threshold
+(criterion's rule). Otherwise: no significant change.
+
+Power: the smallest change the runs could have detected at 80% power, and the runs per side a
+given change needs, from the run-to-run spread of log values (pooled over both sides) with the
+normal approximation, divided by Mann-Whitney's asymptotic efficiency (3/pi against the t test);
+never fewer than 4 runs per side, the least for which the test can reach p < 0.05.
 """
 
 from __future__ import annotations
 
 import math
+import random
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from dbscale.stats.distributions import holm, mann_whitney_u, student_t_ppf
+from dbscale.stats.distributions import holm, mann_whitney_u
 
 ALPHA = 0.05
+POWER = 0.8
+ESTIMATE = "ratio of medians, percentile bootstrap interval"
+BOOTSTRAP_RESAMPLES = 4000
+MIN_RUNS_PER_SIDE = 4  # Mann-Whitney's smallest two-sided p with 3 + 3 runs is 0.1
+MANN_WHITNEY_EFFICIENCY = 3 / math.pi
 BETTER, WORSE, SAME, TOO_FEW = "better", "worse", "no significant change", "too few runs"
 
 
@@ -31,24 +43,70 @@ class Change:
     p_value: float | None
     p_adjusted: float | None = None
     verdict: str = TOO_FEW
+    estimate: str = ESTIMATE
+    detectable_pct: float | None = None  # the smallest change these runs detect at 80% power
+    detect_pct: float | None = None  # a change the user asked about (--detect) ...
+    runs_to_detect: int | None = None  # ... and the runs per side it needs
 
 
-def log_ratio_interval(
-    a: Sequence[float], b: Sequence[float], confidence: float = 0.95
+def median_ratio_interval(
+    a: Sequence[float],
+    b: Sequence[float],
+    confidence: float = 0.95,
+    resamples: int = BOOTSTRAP_RESAMPLES,
 ) -> tuple[float, float, float] | None:
-    """(change, low, high) of B relative to A, as fractions: exp of the difference of log means
-    and its Welch t-interval. None unless both sides have 2+ positive values."""
+    """(change, low, high) of B relative to A as fractions: median(B) / median(A) - 1 and its
+    percentile bootstrap interval (each side resampled on its own; seeded from the values, so
+    the same runs give the same interval). None unless both sides have 2+ positive values."""
     if len(a) < 2 or len(b) < 2 or min(*a, *b) <= 0:
         return None
-    la, lb = [math.log(v) for v in a], [math.log(v) for v in b]
-    diff = statistics.fmean(lb) - statistics.fmean(la)
-    va, vb = statistics.variance(la) / len(la), statistics.variance(lb) / len(lb)
-    se = math.sqrt(va + vb)
-    if se == 0.0:
-        return math.expm1(diff), math.expm1(diff), math.expm1(diff)
-    df = (va + vb) ** 2 / (va**2 / (len(la) - 1) + vb**2 / (len(lb) - 1))
-    margin = student_t_ppf((1.0 + confidence) / 2.0, df) * se
-    return math.expm1(diff), math.expm1(diff - margin), math.expm1(diff + margin)
+    a, b = sorted(a), sorted(b)  # the order runs were recorded in does not matter
+    change = statistics.median(b) / statistics.median(a) - 1.0
+    rng = random.Random(repr((a, b)))
+    ratios = sorted(
+        statistics.median(rng.choices(b, k=len(b))) / statistics.median(rng.choices(a, k=len(a)))
+        for _ in range(resamples)
+    )
+    tail = (1.0 - confidence) / 2.0
+    low = ratios[math.floor(tail * (resamples - 1))]
+    high = ratios[math.ceil((1.0 - tail) * (resamples - 1))]
+    return change, low - 1.0, high - 1.0
+
+
+def log_spread(a: Sequence[float], b: Sequence[float]) -> float | None:
+    """The pooled standard deviation of log values, each side about its own mean."""
+    sides = [[math.log(v) for v in side] for side in (a, b) if len(side) >= 2]
+    if len(sides) < 2 or any(v <= 0 for side in (a, b) for v in side):
+        return None
+    dof = sum(len(side) - 1 for side in sides)
+    squares = sum(statistics.variance(side) * (len(side) - 1) for side in sides)
+    return math.sqrt(squares / dof)
+
+
+def _z_sum(alpha: float, power: float) -> float:
+    normal = statistics.NormalDist()
+    return normal.inv_cdf(1.0 - alpha / 2.0) + normal.inv_cdf(power)
+
+
+def detectable_change_pct(
+    spread: float, n_a: int, n_b: int, alpha: float = ALPHA, power: float = POWER
+) -> float | None:
+    """The smallest change (in %) that n_a + n_b runs with this log spread detect at `power`."""
+    if min(n_a, n_b) < MIN_RUNS_PER_SIDE:
+        return None
+    shift = _z_sum(alpha, power) * spread * math.sqrt((1 / n_a + 1 / n_b) / MANN_WHITNEY_EFFICIENCY)
+    return 100.0 * math.expm1(shift)
+
+
+def runs_per_side(
+    spread: float, change_pct: float, alpha: float = ALPHA, power: float = POWER
+) -> int:
+    """Runs per side that detect a change of `change_pct` (either way) at `power`."""
+    shift = abs(math.log1p(change_pct / 100.0))
+    if shift == 0:
+        raise ValueError("a change of 0% cannot be detected")
+    n = 2 * (_z_sum(alpha, power) * spread / shift) ** 2 / MANN_WHITNEY_EFFICIENCY
+    return max(MIN_RUNS_PER_SIDE, math.ceil(n))
 
 
 def compare_samples(
@@ -58,10 +116,13 @@ def compare_samples(
     *,
     higher_is_better: bool,
     confidence: float = 0.95,
+    detect_pct: float | None = None,
+    alpha: float = ALPHA,
 ) -> Change:
     """The change and p-value; the verdict comes from `decide` once all p-values are known."""
-    interval = log_ratio_interval(a, b, confidence)
+    interval = median_ratio_interval(a, b, confidence)
     p_value = mann_whitney_u(a, b)[1] if a and b else None
+    spread = log_spread(a, b)
     return Change(
         metric=metric,
         higher_is_better=higher_is_better,
@@ -73,6 +134,13 @@ def compare_samples(
         ci_low_pct=100.0 * interval[1] if interval else None,
         ci_high_pct=100.0 * interval[2] if interval else None,
         p_value=p_value,
+        detectable_pct=(
+            detectable_change_pct(spread, len(a), len(b), alpha) if spread is not None else None
+        ),
+        detect_pct=detect_pct,
+        runs_to_detect=(
+            runs_per_side(spread, detect_pct, alpha) if spread is not None and detect_pct else None
+        ),
     )
 
 
