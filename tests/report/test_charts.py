@@ -133,3 +133,34 @@ def test_every_spec_compiles_with_vega_lite(records: list[dict[str, Any]]) -> No
     for chart in _charts(records):
         vega = vl_convert.vegalite_to_vega(chart.spec)
         assert vega["marks"], chart.id
+
+
+def test_a_sweep_of_local_sizes_gets_the_figures_by_vcpu_and_a_header_without_none() -> None:
+    """Seed 000's Fig. 1 and 2: the plan sweeps targets (one per size), vCPUs follow them."""
+
+    def extra(target: str, _p: object, clients: int, _r: object) -> dict[str, Any]:
+        size = 2 if "db2" in target else 1
+        name = f"main-{size}vcpu"
+        return {"target_name": name, "target_info": {"vcpus": size},
+                "point": {"target": name, "clients": clients}, "observe": _observe(clients)}  # fmt: skip
+
+    study = view_of(sweep((2, 8), targets=TWO_TARGETS, extra_for=extra), Path("x"))
+    charts = {c.id: c for c in plan_charts(study)}
+    assert {"by-vcpus", "resources-by-vcpus"} <= set(charts)
+    figures = charts["by-vcpus"].spec["data"]["values"]
+    assert {v["x"] for v in figures} == {1, 2}
+    assert {v["series"] for v in figures} == {"clients=2", "clients=8"}  # a line per client count
+    assert {v["metric"] for v in figures} == {"TPS (median of runs)", "mean latency (ms)"}
+    use = charts["resources-by-vcpus"].spec["data"]["values"]
+    assert {"client CPU (cores)", "network in+out (Mbit/s)"} <= {v["metric"] for v in use}
+    targets = [t["target"] for t in study.header.targets]
+    assert targets == ["main-1vcpu", "main-2vcpu"]
+    assert [t["vCPUs"] for t in study.header.targets] == ["1", "2"]
+    assert study.header.workloads == ["tpcb"]
+
+
+def test_one_size_gets_no_figures_by_vcpu() -> None:
+    def extra(_t: str, _p: object, clients: int, _r: object) -> dict[str, Any]:
+        return {"target_name": "main", "target_info": {"vcpus": 2}}
+
+    assert "by-vcpus" not in _ids(sweep((2, 8), extra_for=extra))

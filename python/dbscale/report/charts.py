@@ -2,8 +2,9 @@
 axis (bars per value when only categories were swept), peak throughput per configuration (and
 per vCPU, and price-performance, when those are known), run-to-run variation when runs were
 repeated, every run's per-second series, each point's latency spectrum, and resource use when runs
-were observed; a TPC-C sweep of warehouses per vCPU gets the Cloud Report's figures
-(tpcc_figures.py). Each chart is a Vega-Lite spec with its data inline.
+were observed; a study over instance sizes gets seed 000's figures by vCPU (size_figures.py), and
+a TPC-C sweep of warehouses per vCPU the Cloud Report's (tpcc_figures.py). Each chart is a
+Vega-Lite spec with its data inline.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from dbscale.report import resources, rows, specs, tpcc_figures
+from dbscale.report import resources, rows, size_figures, specs, tpcc_figures
 from dbscale.report.axes import Axis
 from dbscale.report.chart import Chart
 from dbscale.report.view import ResultsView
@@ -42,6 +43,7 @@ def plan_charts(study: ResultsView) -> list[Chart]:
     tpcc = tpcc_figures.tpcc_charts(study)
     if len(study.points) >= 2:
         charts += _against_axes(study)
+        charts += size_figures.size_charts(study)
         charts += tpcc or _per_configuration(study)
     else:
         charts += tpcc

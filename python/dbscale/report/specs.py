@@ -313,7 +313,7 @@ def metric_panels(rows: Sequence[Row], *, title: str, axis: XAxis) -> Spec:
     mark: Spec = {"type": "line", "point": {"size": 40}} if axis.numeric else {"type": "point"}
     spec = base(title, rows)
     spec.update(
-        facet={"column": {"field": "metric", "title": None}},
+        facet={"column": {"field": "metric", "title": None, "sort": None}},  # as given
         spec={
             "width": FACET_WIDTH - 40,
             "height": FACET_HEIGHT - 40,

@@ -17,7 +17,15 @@ from typing import Any
 
 from dbscale.errors import ResultsError
 from dbscale.report.axes import Axis, detect_axes, format_value, point_key
-from dbscale.report.facts import Value, fact_title, host_facts, run_facts, throughput
+from dbscale.report.facts import (
+    Value,
+    fact_title,
+    host_facts,
+    run_facts,
+    target_label,
+    throughput,
+    vcpus,
+)
 from dbscale.results.cost import add_price_performance
 from dbscale.results.directory import PLAN_FILE, RUNS_FILE, SUMMARY_CSV_FILE, read_runs
 from dbscale.results.points import FigureCache, PointSummary, SummarySettings, summarize_point
@@ -203,12 +211,12 @@ def _header(path: Path, runs: Sequence[RunView], name: str) -> Header:
     measured = [r for r in runs if not r.record.warmup] or list(runs)
     targets: dict[str, dict[str, str]] = {}
     for run in runs:
-        label = str(run.facts.get("target"))
+        label = target_label(run.record)  # the fact itself is the plan's when it is swept
         entry = targets.setdefault(label, {"target": label})
         if run.record.server_version:
             entry["server"] = run.record.server_version
-        if run.facts.get("vcpus"):
-            entry["vCPUs"] = str(run.facts["vcpus"])
+        if (count := vcpus(run.record)) is not None:
+            entry["vCPUs"] = str(count)
     constants: dict[str, str] = {}
     keys = [k for k in (measured[0].facts if measured else {}) if k not in ("target", "workload")]
     for key in keys:
@@ -222,7 +230,9 @@ def _header(path: Path, runs: Sequence[RunView], name: str) -> Header:
     return Header(
         title=f"{name} ({path.name})" if name else path.name,
         targets=list(targets.values()),
-        workloads=sorted({str(r.facts.get("workload")) for r in measured}),
+        workloads=sorted(
+            {r.record.workload or str(r.record.config.workload.name) for r in measured}
+        ),
         constants=constants,
         versions=sorted({r.record.dbscale_version for r in runs} - {""}),
         host=host,
