@@ -102,3 +102,11 @@ def test_load_results_is_ready_for_analysis(tmp_path: Path) -> None:
     assert both[0.99] == merged.values[0]
     with pytest.raises(dbscale.errors.ResultsError, match="no run 'nope'"):
         loaded.percentiles("nope")
+
+
+def test_a_throughput_interval_never_reaches_below_zero() -> None:
+    from dbscale.results.points import throughput_summary
+
+    summary = throughput_summary([20.0, 1000.0], 0.95)  # t with 1 dof: mean 510 +- 6,200
+    assert summary.mean_ci is not None
+    assert summary.mean_ci.low == 0.0 and summary.mean_ci.high > 1000

@@ -141,8 +141,12 @@ def test_a_sweep_of_local_sizes_gets_the_figures_by_vcpu_and_a_header_without_no
     def extra(target: str, _p: object, clients: int, _r: object) -> dict[str, Any]:
         size = 2 if "db2" in target else 1
         name = f"main-{size}vcpu"
-        return {"target_name": name, "target_info": {"vcpus": size},
-                "point": {"target": name, "clients": clients}, "observe": _observe(clients)}  # fmt: skip
+        return {
+            "target_name": name,
+            "target_info": {"vcpus": size},
+            "point": {"target": name, "clients": clients},
+            "observe": _observe(clients),
+        }
 
     study = view_of(sweep((2, 8), targets=TWO_TARGETS, extra_for=extra), Path("x"))
     charts = {c.id: c for c in plan_charts(study)}

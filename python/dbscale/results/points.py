@@ -52,6 +52,13 @@ class Interval(_Model):
     def of(cls, interval: ConfidenceInterval | None) -> Interval | None:
         return cls(**asdict(interval)) if interval is not None else None
 
+    @classmethod
+    def of_nonnegative(cls, interval: ConfidenceInterval | None) -> Interval | None:
+        """A quantity that cannot be negative (throughput): the interval's low end at 0 at least
+        (a Student-t interval of a few spread-out runs can reach below zero)."""
+        found = cls.of(interval)
+        return found.model_copy(update={"low": max(found.low, 0.0)}) if found else None
+
 
 class ThroughputSummary(_Model):
     """Per-run throughput across a point's measured runs (TPS, or tpmC)."""
@@ -169,7 +176,7 @@ def throughput_summary(values: Sequence[float], confidence: float) -> Throughput
         median=described.median,
         median_ci=Interval.of(median_order_statistic_ci(values, confidence)),
         mean=described.mean,
-        mean_ci=Interval.of(mean_t_ci(values, confidence)),
+        mean_ci=Interval.of_nonnegative(mean_t_ci(values, confidence)),
         stddev=described.stddev,
         cv_pct=described.cv_pct,
         min=described.min,
