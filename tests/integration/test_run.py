@@ -17,10 +17,18 @@ from tests.integration.conftest import dbscale, read_runs
 def test_workloads_lists_the_catalog(live: PgTestServer) -> None:
     done = dbscale("workloads")
     done.assert_ok()
-    for name in ("tpcb", "tpcb-simple-update", "tpcb-select-only", "scale"):
-        assert name in done.out
+    for name in ("tpcb", "tpcb-simple-update", "tpcb-select-only", "tpcc"):
+        assert len([line for line in done.out.splitlines() if line.startswith(f" {name} ")]) == 1
+    assert "--set key" not in done.out  # parameters: `dbscale workloads NAME`
+    one = dbscale("workloads", "pgbench")  # an alias
+    one.assert_ok()
+    assert one.out.startswith("tpcb (aliases:") and " scale " in one.out
     as_json = json.loads(dbscale("workloads", "--json").out)
     assert "scale" in as_json["tpcb"]["params"]
+    dbscale("workloads", "tpcx").assert_user_error()
+    version = dbscale("--version")
+    version.assert_ok()
+    assert version.out.startswith("dbscale 0.")
 
 
 def test_prepare_then_run(tpcb_url: str, tmp_path: Path) -> None:

@@ -31,6 +31,27 @@ app = typer.Typer(
 )
 
 
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        commands.version()
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def main_options(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print dbscale's version and exit.",
+            is_eager=True,
+            callback=_print_version,
+        ),
+    ] = False,
+) -> None:
+    """Database benchmarking with honest statistics. `dbscale run` alone runs a demo."""
+
+
 @app.command("run")
 def run_cmd(
     workload: o.Workload = None,
@@ -174,10 +195,13 @@ def check_cmd(
 
 @app.command("workloads")
 def workloads_cmd(
+    name: Annotated[
+        str | None, typer.Argument(help="A workload: show its --set parameters.")
+    ] = None,
     as_json: o.AsJson = False,
 ) -> None:
-    """List the workloads and their --set parameters."""
-    commands.workloads(as_json)
+    """List the workloads, one line each; `dbscale workloads NAME` shows one's parameters."""
+    commands.workloads(name, as_json)
 
 
 @app.command("version")

@@ -246,31 +246,36 @@ def report(directory: Path, *, images: bool, env: Mapping[str, str]) -> None:
     draw_report(directory, images=images, env=env, out=_stderr())
 
 
-def workloads(as_json: bool) -> None:
-    """`dbscale workloads`: the native catalog."""
-    from rich.table import Table
-
+def workloads(name: str | None, as_json: bool) -> None:
+    """`dbscale workloads [NAME]`: the native catalog, a line per workload, or one workload's
+    parameters."""
     from dbscale.plan.catalog import Catalog
+    from dbscale.results.text_tables import text_table
 
     catalog = Catalog.load()
     out = _stdout()
+    chosen = [catalog.resolve(name)] if name else list(catalog.workloads.values())
     if as_json:
-        out.print_json(
-            json.dumps({name: _info_json(info) for name, info in catalog.workloads.items()})
-        )
+        out.print_json(json.dumps({info.name: _info_json(info) for info in chosen}))
         return
-    for info in catalog.workloads.values():
-        aliases = f" (aliases: {', '.join(info.aliases)})" if info.aliases else ""
-        out.print(f"[bold]{info.name}[/bold]{aliases}: {info.description}")
-        if info.params:
-            table = Table(show_header=True, box=None, padding=(0, 2))
-            table.add_column("--set key")
-            table.add_column("default")
-            table.add_column("meaning")
-            for param in info.params.values():
-                table.add_row(param.name, json.dumps(param.default), param.doc)
-            out.print(table)
-        out.print()
+    if name is None:
+        table = text_table(
+            ("workload", "aliases", "what it runs"), left={"workload", "aliases", "what it runs"}
+        )
+        for info in chosen:
+            table.add_row(info.name, ", ".join(info.aliases) or "-", info.description)
+        out.print(table)
+        out.print("`dbscale workloads NAME` shows a workload's --set parameters", highlight=False)
+        return
+    [info] = chosen
+    aliases = f" (aliases: {', '.join(info.aliases)})" if info.aliases else ""
+    out.print(f"[bold]{info.name}[/bold]{aliases}: {info.description}")
+    table = text_table(
+        ("--set key", "default", "meaning"), left={"--set key", "default", "meaning"}
+    )
+    for param in info.params.values():
+        table.add_row(param.name, json.dumps(param.default), param.doc)
+    out.print(table)
 
 
 def _info_json(info: WorkloadInfo) -> dict[str, object]:

@@ -1,7 +1,7 @@
 """The one shape of every table dbscale prints on a terminal: a title on the left, a rule under
 the header, text columns on the left and numbers on the right. Nothing is cut short with an
 ellipsis and nothing runs past the terminal's edge: each column gets at least its longest word
-(up to 24 characters) and the rest of the width goes to the columns that want more, in proportion;
+(up to 32 characters) and the rest of the width goes to the columns that want more, in proportion;
 a cell then wraps, at the commas of a point key (`clients=2, connect=persistent, tls=require`)
 and at spaces, or, where a word is wider than its column, anywhere."""
 
@@ -14,7 +14,7 @@ from rich import box
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 
-LONGEST_KEPT_WORD = 24
+LONGEST_KEPT_WORD = 32
 CELL_GAP = 3  # padding (0, 1) on both sides of the divider between columns (a space in SIMPLE_HEAD)
 EDGES = 2  # SIMPLE_HEAD's left and right edge, drawn as spaces
 
