@@ -72,3 +72,18 @@ def test_quick_sweeps_local_sizes_unless_a_target_is_given(name: str) -> None:
         ("postgresql://u@h/db", 4),
     }  # fmt: skip
     assert all(p.target.prices is None and p.target.local is None for p in given.runnable_points)
+
+
+def test_the_eta_includes_the_data_loads() -> None:
+    from dbscale.plan.study import data_loads
+    from dbscale.run.study_output import eta_text
+
+    editions = study(RunOptions(recipe="mysql-write-editions", target="ee=mysql://u@h/db"))
+    certain, _ = data_loads(editions.steps, editions.plan.prepare.load)
+    assert len(certain) == 4 and sum(e.amount for e in certain) == 4 * 100 * 12_000_000
+    text = eta_text(editions.steps, editions.plan.prepare.load, editions.plan.cooldown)
+    assert text.startswith("13h10m of runs + ~2h4") and "4.8 billion rows" in text, text
+    oltp = study(RunOptions(recipe="cloud-report-oltp", target="m=postgresql://u@h/db",
+                            set_params=["targets.m.vcpus=8"]))  # fmt: skip
+    text = eta_text(oltp.steps, oltp.plan.prepare.load, oltp.plan.cooldown)
+    assert text.startswith("11h40m of runs + up to ~20m") and "1,200 warehouses" in text, text

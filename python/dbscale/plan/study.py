@@ -14,6 +14,7 @@ from pathlib import Path
 
 from dbscale.config import RunConfig, TargetConfig, WorkloadConfig, make_run_config
 from dbscale.modes import TlsMode
+from dbscale.plan.load_estimate import LoadEstimate, estimate_load, server_kind
 from dbscale.plan.schema import (
     LoadSettings,
     PlanSchema,
@@ -178,9 +179,30 @@ class Study:
 
 
 def estimate_s(steps: Sequence[Step], cooldown_s: float) -> float:
-    """Wall time of the runs, cooldowns and per-run overhead (data loading not included)."""
+    """Wall time of the runs (ramps included), cooldowns and per-run overhead (data loading
+    apart: `data_loads`)."""
     runs = [s for s in steps if isinstance(s, RunStep)]
-    return sum(s.duration_s + RUN_OVERHEAD_S for s in runs) + cooldown_s * max(len(runs) - 1, 0)
+    measured = sum(s.duration_s + s.point.load.ramp + RUN_OVERHEAD_S for s in runs)
+    return measured + cooldown_s * max(len(runs) - 1, 0)
+
+
+def point_load(point: Point) -> LoadEstimate:
+    engine = point.target.local.engine if point.target.local is not None else None
+    return estimate_load(point.workload, point.params, server_kind(point.target.url, engine))
+
+
+def data_loads(steps: Sequence[Step], load: str) -> tuple[list[LoadEstimate], list[LoadEstimate]]:
+    """The loads the steps will make (their PrepareSteps), and with `prepare: auto` the ones
+    they may make: each data set of the runs on each target, loaded only if it is missing."""
+    certain = [point_load(s.point) for s in steps if isinstance(s, PrepareStep)]
+    possible: dict[tuple[str, str, float], LoadEstimate] = {}
+    if load == "auto":
+        for step in steps:
+            if isinstance(step, RunStep) and step.kind != "warmup":
+                estimate = point_load(step.point)  # run-only parameters do not count
+                key = (step.point.target.name, step.point.workload, estimate.amount)
+                possible.setdefault(key, estimate)
+    return certain, list(possible.values())
 
 
 def order_steps(plan: PlanSchema, points: list[Point]) -> list[Step]:

@@ -27,7 +27,7 @@ from dbscale.errors import (
     RunError,
 )
 from dbscale.observe import StudyObserver, print_limits, print_verdict
-from dbscale.plan.study import PrepareStep, RunStep, Study, estimate_s
+from dbscale.plan.study import PrepareStep, RunStep, Study, data_loads, estimate_s
 from dbscale.results.cost import add_price_performance
 from dbscale.results.cost_tables import print_price_performance
 from dbscale.results.directory import ResultsDir, RunMeta, make_record
@@ -182,7 +182,10 @@ class StudyRunner:
                     self.progress.note(f"cooldown {cooldown_s:g} s")
                     time.sleep(cooldown_s)
                 index += 1
-                eta = estimate_s(remaining[remaining.index(step) :], cooldown_s)
+                ahead = remaining[remaining.index(step) :]
+                eta = estimate_s(ahead, cooldown_s) + sum(
+                    load.seconds for load in data_loads(ahead, "fresh")[0]
+                )
                 config = step.point.run_config(self.opened[step.point.target.name])
                 slot = RunSlot(
                     step.label, index, total, config.duration_s, eta,

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 
 from rich.console import Console
 
-from dbscale.plan.study import PrepareStep, Step, Study, estimate_s, run_counts
+from dbscale.plan.load_estimate import describe
+from dbscale.plan.study import PrepareStep, Step, Study, data_loads, estimate_s, run_counts
 from dbscale.results.text_tables import text_table
 from dbscale.targets.url import redact_url
 from dbscale.values import JsonObject, format_duration, format_eta
@@ -74,12 +75,26 @@ def print_dry_run(console: Console, study: Study, pending: Sequence[Step]) -> No
         f"cooldown {plan.cooldown:g} s",
         highlight=False,
     )
-    console.print(
-        f"estimated wall time: {format_eta(estimate_s(list(pending), plan.cooldown))} "
-        "(data loading not included)",
-        highlight=False,
-    )
+    eta = eta_text(list(pending), plan.prepare.load, plan.cooldown)
+    console.print(f"estimated wall time: {eta}", highlight=False)
     console.print(f"results: {study.out_dir}", highlight=False, soft_wrap=True)
+
+
+def eta_text(steps: list[Step], load: str, cooldown_s: float) -> str:
+    """`13h10m of runs + ~2h47m for 4 data loads (4.8 billion rows ...)`."""
+    runs = f"{format_eta(estimate_s(steps, cooldown_s))} of runs"
+    certain, possible = data_loads(steps, load)
+    rates = "at the load rates measured on a 2-core machine, docs/plans.md"
+    if certain:
+        seconds = sum(e.seconds for e in certain)
+        return (f"{runs} + ~{format_eta(seconds)} for {len(certain)} data load(s) "
+                f"({describe(certain)} {rates})")  # fmt: skip
+    if possible:
+        seconds = sum(e.seconds for e in possible)
+        return (f"{runs} + up to ~{format_eta(seconds)} if the data must be loaded "
+                f"({describe(possible)} {rates}; prepare: auto loads only what is "
+                "missing)")  # fmt: skip
+    return runs
 
 
 def print_skipped(console: Console, study: Study) -> None:

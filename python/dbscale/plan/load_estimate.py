@@ -1,0 +1,74 @@
+"""How long loading a point's data set takes, for the study's ETA: the rows (or TPC-C warehouses)
+the workload's parameters ask for, at the load rates `dbscale prepare` measured on this project's
+2-core machine (private servers, 2026-11-25; docs/plans.md). A real server may load faster or
+slower: the estimate says which rates it used, and is printed apart from the runs' time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from dbscale.values import ParamValue
+
+# Rows per second of `dbscale prepare`, by workload family and server (tables, then keys).
+ROWS_PER_S = {
+    ("tpcb", "postgresql"): 1.1e6,  # scale 100: 10.0 M rows in 8.8 s
+    ("tpcb", "mysql"): 4.8e5,  # as sysbench's rows on MariaDB
+    ("sysbench", "postgresql"): 6.6e5,  # 4 x 1 M rows in 6.0 s
+    ("sysbench", "mysql"): 4.8e5,  # 4 x 1 M rows in 8.3 s (MariaDB)
+}
+# TPC-C loads whole warehouses (about 500,000 rows each).
+WAREHOUSES_PER_S = {"postgresql": 58.7 / 60, "mysql": 45.7 / 60}
+DEFAULTS = {"scale": 1, "tables": 1, "table_size": 10_000, "warehouses": 1}
+
+
+@dataclass(frozen=True)
+class LoadEstimate:
+    amount: float  # rows, or warehouses for TPC-C
+    unit: str  # "rows" or "warehouses"
+    seconds: float
+
+
+def _number(params: Mapping[str, ParamValue], key: str) -> float:
+    value = params.get(key, DEFAULTS[key])
+    try:
+        return float(str(value))
+    except ValueError:
+        return float(DEFAULTS[key])
+
+
+def server_kind(url: str, local_engine: str | None = None) -> str:
+    """`mysql` for MySQL/MariaDB targets, else `postgresql` (embedded and local ones too)."""
+    if url.strip().lower().startswith(("mysql://", "mariadb://")) or local_engine == "mariadb":
+        return "mysql"
+    return "postgresql"
+
+
+def estimate_load(workload: str, params: Mapping[str, ParamValue], server: str) -> LoadEstimate:
+    """The data set of `workload` with `params` on a `server` (see `server_kind`)."""
+    if workload in ("tpcc", "tpc-c"):
+        warehouses = _number(params, "warehouses")
+        return LoadEstimate(warehouses, "warehouses", warehouses / WAREHOUSES_PER_S[server])
+    if workload.startswith("sysbench:"):
+        rows = _number(params, "tables") * _number(params, "table_size")
+        return LoadEstimate(rows, "rows", rows / ROWS_PER_S[("sysbench", server)])
+    rows = 100_000 * _number(params, "scale")
+    return LoadEstimate(rows, "rows", rows / ROWS_PER_S[("tpcb", server)])
+
+
+def describe(estimates: list[LoadEstimate]) -> str:
+    """`1.2 billion rows` / `300 warehouses` / both, for the ETA line."""
+    parts = []
+    for unit in ("rows", "warehouses"):
+        amount = sum(e.amount for e in estimates if e.unit == unit)
+        if amount:
+            parts.append(f"{_count(amount)} {unit}")
+    return " and ".join(parts) or "nothing"
+
+
+def _count(amount: float) -> str:
+    for size, word in ((1e9, "billion"), (1e6, "million")):
+        if amount >= size:
+            return f"{amount / size:.3g} {word}"
+    return f"{amount:,.0f}"
