@@ -20,10 +20,9 @@ from tests.integration.conftest import dbscale, read_runs
 def test_socket_vs_tcp_recipe_quick(live: PgTestServer, tmp_path: Path) -> None:
     url = live.fresh_database("dbscale_socket_vs_tcp")
     out = tmp_path / "svt"
-    done = dbscale(
-        "run", "--recipe", "socket-vs-tcp", "--quick", "--target", url,
-        "--set", f"targets.main.socket_dir={live.socket_dir}", "--out", str(out),
-    )  # fmt: skip
+    # No socket_dir: the server on localhost is asked for its unix_socket_directories.
+    done = dbscale("run", "--recipe", "socket-vs-tcp", "--quick", "--target", url,
+                   "--out", str(out))  # fmt: skip
     done.assert_ok()
     records = read_runs(out / "runs.jsonl")
     measured = [r for r in records if not r["warmup"]]
@@ -114,3 +113,13 @@ def test_resume_after_sigkill_loses_nothing_and_repeats_nothing(
     refused = dbscale("run", str(changed), "--resume", str(out))
     refused.assert_user_error()
     assert "other settings" in refused.err
+
+
+def test_a_socket_that_cannot_be_found_says_how_to_give_it(
+    live: PgTestServer, tmp_path: Path
+) -> None:
+    """A server on another machine has no socket here: refused before anything runs."""
+    done = dbscale("run", "--recipe", "socket-vs-tcp", "--quick", "--target",
+                   "postgresql://bench@db1.example/bench", "--dry-run")  # fmt: skip
+    done.assert_user_error()
+    assert "socket_dir" in done.err.split("hint:")[1]

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from dbscale.errors import InvalidTargetError
@@ -87,3 +89,17 @@ def test_malformed_targets(raw: str) -> None:
     with pytest.raises(InvalidTargetError) as info:
         resolve_target(raw, {})
     assert "postgresql://" in info.value.hint
+
+
+def test_socket_discovery_reads_the_servers_directories(tmp_path: Path) -> None:
+    from dbscale.targets.socket_dir import loopback_postgres, socket_candidates
+
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / ".s.PGSQL.5544").touch()
+    setting = f"@abstract, {tmp_path / 'a'}, {tmp_path / 'b'}"
+    assert socket_candidates(setting, 5544) == [tmp_path / "b"]
+    assert socket_candidates(setting, 5432) == []
+    assert loopback_postgres("postgresql://u@127.0.0.1:5544/db") == ("127.0.0.1", 5544)
+    assert loopback_postgres("postgresql://u@localhost/db") == ("localhost", 5432)
+    assert loopback_postgres("postgresql://u@db1/db") is None
+    assert loopback_postgres("mysql://u@127.0.0.1/db") is None

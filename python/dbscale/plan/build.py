@@ -36,6 +36,7 @@ from dbscale.plan.targets import include_targets_file, prepare_targets
 from dbscale.plan.tpcc_sizing import TPCC_NAMES, sized
 from dbscale.plan.workload_check import check_workloads
 from dbscale.results.directory import default_results_dir
+from dbscale.targets.socket_dir import loopback_postgres
 from dbscale.targets.spec import TargetEntry, is_private_url
 from dbscale.targets.url import TargetSpec, resolve_target
 from dbscale.values import point_key
@@ -221,12 +222,18 @@ def _refuse_impossible(doc: PlanDocument, plan: PlanSchema, point: Point) -> Non
             f"point {point.key}: tls={load.tls.value} cannot run over a Unix socket",
             "exclude it: matrix.exclude: [{transport: unix, tls: " + load.tls.value + "}]",
         )
-    has_socket = target.socket_dir or target.socket_url or is_private_url(target.url)
+    # A PostgreSQL server on this machine is asked for its socket when the point runs.
+    has_socket = (
+        target.socket_dir
+        or target.socket_url
+        or is_private_url(target.url)
+        or loopback_postgres(target.url) is not None
+    )
     if not has_socket:
         index = [t.name for t in plan.targets_or_embedded()].index(target.name)
         raise doc.error(
             ("targets", index) if plan.targets else ("targets",),
             f"target {target.name} has no socket_dir or socket_url for transport=unix",
             f"give its socket directory: --set targets.{target.name}.socket_dir=DIR "
-            "(e.g. /var/run/postgresql)",
+            "(e.g. /var/run/postgresql); a postgresql:// URL on localhost is asked for it",
         )

@@ -22,6 +22,7 @@ from dbscale.plan.schema import (
     default_protocol,
 )
 from dbscale.targets import OpenTarget
+from dbscale.targets.socket_dir import discover_socket_dir
 from dbscale.targets.spec import TargetEntry, shared_groups
 from dbscale.targets.url import socket_url_for
 from dbscale.values import JsonObject, ParamValue, format_value
@@ -71,10 +72,10 @@ class Point:
             if self.target.socket_url:
                 return self.target.socket_url
             socket_dir = self.target.socket_dir or (
-                str(opened.server.socket_dir) if opened.server is not None else None
+                str(opened.server.socket_dir)
+                if opened.server is not None
+                else discover_socket_dir(opened.url, self.target.name)
             )
-            if socket_dir is None:  # refused when the study was built
-                raise AssertionError(f"target {self.target.name} has no socket")
             return socket_url_for(opened.url, socket_dir)
         return opened.url
 
