@@ -143,3 +143,27 @@ def test_client_confined_to_a_fifth_of_a_core_is_client_bound(
     # Loud: after the run and under the summary table.
     assert done.out.count("warning: ") >= 2
     assert "measured dbscale" in done.out
+
+
+def test_a_cpu_hog_beside_the_run_is_a_warning(tpcb_url: str, tmp_path: Path) -> None:
+    """Two busy processes on this 2-core host take far more than a tenth of it: the run's
+    record and the study's console say the machine was shared, once."""
+    hog = [
+        sys.executable,
+        "-c",
+        "import time\nend = time.time() + 30\nwhile time.time() < end: pass",
+    ]
+    hogs = [subprocess.Popen(hog) for _ in range(2)]
+    try:
+        out = tmp_path / "hogged"
+        done, record = observed_run(out, "tpcb", "--target", tpcb_url, "-c", "2", "-T", "3s")
+    finally:
+        for process in hogs:
+            process.kill()
+            process.wait()
+    warning = limited_by(record)["host_warning"]
+    assert warning.startswith("other processes used "), warning
+    assert done.out.count("warning: run 1: other processes used") == 1, done.out
+    clean = tmp_path / "clean"
+    _, record = observed_run(clean, "tpcb", "--target", tpcb_url, "-c", "2", "-T", "3s")
+    assert "host_warning" not in limited_by(record)

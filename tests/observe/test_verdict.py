@@ -191,3 +191,17 @@ def test_live_client_saturation_check() -> None:
     assert client_saturation([{"client_throttled_pct": 50.0}], 2.0) is not None
     assert client_saturation([{"client_throttled_periods_pct": 50.0}], 2.0) is not None
     assert client_saturation([{"client_cpu_cores": 0.5}], 2.0) is None
+
+
+def test_other_processes_over_a_tenth_of_the_host_warn_whatever_the_verdict() -> None:
+    # 2 CPUs, 60% busy: server 0.6, dbscale 0.3, other processes 0.3 cores (15%): a warning
+    shared = {"host_idle_pct": 40.0, "server_cpu_user_cores": 0.6, "process_cpu_cores": 0.3,
+              "client_cpu_cores": 0.28}  # fmt: skip
+    verdict = _judge(shared)
+    assert verdict["host_warning"].startswith(
+        "other processes used 0.30 of the host's 2 CPUs (15%, above 10%)"
+    )
+    # 0.1 cores (5%) of others is within what a clean run tolerates
+    clean = {**shared, "host_idle_pct": 50.0}
+    assert "host_warning" not in _judge(clean)
+    assert "host_warning" not in _judge(shared, rows=1)  # too short to judge anything

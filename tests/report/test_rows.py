@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 from dbscale.core import histogram_figures
 from dbscale.report import rows
@@ -100,3 +101,15 @@ def test_spectrum_is_monotone_per_point() -> None:
         values = [r["latency_ms"] for r in spectrum if r["point"] == point]
         assert values == sorted(values)
         assert len(values) > 20
+
+
+def test_runs_on_a_shared_host_are_listed_in_the_warnings() -> None:
+    def extra(_t: str, _p: object, clients: int, _r: object) -> dict[str, Any]:
+        limited = {"verdict": "server-cpu"}
+        if clients == 2:
+            limited["host_warning"] = "other processes used 0.50 of the host's 2 CPUs (25%, ..."
+        return {"observe": {"version": 1, "limited_by": limited}}
+
+    study = view_of(sweep((1, 2), extra_for=extra), Path("x"))
+    [warning] = [w for w in study.warnings if "host's CPU" in w]
+    assert warning.endswith(": #2 clients=2"), warning

@@ -34,6 +34,9 @@ def print_verdict(console: Console, record: RunRecord) -> None:
         )
     if verdict.client_bound:
         _warn(console, str(verdict.warning), str(verdict.hint))
+    if verdict.host_warning:
+        console.print(f"warning: {verdict.host_warning}", style="bold red", highlight=False,
+                      soft_wrap=True)  # fmt: skip
     console.print()
 
 
@@ -59,6 +62,16 @@ def print_limits(console: Console, records: Sequence[RunRecord]) -> None:
         runs = ", ".join(str(i) for i, _ in bound)
         first = bound[0][1]
         _warn(console, f"run {runs}: {first.warning}", str(first.hint))
+    shared = [(i, v) for i, v in verdicts if v.host_warning]
+    if shared:  # once for the study, naming the runs
+        runs = ", ".join(str(i) for i, _ in shared)
+        _warn(console, f"run {runs}: {shared[0][1].host_warning}", CONTAMINATION_HINT)
+
+
+CONTAMINATION_HINT = (
+    "stop what else runs on this machine (top shows it) and run again; `--resume` only adds "
+    "missing runs, so measure into a new directory"
+)
 
 
 def _warn(console: Console, message: str, hint: str) -> None:

@@ -28,6 +28,10 @@ from dbscale.values import JsonObject
 CLIENT_WARNING = (
     "the client (load generator) was a bottleneck: this run measured dbscale, not the database"
 )
+# Other processes on the load generator's host: above this share of its CPUs, averaged over the
+# run, the run shared its machine. On 2 cores that is 0.2 cores: more than the run-to-run noise
+# of a clean run (CV 1-3% here) can hide, and enough to slow a client- or server-bound run.
+CONTAMINATION_SHARE = 0.10
 CLIENT_HINT = (
     "give dbscale more CPU: a bigger client machine, no CPU quota, more --threads if its workers "
     "are busy, or a machine of its own apart from the server"
@@ -87,7 +91,22 @@ def judge(
     if out["client_bound"]:
         out["warning"] = CLIENT_WARNING
         out["hint"] = CLIENT_HINT
+    contamination = host_contamination(ev)
+    if rows >= MIN_ROWS and contamination is not None:
+        out["host_warning"] = contamination
     return out
+
+
+def host_contamination(ev: Evidence) -> str | None:
+    """A sentence when other processes took a material share of the host's CPU."""
+    share = ev.other_cores / max(ev.host_cpus, 1)
+    if share < CONTAMINATION_SHARE:
+        return None
+    return (
+        f"other processes used {ev.other_cores:.2f} of the host's {ev.host_cpus} CPUs "
+        f"({pct(share)}, above {pct(CONTAMINATION_SHARE)}) during the run: it shared its "
+        "machine, so its figures may be low and noisy"
+    )
 
 
 def client_saturation(rows: Sequence[Mapping[str, float]], capacity_cores: float) -> str | None:

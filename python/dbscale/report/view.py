@@ -272,6 +272,18 @@ def _warnings(study: ResultsView) -> list[str]:
             "the load generator itself was the bottleneck (these runs measure dbscale, not the "
             f"database): {', '.join(client_bound)}"
         )
+    shared = [
+        run.label
+        for run in study.runs
+        if run.record.measured
+        and run.record.limited_by is not None
+        and run.record.limited_by.host_warning
+    ]
+    if shared:
+        warnings.append(
+            "other processes took a material share of the host's CPU (the runs shared their "
+            f"machine; figures may be low and noisy): {', '.join(shared)}"
+        )
     # The statistics' flags, each once with the points it concerns.
     flagged: dict[str, list[str]] = {}
     for point in study.points:

@@ -215,6 +215,7 @@ class LimitedBy(_Part):
     client_bound: bool = False
     warning: str | None = None
     hint: str | None = None
+    host_warning: str | None = None  # other processes took a material share of the host's CPU
     also: list[Finding] = Field(default_factory=list)
 
 

@@ -114,6 +114,8 @@ def run_line(record: RunRecord, label: str) -> str:
         figures = f"tpmC {record.tpcc.tpmc:,.0f} ({record.tpcc.rule.name} rule: {rule}), {figures}"
     if record.limited_by is not None and record.limited_by.verdict:
         figures += f", limited by {record.limited_by.verdict}"
+        if record.limited_by.host_warning:
+            figures += " (host shared with other processes)"
     status = record.status
     tail = status if status == "ok" else f"{status}: {record.verdict.message}"
     return f"{label}: {figures}: {tail}"
