@@ -28,6 +28,7 @@ from dbscale.report.facts import (
 )
 from dbscale.results.cost import add_price_performance
 from dbscale.results.directory import PLAN_FILE, RUNS_FILE, SUMMARY_CSV_FILE, read_runs
+from dbscale.results.expectations import flag_contradictions
 from dbscale.results.points import FigureCache, PointSummary, SummarySettings, summarize_point
 from dbscale.results.record import RunRecord
 from dbscale.targets.facts import load_target_records
@@ -182,10 +183,12 @@ def _points(
     for run in counted:
         groups.setdefault(_group_key(run, axes), []).append(run)
     cache = FigureCache()
-    summaries = [
-        summarize_point(key, [run.record for run in members], settings, cache)
-        for key, members in groups.items()
-    ]
+    summaries = flag_contradictions(
+        [
+            summarize_point(key, [run.record for run in members], settings, cache)
+            for key, members in groups.items()
+        ]
+    )
     points: list[PointView] = []
     for members, summary in zip(
         groups.values(), add_price_performance(summaries, targets), strict=True

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from dbscale import core
 from dbscale.errors import DbscaleError, ResultsError
 from dbscale.results.directory import RUNS_FILE, read_runs
+from dbscale.results.expectations import flag_contradictions
 from dbscale.results.points import PERCENTILES, flatten, run_steady_state, summarize_points
 from dbscale.results.record import RunRecord
 from dbscale.values import JsonObject
@@ -112,7 +113,7 @@ def load_results(directory: str | Path) -> Results:
             flat = flatten(interval.model_dump(mode="json", exclude={"queries"}))
             intervals.append({**ids, **flat})
         resources.extend({**ids, **sample} for sample in _resource_rows(record))
-    summary = [flatten(p.to_json()) for p in summarize_points(records)]
+    summary = [flatten(p.to_json()) for p in flag_contradictions(summarize_points(records))]
     return Results(
         runs=_frame(runs, _TIME_COLUMNS),
         intervals=_frame(intervals),

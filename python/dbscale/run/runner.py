@@ -31,6 +31,7 @@ from dbscale.plan.study import PrepareStep, RunStep, Study, data_loads, estimate
 from dbscale.results.cost import add_price_performance
 from dbscale.results.cost_tables import print_price_performance
 from dbscale.results.directory import ResultsDir, RunMeta, make_record
+from dbscale.results.expectations import flag_contradictions
 from dbscale.results.points import FigureCache, PointSummary, SummarySettings, summarize_points
 from dbscale.results.record import RunRecord
 from dbscale.run import data
@@ -299,7 +300,9 @@ class StudyRunner:
         }
 
     def _points(self) -> list[PointSummary]:
-        points = summarize_points(self.results.records, self.settings, self.cache)
+        points = flag_contradictions(
+            summarize_points(self.results.records, self.settings, self.cache)
+        )
         return add_price_performance(points, load_target_records(self.results.path))
 
     def write_summary(self) -> None:
