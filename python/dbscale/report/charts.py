@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from dbscale.report import resources, rows, size_figures, specs, tpcc_figures
+from dbscale.report import headline, resources, rows, size_figures, specs, tpcc_figures
 from dbscale.report.axes import Axis
 from dbscale.report.chart import Chart
 from dbscale.report.view import ResultsView
@@ -44,6 +44,7 @@ def plan_charts(study: ResultsView) -> list[Chart]:
     if len(study.points) >= 2:
         charts += _against_axes(study)
         charts += size_figures.size_charts(study)
+        charts += headline.penalty_charts(study)
         charts += tpcc or _per_configuration(study)
     else:
         charts += tpcc

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
+from dbscale.report import headline
 from dbscale.report.chart import Chart
 from dbscale.report.tables import html_table, point_table, run_table, summary_csv
 from dbscale.report.view import ResultsView
@@ -23,6 +24,8 @@ body { font: 14px/1.45 "DejaVu Sans", Helvetica, Arial, sans-serif; color: var(-
        margin: 0 auto; padding: 24px 28px 48px; max-width: 1480px; }
 h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 32px 0 8px; }
 .sub { color: var(--muted); margin: 0 0 16px; }
+.headline { font-size: 15px; margin: 0 0 14px; padding-left: 20px; }
+.headline li { margin: 2px 0; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 0; }
 dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; }
 .warnings { background: var(--warn); border: 1px solid var(--warn-line); border-radius: 6px;
@@ -118,6 +121,14 @@ def warnings_box(warnings: Sequence[str]) -> str:
     return f'<div class="warnings" id="warnings"><strong>Warnings</strong><ul>{items}</ul></div>'
 
 
+def headline_list(sentences: Sequence[str]) -> str:
+    """The sentences that answer the study's question (report/headline.py)."""
+    if not sentences:
+        return ""
+    items = "".join(f"<li>{escape(s)}</li>" for s in sentences)
+    return f'<ul class="headline" id="headline">{items}</ul>'
+
+
 def header_facts(study: ResultsView, host_note: str) -> dict[str, str]:
     h = study.header
     targets = "; ".join(
@@ -169,6 +180,7 @@ def render_report_html(
 <h1>dbscale report: {escape(study.header.title)}</h1>
 <p class="sub">{escape(", ".join(study.header.workloads))} on
 {escape(", ".join(t["target"] for t in study.header.targets))}</p>
+{headline_list(headline.sentences(study))}
 {facts_list(header_facts(study, host_note))}
 {warnings_box(study.warnings)}
 <nav>{nav}<a href="#points">Points</a><a href="#runs">Runs</a></nav>

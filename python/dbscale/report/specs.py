@@ -59,7 +59,9 @@ def _has(rows: Sequence[Row], *fields: str) -> bool:
 
 def _color(rows: Sequence[Row], title: str) -> Spec:
     single = len({r.get("series") for r in rows}) <= 1
-    color: Spec = {"field": "series", "type": "nominal", "title": title, "sort": None}
+    # labelLimit 0: a legend entry is never cut short (two series must not read alike)
+    color: Spec = {"field": "series", "type": "nominal", "title": title, "sort": None,
+                   "legend": {"labelLimit": 0}}  # fmt: skip
     if single:
         color["legend"] = None
     return color
@@ -151,7 +153,8 @@ def bars_per_configuration(
     rows: Sequence[Row], *, title: str, value: str, low: str, high: str, x_title: str
 ) -> Spec:
     """One horizontal bar per configuration (its best load level), CI whiskers."""
-    y = {"field": "config", "type": "nominal", "title": None, "sort": None}  # rows come sorted
+    y = {"field": "config", "type": "nominal", "title": None, "sort": None,  # rows come sorted
+         "axis": {"labelLimit": 0}}  # a label is never cut short  # fmt: skip
     tooltip = _tooltip(("config", "configuration"), ("at", "at"), (value, x_title),
                        (low, "95% CI low"), (high, "95% CI high"), ("n", "runs"))  # fmt: skip
     spec = base(title, rows)

@@ -112,6 +112,7 @@ class PlainProgress:
         self.console.print(
             f"run {slot.index}/{slot.total}: {slot.label}, {slot.duration_s:g} s{eta}",
             highlight=False,
+            soft_wrap=True,  # a log line is not cut to the 80 columns of a pipe
         )
 
     def update(self, intervals: Sequence[Interval]) -> None:
@@ -123,7 +124,7 @@ class PlainProgress:
                 self.console.print(progress_line(interval), highlight=False, soft_wrap=True)
 
     def note(self, message: str) -> None:
-        self.console.print(message, highlight=False)
+        self.console.print(message, highlight=False, soft_wrap=True)
 
     def end(self) -> None:
         pass

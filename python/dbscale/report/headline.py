@@ -1,0 +1,173 @@
+"""The few sentences a report opens with, computed from the numbers, that answer a study's
+question: where throughput peaks (with its interval), and what each setting with a known cost
+costs (TLS, a connection per transaction as in seed 000's "no pooling", TCP instead of a Unix
+socket), as a percentage of throughput with its interval and the Mann-Whitney p, or that no
+significant difference showed and how many more runs per side would detect one. The same
+comparisons give the penalty charts (seed 000's Fig. 5 and 6 as percentages).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dbscale.report import specs
+from dbscale.report.axes import Axis
+from dbscale.report.chart import Chart
+from dbscale.report.facts import PLAN_PREFIX
+from dbscale.report.view import PointView, ResultsView
+from dbscale.results.expectations import EXPECTED
+from dbscale.stats.comparison import (
+    BETTER,
+    MIN_RUNS_PER_SIDE,
+    WORSE,
+    Change,
+    adjust_and_decide,
+    compare_samples,
+    log_spread,
+    runs_per_side,
+)
+
+NOISE_PCT = 2.0  # compare's default noise threshold
+NAMES = {"tls": "TLS", "connect": "a connection per transaction", "transport": "TCP"}
+CHEAP_NAMES = {"tls": "no TLS", "connect": "persistent connections", "transport": "the Unix socket"}
+
+
+@dataclass(frozen=True)
+class Penalty:
+    """One costly point against its cheap sibling: `change` is B/A - 1 in % (negative: a cost)."""
+
+    axis: str  # the bare axis name (tls, connect, transport)
+    costly: str
+    where: str  # the other swept settings, "" when there are none
+    change: Change
+    spread: float | None
+
+
+def _bare(axis: Axis) -> str:
+    return axis.key.removeprefix(PLAN_PREFIX)
+
+
+def _where(point: PointView, axes: list[Axis], skip: str) -> str:
+    return ", ".join(
+        f"{a.title}={a.format(point.coords.get(a.key))}" for a in axes if a.swept and a.key != skip
+    )
+
+
+def _values(point: PointView) -> list[float]:
+    return [run.throughput for run in point.runs]
+
+
+def penalties(study: ResultsView) -> dict[str, list[Penalty]]:
+    """Per costly axis of the study, each costly point against its sibling, Holm across them."""
+    found: dict[str, list[Penalty]] = {}
+    for axis in study.swept:
+        bare = _bare(axis)
+        if bare not in EXPECTED:
+            continue
+        cheap, costly = EXPECTED[bare]
+        pairs = []
+        for point in study.points:
+            value = axis.format(point.coords.get(axis.key))
+            if value not in costly:
+                continue
+            where = _where(point, study.axes, axis.key)
+            sibling = next(
+                (p for p in study.points if axis.format(p.coords.get(axis.key)) == cheap
+                 and _where(p, study.axes, axis.key) == where),
+                None,
+            )  # fmt: skip
+            if sibling is not None:
+                a, b = _values(sibling), _values(point)
+                change = compare_samples(study.unit, a, b, higher_is_better=True)
+                pairs.append((value, where, change, log_spread(a, b)))
+        decided = adjust_and_decide([c for _, _, c, _ in pairs], NOISE_PCT)
+        found[bare] = [
+            Penalty(bare, value, where, change, spread)
+            for (value, where, _, spread), change in zip(pairs, decided, strict=True)
+        ]
+    return {k: v for k, v in found.items() if v}
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.0f}"
+
+
+def _interval(change: Change) -> str:
+    return f"[{_pct(change.ci_low_pct)}, {_pct(change.ci_high_pct)}]"
+
+
+def _penalty_sentence(p: Penalty, unit: str) -> str:
+    c = p.change
+    at = f" at {p.where}" if p.where else ""
+    what = f"{NAMES[p.axis]} ({p.axis}={p.costly})" if p.axis == "tls" else NAMES[p.axis]
+    if c.change_pct is None:
+        return f"{what}{at}: too few runs to compare"
+    p_text = f"p={c.p_adjusted:.3f}" if c.p_adjusted is not None else "p -"
+    if min(c.n_a, c.n_b) < MIN_RUNS_PER_SIDE:
+        few = f"too few for a test (at least {MIN_RUNS_PER_SIDE} a side)"
+        return (f"{what}{at}: {_pct(c.change_pct)}% {_interval(c)} of {unit} from {c.n_a} and "
+                f"{c.n_b} runs, {few}")  # fmt: skip
+    if c.verdict in (WORSE, BETTER) and c.ci_low_pct is not None and c.ci_high_pct is not None:
+        cost = c.change_pct < 0
+        low, high = (-c.ci_high_pct, -c.ci_low_pct) if cost else (c.ci_low_pct, c.ci_high_pct)
+        verb = "costs" if cost else "adds"
+        return (f"{what} {verb} {abs(c.change_pct):.0f}% [{low:.0f}, {high:.0f}] of {unit}{at} "
+                f"({p_text})")  # fmt: skip
+    text = (f"no significant difference between {CHEAP_NAMES[p.axis]} and {what}{at} "
+            f"({_pct(c.change_pct)}% {_interval(c)}, {p_text})")  # fmt: skip
+    if p.spread is not None and p.spread > 0:
+        target = max(abs(c.change_pct), NOISE_PCT)
+        more = runs_per_side(p.spread, target) - min(c.n_a, c.n_b)
+        if more > 0:
+            text += f"; {more} more runs per side would detect a {target:.0f}% difference"
+    return text
+
+
+def sentences(study: ResultsView) -> list[str]:
+    """The headline: the peak, then each costly setting's cost (at most 3 per setting)."""
+    if not study.points:
+        return []
+    unit = study.unit
+    best = max(study.points, key=lambda p: p.summary.throughput.median or 0.0)
+    tput = best.summary.throughput
+    ci = tput.ci
+    interval = f" [{ci.low:,.0f}, {ci.high:,.0f}]" if ci else ""
+    if len(study.points) > 1:
+        out = [f"{unit} peaks at {best.label}: {tput.median or 0:,.0f}{interval}"]
+    else:
+        out = [f"{unit}: {tput.median or 0:,.0f}{interval} over {best.summary.runs} run(s)"]
+    for found in penalties(study).values():
+        shown = found if len(found) <= 3 else [*found[:1], *found[-2:]]
+        out += [_penalty_sentence(p, unit) for p in shown]
+        if len(found) > 3:
+            out.append(f"(and {len(found) - 3} more comparisons in the penalty chart)")
+    return out
+
+
+def penalty_charts(study: ResultsView) -> list[Chart]:
+    """Per costly setting, its cost at each point as a bar with the change's 95% interval."""
+    charts = []
+    for axis, found in penalties(study).items():
+        rows = [
+            {
+                "config": f"{p.axis}={p.costly}" + (f", {p.where}" if p.where else ""),
+                "at": p.change.verdict,
+                "n": f"{p.change.n_a}/{p.change.n_b}",
+                "cost": None if p.change.change_pct is None else -p.change.change_pct,
+                "cost_lo": None if p.change.ci_high_pct is None else -p.change.ci_high_pct,
+                "cost_hi": None if p.change.ci_low_pct is None else -p.change.ci_low_pct,
+            }
+            for p in found
+        ]
+        title = f"Cost of {NAMES[axis]}"
+        charts.append(
+            Chart(
+                f"cost-of-{axis}", "penalty", title,
+                f"The {study.unit} lost to {NAMES[axis]} against {CHEAP_NAMES[axis]} at each "
+                "point, in % (ratio of the medians, whiskers: its 95% bootstrap interval; the "
+                "label says the verdict, Mann-Whitney Holm-corrected). Negative: a gain.",
+                specs.bars_per_configuration(rows, title=title, value="cost", low="cost_lo",
+                                             high="cost_hi", x_title=f"% of {study.unit} lost"),
+            )
+        )  # fmt: skip
+    return charts
