@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 from types import ModuleType
@@ -42,8 +43,9 @@ targets:
     url: postgresql://nobody@127.0.0.1:1/none
     hooks: {{setup: "echo quota exceeded; exit 2"}}
 workload: {{name: tpcb, params: {{scale: 1}}}}
-load: {{clients: 2, duration: 2s}}
-repeat: 2
+load: {{clients: 2, duration: 1s}}
+matrix: {{tls: [disable, require]}}
+repeat: 4
 warmup_runs: 0
 """
 
@@ -84,7 +86,7 @@ def test_a_study_steps_through_local_cpu_sizes(core: ModuleType, tmp_path: Path)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["targets_failed"] == {"broken": "target broken: hook setup exited with 2: "
                                          "echo quota exceeded; exit 2"}  # fmt: skip
-    points = {p["target"]: p for p in summary["points"]}
+    points = {p["target"]: p for p in summary["points"] if p["point"]["tls"] == "disable"}
     assert set(points) == {"pg-1vcpu", "pg-2vcpu"}
     for name, vcpus in (("pg-1vcpu", 1), ("pg-2vcpu", 2)):
         tpm, cost = points[name]["tpm"], points[name]["cost"]
@@ -101,3 +103,19 @@ def test_a_study_steps_through_local_cpu_sizes(core: ModuleType, tmp_path: Path)
         assert column in header
     assert "price-performance" in done.out
     assert "prices as of 2024-05-01: example rates for the test" in done.out
+    # The report: seed 000's figures by vCPU, a headline answering what TLS costs at each size,
+    # and a header that names the sizes.
+    page = (out / "report.html").read_text()
+    assert (
+        'id="by-vcpus"' in page and 'id="resources-by-vcpus"' in page and 'id="cost-of-tls"' in page
+    )
+    headline = re.search(r'<ul class="headline" id="headline">(.*?)</ul>', page, re.S)
+    assert headline is not None, "no headline"
+    lines = re.findall(r"<li>(.*?)</li>", headline.group(1))
+    assert lines[0].startswith("TPS peaks at "), lines
+    tls = re.compile(
+        r"^(TLS \(tls=require\) (costs|adds) \d+% \[-?\d+, -?\d+\] of TPS|no significant "
+        r"difference between no TLS and TLS \(tls=require\)) at target=pg-[12]vcpu"
+    )
+    assert len([line for line in lines if tls.match(line)]) == 2, lines
+    assert "None" not in page.split("<nav>")[0]
