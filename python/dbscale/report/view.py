@@ -263,30 +263,22 @@ def _warnings(study: ResultsView) -> list[str]:
             warnings.append(f"run {run.label} failed: {message}".rstrip(": "))
         elif run.record.status == "errors" and not run.record.warmup:
             warnings.append(f"run {run.label} had errors: {_errors(run.record)}")
-    client_bound = [
-        run.label
-        for run in study.runs
-        if run.record.measured
-        and run.record.limited_by is not None
-        and run.record.limited_by.client_bound
-    ]
-    if client_bound:
-        warnings.append(
-            "the load generator itself was the bottleneck (these runs measure dbscale, not the "
-            f"database): {', '.join(client_bound)}"
-        )
-    shared = [
-        run.label
-        for run in study.runs
-        if run.record.measured
-        and run.record.limited_by is not None
-        and run.record.limited_by.host_warning
-    ]
-    if shared:
-        warnings.append(
-            "other processes took a material share of the host's CPU (the runs shared their "
-            f"machine; figures may be low and noisy): {', '.join(shared)}"
-        )
+    observed_warnings = (
+        ("client_bound", "the load generator itself was the bottleneck (these runs measure "
+                         "dbscale, not the database)"),
+        ("host_warning", "other processes took a material share of the host's CPU (the runs "
+                         "shared their machine; figures may be low and noisy)"),
+    )  # fmt: skip
+    for field_name, text in observed_warnings:
+        labels = [
+            run.label
+            for run in study.runs
+            if run.record.measured
+            and run.record.limited_by is not None
+            and getattr(run.record.limited_by, field_name)
+        ]
+        if labels:
+            warnings.append(f"{text}: {', '.join(labels)}")
     # The statistics' flags, each once with the points it concerns.
     flagged: dict[str, list[str]] = {}
     for point in study.points:

@@ -89,14 +89,16 @@ pub fn assemble(
         max_connections: setup.max_connections,
     };
     let verdict = verdict(
-        transactions,
-        failed,
-        retries,
-        error_total,
-        &errors,
-        cancelled,
-        abandoned,
-        duration_s,
+        &Tally {
+            transactions,
+            failed,
+            retries,
+            error_total,
+            errors: &errors,
+            cancelled,
+            abandoned,
+            duration_s,
+        },
         &refused,
     );
     let type_histograms: Vec<LatencyHistogram> = per_type.iter().map(|(h, _)| h.clone()).collect();
@@ -199,18 +201,29 @@ impl Refused<'_> {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn verdict(
+/// What the run's outcome is judged on.
+struct Tally<'a> {
     transactions: u64,
     failed: u64,
     retries: u64,
     error_total: u64,
-    errors: &BTreeMap<String, u64>,
+    errors: &'a BTreeMap<String, u64>,
     cancelled: bool,
     abandoned: u64,
     duration_s: f64,
-    refused: &Refused,
-) -> Verdict {
+}
+
+fn verdict(tally: &Tally, refused: &Refused) -> Verdict {
+    let Tally {
+        transactions,
+        failed,
+        retries,
+        error_total,
+        errors,
+        cancelled,
+        abandoned,
+        duration_s,
+    } = *tally;
     let classes: Vec<String> = errors.iter().map(|(k, n)| format!("{k} {n}")).collect();
     let mut notes = Vec::new();
     if cancelled {
@@ -287,21 +300,43 @@ mod tests {
         max_connections: Some(100),
     };
 
-    fn errors(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
-        pairs.iter().map(|(k, n)| (k.to_string(), *n)).collect()
+    /// The verdict of `transactions`, `failed` and `retries` with these errors (not cancelled).
+    fn judge(transactions: u64, failed: u64, retries: u64, errors: &[(&str, u64)]) -> Verdict {
+        judge_with(transactions, failed, retries, errors, &ALL)
+    }
+
+    fn judge_with(
+        transactions: u64,
+        failed: u64,
+        retries: u64,
+        errors: &[(&str, u64)],
+        refused: &Refused,
+    ) -> Verdict {
+        let by_class: BTreeMap<String, u64> =
+            errors.iter().map(|(k, n)| (k.to_string(), *n)).collect();
+        let tally = Tally {
+            transactions,
+            failed,
+            retries,
+            error_total: by_class.values().sum(),
+            errors: &by_class,
+            cancelled: false,
+            abandoned: 0,
+            duration_s: 10.0,
+        };
+        verdict(&tally, refused)
     }
 
     #[test]
     fn a_clean_run_is_ok() {
-        let v = verdict(1200, 0, 0, 0, &BTreeMap::new(), false, 0, 10.0, &ALL);
+        let v = judge(1200, 0, 0, &[]);
         assert_eq!(v.status, "ok");
         assert_eq!(v.message, "1200 transactions, no errors");
     }
 
     #[test]
     fn failed_transactions_make_errors_with_their_share_and_classes() {
-        let by_class = errors(&[("deadlock", 3), ("sql:23505", 1)]);
-        let v = verdict(996, 4, 0, 4, &by_class, false, 0, 10.0, &ALL);
+        let v = judge(996, 4, 0, &[("deadlock", 3), ("sql:23505", 1)]);
         assert_eq!(v.status, "errors");
         assert_eq!(
             v.message,
@@ -311,20 +346,10 @@ mod tests {
 
     #[test]
     fn nothing_succeeding_is_a_failure() {
-        let v = verdict(
-            0,
-            12,
-            0,
-            12,
-            &errors(&[("connect", 12)]),
-            false,
-            0,
-            3.0,
-            &ALL,
-        );
+        let v = judge(0, 12, 0, &[("connect", 12)]);
         assert_eq!(v.status, "failed");
         assert_eq!(v.message, "no transaction succeeded; errors: connect 12");
-        let quiet = verdict(0, 0, 0, 0, &BTreeMap::new(), false, 0, 3.0, &ALL);
+        let quiet = judge(0, 0, 0, &[]);
         assert_eq!(
             (quiet.status.as_str(), quiet.message.as_str()),
             ("failed", "no transaction completed")
@@ -333,7 +358,18 @@ mod tests {
 
     #[test]
     fn cancellation_and_abandoned_transactions_are_noted() {
-        let v = verdict(10, 0, 0, 0, &BTreeMap::new(), true, 2, 1.25, &ALL);
+        let none = BTreeMap::new();
+        let tally = Tally {
+            transactions: 10,
+            failed: 0,
+            retries: 0,
+            error_total: 0,
+            errors: &none,
+            cancelled: true,
+            abandoned: 2,
+            duration_s: 1.25,
+        };
+        let v = verdict(&tally, &ALL);
         assert_eq!(v.status, "ok");
         assert_eq!(
             v.message,
@@ -350,17 +386,7 @@ mod tests {
             message: Some("sorry, too many clients already"),
             max_connections: Some(100),
         };
-        let v = verdict(
-            5000,
-            0,
-            0,
-            260,
-            &errors(&[("connect", 260)]),
-            false,
-            0,
-            10.0,
-            &refused,
-        );
+        let v = judge_with(5000, 0, 0, &[("connect", 260)], &refused);
         assert_eq!(v.status, "failed");
         assert!(
             v.message.starts_with(
@@ -374,8 +400,7 @@ mod tests {
 
     #[test]
     fn retries_that_committed_are_not_errors() {
-        let by_class = errors(&[("deadlock", 3)]);
-        let v = verdict(996, 0, 3, 3, &by_class, false, 0, 10.0, &ALL);
+        let v = judge(996, 0, 3, &[("deadlock", 3)]);
         assert_eq!(v.status, "ok");
         assert_eq!(
             v.message,
@@ -383,14 +408,8 @@ mod tests {
              transaction then committed)"
         );
         // A retry that failed again, or an error never retried, still counts.
-        assert_eq!(
-            verdict(996, 1, 3, 4, &by_class, false, 0, 10.0, &ALL).status,
-            "errors"
-        );
-        let lost = errors(&[("deadlock", 3), ("connection_lost", 1)]);
-        assert_eq!(
-            verdict(996, 0, 3, 4, &lost, false, 0, 10.0, &ALL).status,
-            "errors"
-        );
+        assert_eq!(judge(996, 1, 3, &[("deadlock", 4)]).status, "errors");
+        let lost = judge(996, 0, 3, &[("deadlock", 3), ("connection_lost", 1)]);
+        assert_eq!(lost.status, "errors");
     }
 }
