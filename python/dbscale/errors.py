@@ -132,7 +132,7 @@ class NativeModuleMissingError(InternalError):
 
 
 class Cancelled(DbscaleError):  # noqa: N818 - a user's decision, not a failure
-    """The user pressed Ctrl-C; what ran is recorded."""
+    """Ctrl-C, SIGTERM or SIGHUP stopped it (interrupts.py); what ran is recorded."""
 
     exit_code = EXIT_CANCELLED
     label = "cancelled"

@@ -14,9 +14,10 @@ from typing import Annotated, NoReturn
 
 import typer
 
+from dbscale import interrupts
 from dbscale.cli import commands
 from dbscale.cli import options as o
-from dbscale.errors import EXIT_CANCELLED, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, DbscaleError
+from dbscale.errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, Cancelled, DbscaleError
 from dbscale.run.output_format import OutputFormat
 
 LIST_FLAGS = ("clients", "set_params")
@@ -229,13 +230,18 @@ def _click_error(exc: BaseException) -> tuple[str, int] | None:
 def run_cli(argv: list[str] | None = None) -> int:
     """Runs the command line; returns the exit code. Errors are printed as `error:`/`hint:`."""
     try:
-        result = app(args=argv, prog_name="dbscale", standalone_mode=False)
+        with interrupts.handled():
+            result = app(args=argv, prog_name="dbscale", standalone_mode=False)
+    except Cancelled as exc:
+        print(exc.render(), file=sys.stderr)
+        return interrupts.exit_code()
     except DbscaleError as exc:
         print(exc.render(), file=sys.stderr)
         return exc.exit_code
     except (typer.Abort, KeyboardInterrupt):
-        print("error: interrupted\nhint: nothing was left running", file=sys.stderr)
-        return EXIT_CANCELLED
+        print(f"error: interrupted ({interrupts.cause()})\nhint: nothing was left running",
+              file=sys.stderr)  # fmt: skip
+        return interrupts.exit_code()
     except Exception as exc:
         usage = _click_error(exc)
         if usage is not None:

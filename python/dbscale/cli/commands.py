@@ -65,11 +65,16 @@ def run(
     if dry_run:
         done: set[str] = set()
         if resume and (study.out_dir / "runs.jsonl").is_file():
-            done = done_run_keys(ResultsDir(study.out_dir, resume=True).records)
+            found = ResultsDir(
+                study.out_dir, resume=True, repair=False
+            )  # a dry run changes nothing
+            done = done_run_keys(found.records)
         print_dry_run(_stdout(), study, study.pending(done))
         return
     err = _stderr()
     results = ResultsDir(study.out_dir, resume=resume)
+    if results.repaired:
+        err.print(f"note: {results.repaired}", highlight=False, soft_wrap=True)
     print_skipped(err, study)
     try:
         with _open_targets(study, err, env) as opened:

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from dbscale.files import write_atomic
 from dbscale.observe.cgroup import cpu_cgroup
 from dbscale.observe.procfs import ProcFs, parse_cpu_list, parse_cpuinfo_mhz, parse_meminfo_kib
 from dbscale.values import JsonObject
@@ -230,9 +231,6 @@ def short_facts(facts: Mapping[str, Any]) -> JsonObject:
 
 def write_host_file(directory: Path, facts: Mapping[str, Any]) -> Path:
     """host.json in the results directory (rewritten when server facts arrive later)."""
-    directory.mkdir(parents=True, exist_ok=True)
     path = directory / HOST_FILE
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(facts, indent=2, default=str) + "\n")
-    tmp.replace(path)
+    write_atomic(path, json.dumps(facts, indent=2, default=str) + "\n")
     return path

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from dbscale import __version__
-from dbscale.errors import ResultsError
+from dbscale.files import write_atomic
 from dbscale.report import bundle
 from dbscale.report.chart import Chart
 from dbscale.report.charts import plan_charts
@@ -68,20 +68,9 @@ def write_report(
     )
     target = path / REPORT_FILE
     data = html.encode("utf-8")
-    _write_atomic(target, data)
+    write_atomic(target, data)
     notes: list[str] = []
     if len(data) > SIZE_BUDGET_BYTES:
         notes.append(f"{target} is {len(data) / 1e6:.1f} MB, over the 5 MB budget")
     written = write_images(charts, path / IMAGES_DIR) if images else []
     return ReportFiles(target, len(data), charts, written, notes)
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        tmp.write_bytes(data)
-        tmp.replace(path)
-    except OSError as exc:
-        raise ResultsError(
-            f"cannot write {path}: {exc}", hint="check the directory's permissions"
-        ) from None

@@ -19,6 +19,7 @@ from typing import Any
 
 from dbscale.config import RunConfig
 from dbscale.errors import ResultsError
+from dbscale.files import fsync_dir, space_hint, write_atomic
 from dbscale.results.points import PointSummary, flatten
 from dbscale.results.record import RunRecord
 from dbscale.targets.url import redact_url
@@ -93,18 +94,28 @@ def _inconsistent(section: Mapping[str, Any]) -> str:
 
 class ResultsDir:
     """Writes one invocation's results; created on the first write. `resume` reads the runs
-    already there, so the summary covers them too."""
+    already there, so the summary covers them too, after setting aside a torn last line (a
+    crash or a full disk mid-write) so the next record is not appended onto it. Without `resume`
+    a directory that already holds runs is refused: two studies' runs are never mixed."""
 
-    def __init__(self, path: Path, *, resume: bool = False) -> None:
+    def __init__(self, path: Path, *, resume: bool = False, repair: bool = True) -> None:
         self.path = path
         self.records: list[RunRecord] = []
+        self.repaired: str | None = None  # what was set aside, for the console
         if resume:
             if not self.runs_file.is_file():
                 raise ResultsError(
                     f"nothing to resume: {self.runs_file} does not exist",
                     "name the results directory of the interrupted study",
                 )
+            self.repaired = set_aside_torn_tail(self.runs_file) if repair else None
             self.records = read_runs(self.runs_file)
+        elif self.runs_file.is_file() and self.runs_file.stat().st_size > 0:
+            raise ResultsError(
+                f"{path} already holds the runs of a study ({self.runs_file})",
+                f"finish or extend that study with --resume {path} (the same plan; a larger "
+                "--repeat adds runs), or give a new --out directory",
+            )
 
     @property
     def runs_file(self) -> Path:
@@ -131,9 +142,12 @@ class ResultsDir:
                 out.flush()
                 os.fsync(out.fileno())
             if created:
-                _fsync_dir(self.path)
+                fsync_dir(self.path)
         except OSError as exc:
-            raise ResultsError(f"cannot write {self.runs_file}: {exc}") from None
+            # A short write leaves a torn line; --resume sets it aside (set_aside_torn_tail).
+            raise ResultsError(
+                f"cannot write {self.runs_file}: {exc.strerror or exc}", space_hint(exc, self.path)
+            ) from None
         self.records.append(record)
 
     def write_summary(
@@ -151,28 +165,68 @@ class ResultsDir:
         if points is not None:
             rows = [p.to_json() for p in points]
             summary["points"] = rows
-            _write_atomic(self.path / SUMMARY_CSV_FILE, points_csv(rows))
-        _write_atomic(self.summary_file, json.dumps(summary, indent=2, default=str) + "\n")
+            write_atomic(self.path / SUMMARY_CSV_FILE, points_csv(rows))
+        write_atomic(self.summary_file, json.dumps(summary, indent=2, default=str) + "\n")
 
     def write_plan(self, plan: Mapping[str, Any]) -> None:
         """plan.json: the resolved plan the runs came from (target URLs without passwords)."""
         self._ensure()
-        _write_atomic(self.path / PLAN_FILE, json.dumps(plan, indent=2, default=str) + "\n")
+        write_atomic(self.path / PLAN_FILE, json.dumps(plan, indent=2, default=str) + "\n")
+
+
+RUNS_HINT = "runs.jsonl holds one JSON object per line, as `dbscale run` writes it; is this it?"
 
 
 def read_runs(path: Path) -> list[RunRecord]:
-    """The records of a runs.jsonl; a torn last line (crash mid-write) is skipped."""
+    """The records of a runs.jsonl. A torn last line (no newline: a crash or a full disk
+    mid-write) is not a record and is skipped; any other line that is not a record is an error
+    naming it, never silently dropped."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ResultsError(f"cannot read {path}: {exc.strerror or exc}", RUNS_HINT) from None
     records: list[RunRecord] = []
-    with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            records.append(RunRecord.from_json(data, f"{path}, line {number}"))
+    for number, raw in enumerate(data.split(b"\n")[:-1], start=1):
+        if not raw.strip():
+            continue
+        try:
+            parsed = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise ResultsError(f"{path}, line {number}: not UTF-8 text", RUNS_HINT) from None
+        except json.JSONDecodeError as exc:
+            raise ResultsError(f"{path}, line {number}: not JSON ({exc.msg})", RUNS_HINT) from None
+        records.append(RunRecord.from_json(parsed, f"{path}, line {number}"))
     return records
+
+
+def set_aside_torn_tail(path: Path) -> str | None:
+    """Moves a torn last line (bytes after the last newline) to `runs.jsonl.torn` and cuts the
+    file back to its last complete record; says what it did (None when the file was whole)."""
+    data = path.read_bytes()
+    cut = data.rfind(b"\n") + 1
+    tail = data[cut:]
+    if not tail:
+        return None
+    aside = path.with_name(path.name + ".torn")
+    try:
+        with aside.open("ab") as out:
+            out.write(tail + b"\n")
+            out.flush()
+            os.fsync(out.fileno())
+        with path.open("r+b") as runs:
+            runs.truncate(cut)
+            runs.flush()
+            os.fsync(runs.fileno())
+    except OSError as exc:
+        raise ResultsError(
+            f"cannot repair {path}: {exc.strerror or exc}", space_hint(exc, path.parent)
+        ) from None
+    complete = data[:cut].count(b"\n")
+    return (
+        f"{path.name} ended in a torn record ({len(tail)} bytes, written when a crash or a full "
+        f"disk cut a write short): set aside in {aside.name}; resuming after the "
+        f"{complete} complete lines before it"
+    )
 
 
 SUMMARY_FIELDS = {
@@ -204,25 +258,3 @@ def points_csv(points: Sequence[Mapping[str, Any]]) -> str:
     writer.writeheader()
     writer.writerows(rows)
     return out.getvalue()
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        with tmp.open("w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        tmp.replace(path)
-        _fsync_dir(path.parent)
-    except OSError as exc:
-        raise ResultsError(f"cannot write {path}: {exc}") from None
-
-
-def _fsync_dir(directory: Path) -> None:
-    """Makes a new or renamed entry in `directory` durable."""
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

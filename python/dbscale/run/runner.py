@@ -15,7 +15,7 @@ from datetime import datetime
 
 from rich.console import Console
 
-from dbscale import core
+from dbscale import core, interrupts
 from dbscale.config import RunConfig
 from dbscale.core import Run, consistency_section
 from dbscale.errors import (
@@ -93,12 +93,13 @@ def run_one(
                 # The first Ctrl-C stops at the next transaction boundary; a second one
                 # abandons transactions in flight. Either way the run's result is recorded.
                 handle.cancel()
+                cause = interrupts.cause()
                 if cancel_requested:
-                    progress.note("Ctrl-C again: abandoning transactions in flight")
+                    progress.note(f"{cause} again: abandoning transactions in flight")
                 else:
                     progress.note(
-                        "Ctrl-C: stopping at the next transaction boundary and keeping what "
-                        "ran (Ctrl-C again stops at once)"
+                        f"{cause}: stopping at the next transaction boundary and keeping what "
+                        "ran (a second interrupt stops at once)"
                     )
                 cancel_requested = True
     finally:
@@ -257,7 +258,11 @@ class StudyRunner:
             print_verdict(self.out, record)
         if done.cancelled or interrupted:
             during = "the consistency check after" if interrupted else "during"
-            raise Cancelled(f"cancelled by Ctrl-C {during} run {slot.index} ({step.label})")
+            raise Cancelled(
+                f"cancelled by {interrupts.cause()} {during} run {slot.index} ({step.label})",
+                f"what ran, the interrupted run included, is in {self.results.path}; "
+                f"dbscale run ... --resume {self.results.path} finishes the study",
+            )
         if record.consistency is not None and not record.consistency.ok:
             raise InconsistentDataError(
                 f"run {slot.index} ({step.label}): {record.verdict.message}",

@@ -7,7 +7,6 @@ wait, after a target's `ready` hook, until the server accepts connections.
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable, Mapping
 from contextlib import closing
@@ -21,6 +20,7 @@ from dbscale.errors import (
     TargetUnavailableError,
     TargetUnreachableError,
 )
+from dbscale.files import write_atomic
 from dbscale.modes import TlsMode
 from dbscale.values import JsonObject, json_object
 
@@ -110,13 +110,7 @@ def target_record_path(results_dir: Path, name: str) -> Path:
 def write_target_record(results_dir: Path, name: str, record: Mapping[str, Any]) -> Path:
     """targets/<name>.json, replaced atomically."""
     path = target_record_path(results_dir, name)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("w", encoding="utf-8") as out:
-        out.write(json.dumps(record, indent=2, default=str) + "\n")
-        out.flush()
-        os.fsync(out.fileno())
-    tmp.replace(path)
+    write_atomic(path, json.dumps(record, indent=2, default=str) + "\n")
     return path
 
 

@@ -1,0 +1,54 @@
+"""Writing files that must be whole or absent: results, reports, target and host records. A file
+is written to a temporary name, made durable, then renamed over the old one; a failed write
+removes the temporary file and becomes one `ResultsError` that says why (a full disk names
+itself, with what to do) instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+from dbscale.errors import ResultsError
+
+
+def write_atomic(path: Path, data: str | bytes) -> None:
+    """Replaces `path` with `data` whole or not at all; no temporary file is left behind."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tmp.open("wb") as out:
+            out.write(data.encode("utf-8") if isinstance(data, str) else data)
+            out.flush()
+            os.fsync(out.fileno())
+        tmp.replace(path)
+        fsync_dir(path.parent)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise write_error(path, exc) from None
+
+
+def write_error(path: Path, exc: OSError) -> ResultsError:
+    """The error for a failed write of `path`: the cause in words and what to do."""
+    return ResultsError(f"cannot write {path}: {exc.strerror or exc}", space_hint(exc, path.parent))
+
+
+def space_hint(exc: OSError, directory: Path) -> str:
+    """What to do about a failed write: free space when the disk is full, else permissions."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return (
+            f"the filesystem of {directory} is full (df -h {directory}): free space, then "
+            f"`dbscale run ... --resume {directory}` finishes the study; every complete run is "
+            "in runs.jsonl"
+        )
+    return f"check that {directory} is writable, or choose another directory with --out"
+
+
+def fsync_dir(directory: Path) -> None:
+    """Makes a new or renamed entry in `directory` durable."""
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
