@@ -39,8 +39,8 @@ def space_hint(exc: OSError, directory: Path) -> str:
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
         return (
             f"the filesystem of {directory} is full (df -h {directory}): free space, then "
-            f"`dbscale run ... --resume {directory}` finishes the study; every complete run is "
-            "in runs.jsonl"
+            "`dbscale run ... --resume RESULTS_DIR` finishes the study; every complete run is "
+            "in RESULTS_DIR/runs.jsonl"
         )
     return f"check that {directory} is writable, or choose another directory with --out"
 

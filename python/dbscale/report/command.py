@@ -35,22 +35,23 @@ def report(directory: Path, *, images: bool, env: Mapping[str, str], out: Consol
 
 
 def report_after_run(directory: Path, *, env: Mapping[str, str], err: Console) -> None:
-    """The end-of-run report; failures become a warning, never an error."""
+    """The end-of-run report; failures become one warning line, never an error (and never a
+    second `hint:` beside the error that may have ended the study)."""
     if not (directory / RUNS_FILE).is_file():
         return
     try:
         report(directory, images=False, env=env, out=err)
     except DbscaleError as exc:
         err.print(
-            f"warning: no report drawn: {exc.message}\nhint: {exc.hint}; then "
-            f"`dbscale report {directory}`",
+            f"warning: no report drawn: {exc.message} (`dbscale report {directory}` draws it "
+            "once that is fixed)",
             highlight=False,
             soft_wrap=True,
         )
     except Exception as exc:  # a report bug must not turn a finished study into a failure
         err.print(
-            f"warning: no report drawn: {type(exc).__name__}: {exc}\nhint: this is a dbscale "
-            f"bug; the results are safe; `dbscale report {directory}` retries",
+            f"warning: no report drawn: {type(exc).__name__}: {exc} (a dbscale bug; the "
+            f"results are safe; `dbscale report {directory}` retries)",
             highlight=False,
             soft_wrap=True,
         )
