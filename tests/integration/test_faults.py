@@ -121,7 +121,8 @@ def test_a_full_disk_keeps_every_complete_run_and_says_so(
     tpcb_url: str, small_filesystem: Path
 ) -> None:
     out = small_filesystem / "results"
-    done = dbscale("run", "tpcb", "-c", "1,2,3,4,5,6,7,8,9,10,11,12", "-T", "1s", "--target", tpcb_url,
+    clients = ",".join(str(n) for n in range(1, 13))
+    done = dbscale("run", "tpcb", "-c", clients, "-T", "1s", "--target", tpcb_url,
                    "--out", str(out))  # fmt: skip
     done.assert_user_error()
     assert done.code == EXIT_FAILURE, done.text
