@@ -41,6 +41,16 @@ class WorkloadConfig(_Model):
     params: dict[str, ParamValue] = Field(default_factory=dict)
 
 
+# Bounds at the edge (the plan's and the core's): every value the engine gets is one it can
+# honour, and a typo is an error, not a week of waiting or a panic.
+MIN_DURATION_S = 0.1  # below the shortest interval anything is measured over
+MAX_DURATION_S = 7 * 24 * 3600.0  # a week: longer is a typo; a soak is several runs
+MAX_CLIENTS = 100_000
+MAX_THREADS = 4_096
+MAX_RATE_TPS = 1e8
+MAX_TRIES = 1_000_000
+
+
 class RunConfig(_Model):
     """Everything one run, prepare or cleanup needs. Defaults match config.rs."""
 
@@ -48,12 +58,14 @@ class RunConfig(_Model):
     workload: WorkloadConfig
     protocol: QueryProtocol = QueryProtocol.SIMPLE
     connect: ConnectMode = ConnectMode.PERSISTENT
-    clients: int = Field(default=1, ge=1)
-    threads: int | None = Field(default=None, ge=1)
-    duration_s: float = Field(default=10.0, gt=0, allow_inf_nan=False)
-    ramp_s: float = Field(default=0.0, ge=0, allow_inf_nan=False)
-    rate_tps: float | None = Field(default=None, gt=0, allow_inf_nan=False)
-    max_tries: int = Field(default=1, ge=1)
+    clients: int = Field(default=1, ge=1, le=MAX_CLIENTS)
+    threads: int | None = Field(default=None, ge=1, le=MAX_THREADS)
+    duration_s: float = Field(
+        default=10.0, ge=MIN_DURATION_S, le=MAX_DURATION_S, allow_inf_nan=False
+    )
+    ramp_s: float = Field(default=0.0, ge=0, le=MAX_DURATION_S, allow_inf_nan=False)
+    rate_tps: float | None = Field(default=None, gt=0, le=MAX_RATE_TPS, allow_inf_nan=False)
+    max_tries: int = Field(default=1, ge=1, le=MAX_TRIES)
     seed: int | None = Field(default=None, ge=0, le=MAX_SEED)
     interval_s: float = Field(default=1.0, ge=0.05, allow_inf_nan=False)
 

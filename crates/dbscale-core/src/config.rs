@@ -70,6 +70,10 @@ pub struct WorkloadConfig {
 fn default_clients() -> u32 {
     1
 }
+/// Shortest and longest measured time or ramp (Python's config.py has the same).
+pub const MIN_DURATION_S: f64 = 0.1;
+pub const MAX_DURATION_S: f64 = 7.0 * 24.0 * 3600.0;
+
 fn default_duration_s() -> f64 {
     10.0
 }
@@ -96,14 +100,19 @@ impl RunConfig {
         if self.threads == Some(0) {
             return fail("threads must be at least 1".into());
         }
-        if !(self.duration_s > 0.0 && self.duration_s.is_finite()) {
+        // The same bounds as Python's config.py: a time the engine can turn into a Duration
+        // and a deadline without overflow, and an interval worth measuring.
+        if !(MIN_DURATION_S..=MAX_DURATION_S).contains(&self.duration_s) {
             return fail(format!(
-                "duration must be positive, got {}s",
+                "duration must be from {MIN_DURATION_S}s to {MAX_DURATION_S}s, got {}s",
                 self.duration_s
             ));
         }
-        if !(self.ramp_s >= 0.0 && self.ramp_s.is_finite()) {
-            return fail(format!("ramp must be 0 or more, got {}s", self.ramp_s));
+        if !(0.0..=MAX_DURATION_S).contains(&self.ramp_s) {
+            return fail(format!(
+                "ramp must be from 0 to {MAX_DURATION_S}s, got {}s",
+                self.ramp_s
+            ));
         }
         if let Some(rate) = self.rate_tps {
             if !(rate > 0.0 && rate.is_finite()) {
@@ -126,5 +135,29 @@ impl RunConfig {
     pub fn effective_threads(&self) -> u32 {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
         self.threads.unwrap_or(cores).clamp(1, self.clients)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_duration(duration: &str) -> Result<RunConfig, crate::Error> {
+        RunConfig::from_json(&format!(
+            r#"{{"target": {{"url": "postgresql://u@h/db"}}, "workload": {{"name": "tpcb"}},
+                "duration_s": {duration}}}"#
+        ))
+    }
+
+    #[test]
+    fn durations_are_bounded_at_the_edge() {
+        assert!(with_duration("10").is_ok());
+        for bad in ["1e23", "0.0000001", "0", "-1", "604801"] {
+            let error = with_duration(bad).expect_err(bad).to_string();
+            assert!(
+                error.contains("duration must be from 0.1s"),
+                "{bad}: {error}"
+            );
+        }
     }
 }

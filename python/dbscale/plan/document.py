@@ -100,8 +100,34 @@ def format_path(path: PathKey) -> str:
     return text or "plan"
 
 
+MAX_PLAN_BYTES = 1 << 20  # a plan is a page of YAML; a megabyte is a mistake or an attack
+
+
+def _refuse_aliases(text: str, source: str) -> None:
+    """YAML anchors and aliases are refused: a few hundred bytes of nested aliases expand to
+    gigabytes (a "billion laughs"), and a plan has no need of them."""
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent):
+                mark = event.start_mark
+                where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark else source
+                raise PlanError(
+                    f"{where}: YAML aliases (*{event.anchor}) are not allowed in a plan",
+                    "write the values out; a matrix or a zip group says what varies",
+                )
+    except yaml.YAMLError:
+        return  # the composer below reports the syntax error with its line
+
+
 def load_plan_text(text: str, source: str) -> PlanDocument:
     """Parses YAML `text`; `source` names it in messages (a path, or `recipe NAME`)."""
+    if len(text) > MAX_PLAN_BYTES:
+        raise PlanError(
+            f"{source}: the plan is {len(text):,} characters, over the {MAX_PLAN_BYTES:,} a plan "
+            "may have",
+            "a plan is a short YAML file (docs/plans.md); a matrix lists values, not points",
+        )
+    _refuse_aliases(text, source)
     loader = yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()
@@ -124,13 +150,20 @@ def load_plan_text(text: str, source: str) -> PlanDocument:
 
 
 def load_plan_file(path: Path) -> PlanDocument:
+    hint = "give the path of a YAML plan, or a workload name (`dbscale workloads`)"
     try:
-        text = path.read_text(encoding="utf-8")
+        if path.stat().st_size > MAX_PLAN_BYTES:
+            raise PlanError(
+                f"{path}: the plan is {path.stat().st_size:,} bytes, over the "
+                f"{MAX_PLAN_BYTES:,} a plan may have", hint,
+            )  # fmt: skip
+        text = path.read_bytes().decode("utf-8")
     except OSError as exc:
-        raise PlanError(
-            f"cannot read plan {path}: {exc.strerror or exc}",
-            "give the path of a YAML plan, or a workload name (`dbscale workloads`)",
-        ) from None
+        raise PlanError(f"cannot read plan {path}: {exc.strerror or exc}", hint) from None
+    except UnicodeDecodeError as exc:
+        raise PlanError(f"{path}: not a text file (byte {exc.start} is not UTF-8)", hint) from None
+    if "\x00" in text:
+        raise PlanError(f"{path}: not a text file (it holds NUL bytes)", hint)
     return load_plan_text(text, str(path))
 
 

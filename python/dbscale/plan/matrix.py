@@ -6,18 +6,21 @@ validated where it is written, so a bad one is reported with its file and line.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
+from dbscale.errors import PlanError
 from dbscale.plan.document import PathKey, PlanDocument
 from dbscale.plan.schema import LOAD_FIELDS, LoadSettings, PlanSchema
 
 RESERVED = ("zip", "exclude")
 TARGET_AXIS = "target"
 WORKLOAD_AXIS = "workload"
+MAX_POINTS = 10_000  # at a second a run, a day and more: past it, a plan is a mistake
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,16 @@ class Matrix:
         return [axis for factor in self.factors for axis in factor.axes]
 
     def points(self) -> list[dict[str, Any]]:
-        """Every combination, first axis slowest, minus the excluded ones."""
+        """Every combination, first axis slowest, minus the excluded ones; refused before it
+        is expanded when there would be more than MAX_POINTS."""
+        count = math.prod(len(factor.rows) for factor in self.factors)
+        if count > MAX_POINTS:
+            sizes = " x ".join(str(len(factor.rows)) for factor in self.factors)
+            raise PlanError(
+                f"the matrix has {count:,} points ({sizes}), over the {MAX_POINTS:,} a study may "
+                "have",
+                "sweep fewer values per axis, or split the study into several plans",
+            )
         points: list[dict[str, Any]] = []
         for combo in itertools.product(*(factor.rows for factor in self.factors)):
             values: dict[str, Any] = {}

@@ -11,6 +11,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
+from dbscale.config import (
+    MAX_CLIENTS,
+    MAX_DURATION_S,
+    MAX_RATE_TPS,
+    MAX_THREADS,
+    MAX_TRIES,
+    MIN_DURATION_S,
+)
 from dbscale.errors import ConfigError
 from dbscale.modes import ConnectMode, QueryProtocol, TlsMode
 from dbscale.targets.spec import NAME_PATTERN, TargetEntry
@@ -43,8 +51,16 @@ def _on_off(value: Any) -> Any:
     return value
 
 
-Seconds = Annotated[float, BeforeValidator(_duration), Field(gt=0, allow_inf_nan=False)]
-SecondsOrZero = Annotated[float, BeforeValidator(_zero_or_duration), Field(ge=0)]
+MAX_REPEAT = 1_000
+MAX_WARMUP_RUNS = 100
+Seconds = Annotated[
+    float,
+    BeforeValidator(_duration),
+    Field(ge=MIN_DURATION_S, le=MAX_DURATION_S, allow_inf_nan=False),
+]
+SecondsOrZero = Annotated[
+    float, BeforeValidator(_zero_or_duration), Field(ge=0, le=MAX_DURATION_S, allow_inf_nan=False)
+]
 Switch = Annotated[bool, BeforeValidator(_on_off)]
 
 
@@ -74,15 +90,15 @@ class WorkloadEntry(_Strict):
 class LoadSettings(_Strict):
     """How each run loads the target. Every field can also be a matrix axis."""
 
-    clients: int = Field(default=1, ge=1, le=2**32 - 1)
-    threads: int | None = Field(default=None, ge=1, le=2**32 - 1)
+    clients: int = Field(default=1, ge=1, le=MAX_CLIENTS)
+    threads: int | None = Field(default=None, ge=1, le=MAX_THREADS)
     duration: Seconds = 30.0
     ramp: SecondsOrZero = 0.0  # unmeasured; clients start spread over it
     # None: the workload family's own default (see `default_protocol`).
     protocol: QueryProtocol | None = None
     connect: ConnectMode = ConnectMode.PERSISTENT
-    rate: float | None = Field(default=None, gt=0, allow_inf_nan=False)
-    max_tries: int = Field(default=1, ge=1, le=2**32 - 1)
+    rate: float | None = Field(default=None, gt=0, le=MAX_RATE_TPS, allow_inf_nan=False)
+    max_tries: int = Field(default=1, ge=1, le=MAX_TRIES)
     tls: TlsMode | None = None
     transport: Transport = Transport.TCP
     pooling: Switch = False
@@ -100,7 +116,7 @@ class DataWarmup(_Strict):
     duration: Seconds
     workload: str | None = None
     params: dict[str, ParamValue] | None = None
-    clients: int | None = Field(default=None, ge=1)
+    clients: int | None = Field(default=None, ge=1, le=MAX_CLIENTS)
 
 
 class PrepareSettings(_Strict):
@@ -133,8 +149,8 @@ class PlanSchema(_Strict):
     workloads: list[WorkloadEntry] | None = Field(default=None, min_length=1)
     load: LoadSettings = Field(default_factory=LoadSettings)
     matrix: dict[str, Any] = Field(default_factory=dict)
-    repeat: int = Field(default=5, ge=1)
-    warmup_runs: int = Field(default=1, ge=0)
+    repeat: int = Field(default=5, ge=1, le=MAX_REPEAT)
+    warmup_runs: int = Field(default=1, ge=0, le=MAX_WARMUP_RUNS)
     warmup_duration: Seconds | None = None
     cooldown: SecondsOrZero = 0.0
     order: Literal["interleaved", "sequential"] = "interleaved"

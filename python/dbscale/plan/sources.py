@@ -79,6 +79,12 @@ class RunOptions:
 
 def plan_document(options: RunOptions) -> tuple[PlanDocument, bool]:
     """The plan document and whether it was built from the flags alone."""
+    if options.workload is not None and not options.workload.strip():
+        raise PlanError(
+            "the workload is empty ('')",
+            "name a workload (`dbscale workloads` lists them) or a plan file; `dbscale run` "
+            "alone runs the demo",
+        )
     if options.recipe is not None:
         if options.workload is not None:
             raise PlanError(

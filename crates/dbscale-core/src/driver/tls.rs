@@ -34,7 +34,59 @@ pub(crate) async fn handshake(
     TlsConnector::from(client)
         .connect(name, tcp)
         .await
-        .map_err(|e| tls_error(format!("TLS handshake with {host} failed: {e}")))
+        .map_err(|e| {
+            tls_error(format!(
+                "TLS handshake with {host} failed: {}",
+                in_words(&e)
+            ))
+        })
+}
+
+/// A handshake failure as a sentence, not rustls's debug text.
+fn in_words(error: &std::io::Error) -> String {
+    let Some(tls) = error
+        .get_ref()
+        .and_then(|e| e.downcast_ref::<rustls::Error>())
+    else {
+        return error.to_string();
+    };
+    match tls {
+        rustls::Error::InvalidCertificate(problem) => match problem {
+            CertificateError::UnknownIssuer => {
+                "the server's certificate is not signed by a root you trust (sslrootcert)"
+                    .to_string()
+            }
+            CertificateError::Expired | CertificateError::ExpiredContext { .. } => {
+                "the server's certificate has expired".to_string()
+            }
+            CertificateError::NotValidYet | CertificateError::NotValidYetContext { .. } => {
+                "the server's certificate is not valid yet (check the clocks)".to_string()
+            }
+            CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. } => {
+                "the server's certificate does not name this host (verify-full checks the \
+                 name; verify-ca does not)"
+                    .to_string()
+            }
+            CertificateError::BadSignature => {
+                "the server's certificate has a bad signature".to_string()
+            }
+            CertificateError::Revoked => "the server's certificate is revoked".to_string(),
+            // webpki's CaUsedAsEndEntity, only reachable as text through rustls's OtherError: a
+            // server certificate marked as a CA that is not one of the given roots.
+            CertificateError::Other(other)
+                if format!("{other:?}").contains("CaUsedAsEndEntity") =>
+            {
+                "the server's certificate is not signed by a root you trust (it is a CA \
+                 certificate itself, and not one of the sslrootcert roots)"
+                    .to_string()
+            }
+            other => format!("the server's certificate was refused ({other:?})"),
+        },
+        rustls::Error::AlertReceived(alert) => {
+            format!("the server refused the TLS session ({alert:?})")
+        }
+        other => other.to_string(),
+    }
 }
 
 pub(crate) fn tls_error(message: impl Into<String>) -> DbError {
@@ -60,6 +112,8 @@ pub(crate) fn client_config(
             .with_custom_certificate_verifier(Arc::new(RelaxedVerifier {
                 provider,
                 chain: None,
+                check_name: false,
+                roots: Vec::new(),
             }))
             .with_no_client_auth()
     } else {
@@ -67,17 +121,15 @@ pub(crate) fn client_config(
         let webpki = WebPkiServerVerifier::builder_with_provider(roots, provider.clone())
             .build()
             .map_err(|e| tls_error(format!("TLS setup failed: {e}")))?;
-        if mode == TlsMode::VerifyFull {
-            builder.with_webpki_verifier(webpki).with_no_client_auth()
-        } else {
-            builder
-                .dangerous()
-                .with_custom_certificate_verifier(Arc::new(RelaxedVerifier {
-                    provider,
-                    chain: Some(webpki),
-                }))
-                .with_no_client_auth()
-        }
+        builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(RelaxedVerifier {
+                provider,
+                chain: Some(webpki),
+                check_name: mode == TlsMode::VerifyFull,
+                roots: pinned_roots(root_cert)?,
+            }))
+            .with_no_client_auth()
     };
     client.alpn_protocols = alpn.map(|name| vec![name.to_vec()]).unwrap_or_default();
     Ok(Arc::new(client))
@@ -86,36 +138,51 @@ pub(crate) fn client_config(
 /// Trust anchors: the `sslrootcert` file, or the Mozilla roots when none (or `system`) is given.
 fn root_store(root_cert: Option<&Path>) -> Result<RootCertStore, DbError> {
     let mut roots = RootCertStore::empty();
-    match root_cert.filter(|p| *p != Path::new("system")) {
-        None => roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned()),
-        Some(path) => {
-            let unreadable = |e: &dyn std::fmt::Display| {
-                tls_error(format!("cannot read sslrootcert {}: {e}", path.display()))
-            };
-            let file = File::open(path).map_err(|e| unreadable(&e))?;
-            let certs = rustls_pemfile::certs(&mut BufReader::new(file))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| unreadable(&e))?;
-            if certs.is_empty() {
-                return Err(unreadable(&"no PEM certificate in the file"));
-            }
-            for cert in certs {
-                roots.add(cert).map_err(|e| unreadable(&e))?;
-            }
-        }
+    let pinned = pinned_roots(root_cert)?;
+    if pinned.is_empty() {
+        roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+    }
+    for cert in pinned {
+        roots.add(cert).map_err(|e| {
+            tls_error(format!(
+                "sslrootcert holds a certificate that cannot be a root: {e:?}"
+            ))
+        })?;
     }
     Ok(roots)
 }
 
-/// The two relaxed checks. Without a `chain` (`sslmode=require` and no root certificate):
-/// encryption only; the handshake signature is still checked, so the session keys belong to
-/// whoever holds the certificate's key. With one (`verify-ca`): the full webpki check, except
-/// that a name mismatch is accepted; webpki checks the name only after the chain, so a name
-/// error means the chain verified.
+/// The certificates of the `sslrootcert` file (none for `system` or no file).
+fn pinned_roots(root_cert: Option<&Path>) -> Result<Vec<CertificateDer<'static>>, DbError> {
+    let Some(path) = root_cert.filter(|p| *p != Path::new("system")) else {
+        return Ok(Vec::new());
+    };
+    let unreadable = |e: &dyn std::fmt::Display| {
+        tls_error(format!("cannot read sslrootcert {}: {e}", path.display()))
+    };
+    let file = File::open(path).map_err(|e| unreadable(&e))?;
+    let certs = rustls_pemfile::certs(&mut BufReader::new(file))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| unreadable(&e))?;
+    if certs.is_empty() {
+        return Err(unreadable(&"no PEM certificate in the file"));
+    }
+    Ok(certs)
+}
+
+/// libpq's checks. Without a `chain` (`sslmode=require` and no root certificate): encryption
+/// only; the handshake signature is still checked, so the session keys belong to whoever holds
+/// the certificate's key. With one: the full webpki check, and for `verify-ca` (no
+/// `check_name`) a name mismatch is accepted (webpki checks the name only after the chain, so a
+/// name error means the chain verified). As libpq (OpenSSL) does, a server certificate that is
+/// itself one of the given roots is trusted even when it is marked as a CA, which webpki refuses
+/// as an end entity (a self-signed certificate made with `CA:TRUE`, common for test servers).
 #[derive(Debug)]
 struct RelaxedVerifier {
     provider: Arc<CryptoProvider>,
     chain: Option<Arc<WebPkiServerVerifier>>,
+    check_name: bool,
+    roots: Vec<CertificateDer<'static>>,
 }
 
 impl ServerCertVerifier for RelaxedVerifier {
@@ -133,7 +200,16 @@ impl ServerCertVerifier for RelaxedVerifier {
         match chain.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now) {
             Err(rustls::Error::InvalidCertificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
-            )) => Ok(ServerCertVerified::assertion()),
+            )) if !self.check_name => Ok(ServerCertVerified::assertion()),
+            Err(rustls::Error::InvalidCertificate(CertificateError::Other(_)))
+                if self.roots.iter().any(|root| root == end_entity) =>
+            {
+                if self.check_name {
+                    let parsed = rustls::server::ParsedCertificate::try_from(end_entity)?;
+                    rustls::client::verify_server_name(&parsed, server_name)?;
+                }
+                Ok(ServerCertVerified::assertion())
+            }
             other => other,
         }
     }
