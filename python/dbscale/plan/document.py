@@ -128,7 +128,10 @@ def load_plan_text(text: str, source: str) -> PlanDocument:
             "a plan is a short YAML file (docs/plans.md); a matrix lists values, not points",
         )
     _refuse_aliases(text, source)
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = yaml.SafeLoader(text)  # refuses control characters at once (ReaderError)
+    except yaml.YAMLError as exc:
+        raise PlanError(f"{source}: not YAML text ({exc})", "a plan is a YAML text file") from None
     try:
         node = loader.get_single_node()
         if node is None:
