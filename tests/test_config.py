@@ -77,7 +77,7 @@ def test_unknown_fields_are_refused() -> None:
     [
         ("clients", 0, "--clients: must be at least 1"),
         ("threads", 0, "--threads: must be at least 1"),
-        ("duration_s", 0, "--duration: must be greater than 0"),
+        ("duration_s", 0, "--duration: must be at least 0.1"),
         ("rate_tps", -1.0, "--rate"),
         ("max_tries", 0, "--max-tries"),
         ("seed", -1, "--seed"),

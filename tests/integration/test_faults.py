@@ -4,17 +4,20 @@ checks the exit code, what runs.jsonl holds, and that --resume finishes the stud
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from dbscale.errors import EXIT_FAILURE
-from tests.conftest import REPO
+from dbscale.errors import EXIT_FAILURE, EXIT_RUN
+from dbscale.targets.local.postgres import LocalPostgres
+from tests.conftest import REPO, PgTestServer, skip_or_fail
 from tests.integration.conftest import Outcome, dbscale, read_runs
 
 STUDY = ("tpcb", "-c", "1,2,3", "-T", "3s")
@@ -131,3 +134,91 @@ def test_a_full_disk_keeps_every_complete_run_and_says_so(
     assert not list(out.glob(".*.tmp")), "a temporary file was left behind"
     records = read_runs(out / "runs.jsonl")  # every complete line is a whole record
     assert records and all(r["transactions"] > 0 for r in records)
+
+
+def _test_postgres() -> LocalPostgres:
+    """The session's test PostgreSQL, to stop and start it (scripts/test-servers.sh made it)."""
+    directory, port = os.environ.get("DBSCALE_TEST_PG_DIR"), os.environ.get("DBSCALE_TEST_PG_PORT")
+    if not directory or not port:
+        skip_or_fail("no test PostgreSQL directory (DBSCALE_TEST_PG_DIR): run `make test`")
+    return LocalPostgres(Path(str(directory)), port=int(str(port)))
+
+
+def _run_with(fault: Callable[[], None], *args: str) -> tuple[subprocess.CompletedProcess[str]]:
+    """`dbscale run ARGS` with `fault` done 2 s into it; the finished process."""
+    proc = _started(*args)
+    time.sleep(2.5)  # connected, and a second or more measured
+    fault()
+    stdout, stderr = proc.communicate(timeout=120)
+    return (subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr),)
+
+
+def test_a_server_restart_mid_run_is_an_outage_kept_out_of_the_statistics(
+    tpcb_url: str, tmp_path: Path
+) -> None:
+    server = _test_postgres()
+
+    def restart() -> None:
+        server.stop()
+        time.sleep(3)
+        server.start()
+
+    out = tmp_path / "restart"
+    (done,) = _run_with(restart, "tpcb", "-c", "4", "-T", "9s", "--target", tpcb_url,
+                        "--out", str(out))  # fmt: skip
+    assert done.returncode == EXIT_RUN, done.stdout + done.stderr
+    assert "1 of 1 runs had an outage: outage: no transaction completed for" in done.stderr
+    [record] = read_runs(out / "runs.jsonl")
+    assert record["verdict"]["status"] == "outage"
+    [outage] = record["outages"]
+    assert 2.0 <= outage["length_s"] <= 6.0 and outage["errors"] > 0, outage
+    assert record["transactions"] > 0  # it ran before and after
+    summary = json.loads((out / "summary.json").read_text())
+    [point] = summary["points"]
+    assert point["runs"] == 0 and "1 outage run(s) left out" in point["flags"]
+
+
+def test_terminated_backends_are_errors_the_run_rides_through(
+    live: PgTestServer, tpcb_url: str, tmp_path: Path
+) -> None:
+    dbname = tpcb_url.rsplit("/", 1)[1]
+
+    def terminate() -> None:
+        live.psql(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = "
+                  f"'{dbname}' AND pid <> pg_backend_pid() AND backend_type = 'client backend' "
+                  "AND application_name NOT LIKE 'dbscale-observe%'")  # fmt: skip
+
+    out = tmp_path / "terminated"
+    (done,) = _run_with(terminate, "tpcb", "-c", "4", "-T", "5s", "--target", tpcb_url,
+                        "--out", str(out))  # fmt: skip
+    [record] = read_runs(out / "runs.jsonl")
+    assert record["errors"]["by_class"].get("connection_lost", 0) >= 1, record["errors"]
+    assert record["verdict"]["status"] in ("errors", "outage"), record["verdict"]
+    after = [i for i in record["intervals"] if i["t_s"] >= 4.0]
+    assert after and all(i["transactions"] > 0 for i in after)  # reconnected and went on
+    assert done.returncode in (0, EXIT_RUN)
+
+
+def test_a_held_lock_that_stops_every_client_is_a_stall(
+    live: PgTestServer, tpcb_url: str, tmp_path: Path
+) -> None:
+    dbname = tpcb_url.rsplit("/", 1)[1]
+    holder: list[subprocess.Popen[str]] = []
+
+    def hold() -> None:
+        holder.append(subprocess.Popen(
+            ["psql", "-X", "-q", "-d", live.url_for(dbname), "-c",
+             "BEGIN; LOCK TABLE pgbench_branches IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(3); "
+             "COMMIT;"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        ))  # fmt: skip
+
+    out = tmp_path / "locked"
+    (done,) = _run_with(hold, "tpcb", "-c", "4", "-T", "8s", "--target", tpcb_url,
+                        "--out", str(out))  # fmt: skip
+    holder[0].wait(timeout=30)
+    assert done.returncode == EXIT_RUN, done.stdout + done.stderr
+    [record] = read_runs(out / "runs.jsonl")
+    [outage] = record["outages"]
+    assert outage["errors"] == 0 and 2.0 <= outage["length_s"] <= 4.0, outage
+    assert "no errors" in record["verdict"]["message"]

@@ -136,6 +136,7 @@ class StatisticsSettings(_Strict):
     confidence: float = Field(default=0.95, gt=0.5, lt=1.0)
     cv_threshold_pct: float = Field(default=5.0, gt=0)
     noise_threshold_pct: float = Field(default=2.0, ge=0)
+    include_outages: bool = False  # runs with an outage count in their point's statistics
 
 
 class PlanSchema(_Strict):

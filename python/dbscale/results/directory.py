@@ -12,7 +12,7 @@ import os
 import re
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from typing import Any
 from dbscale.config import RunConfig
 from dbscale.errors import ResultsError
 from dbscale.files import fsync_dir, space_hint, write_atomic
+from dbscale.results.outages import find_outages, outage_verdict
 from dbscale.results.points import PointSummary, flatten
 from dbscale.results.record import RunRecord
 from dbscale.targets.url import redact_url
@@ -58,6 +59,7 @@ class RunMeta:
     study: Mapping[str, Any] | None = None
     observe: Mapping[str, Any] | None = None  # the observer's section
     consistency: Mapping[str, Any] | None = None  # the check after the run (prepare.check)
+    count_outages: bool = False  # statistics.include_outages: outage runs count in the point
 
 
 def make_record(native: RunRecord, meta: RunMeta) -> RunRecord:
@@ -82,7 +84,14 @@ def make_record(native: RunRecord, meta: RunMeta) -> RunRecord:
         if meta.consistency.get("ok") is not True:
             # Data that breaks its conditions makes the run's numbers untrustworthy.
             fields["verdict"] = {"status": "failed", "message": _inconsistent(meta.consistency)}
-    return RunRecord.from_json(fields, "the run's result")
+    record = RunRecord.from_json(fields, "the run's result")
+    outages = find_outages(record) if record.verdict.status != "failed" else []
+    if outages:
+        fields["outages"] = [asdict(o) for o in outages]
+        fields["outages_counted"] = meta.count_outages
+        fields["verdict"] = outage_verdict(record, outages)
+        record = RunRecord.from_json(fields, "the run's result")
+    return record
 
 
 def _inconsistent(section: Mapping[str, Any]) -> str:

@@ -254,7 +254,8 @@ def _flags(
         flags.append("the warm-up ended before throughput settled (MSER-5): lengthen it")
     excluded = [r for r in records if not r.warmup and not r.measured]
     if excluded:
-        flags.append(f"{len(excluded)} cancelled or failed run(s) left out")
+        kinds = sorted({r.status for r in excluded})
+        flags.append(f"{len(excluded)} {' or '.join(kinds)} run(s) left out")
     return flags
 
 

@@ -242,6 +242,14 @@ class ObserveSection(_Part):
     notes: list[str] = Field(default_factory=list)
 
 
+class OutageSection(_Part):
+    """A stretch of a run in which no transaction completed (results/outages.py)."""
+
+    start_s: float = 0.0
+    length_s: float = 0.0
+    errors: int = 0
+
+
 class RunRecord(_Part):
     """One run as runs.jsonl holds it."""
 
@@ -306,6 +314,8 @@ class RunRecord(_Part):
     study: str | None = None
     observe: ObserveSection | None = None
     consistency: ConsistencySection | None = None
+    outages: list[OutageSection] | None = None  # results/outages.py
+    outages_counted: bool = False  # the plan's statistics.include_outages when it was recorded
 
     @classmethod
     def from_json(cls, data: Any, where: str = "a record") -> RunRecord:
@@ -344,6 +354,8 @@ class RunRecord(_Part):
     @property
     def measured(self) -> bool:
         """Counts in statistics: not a warm-up, not cancelled, not failed."""
+        if self.verdict.status == "outage" and not self.outages_counted:
+            return False
         return not self.warmup and not self.cancelled and self.verdict.status != "failed"
 
     @property

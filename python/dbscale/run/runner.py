@@ -203,6 +203,15 @@ class StudyRunner:
                 points = self._points()
                 print_points(self.out, points)
                 print_price_performance(self.out, points)
+        outages = [r for r in outcome.records if r.verdict.status == "outage"]
+        if outages:
+            raise RunError(
+                f"{len(outages)} of {len(outcome.records)} runs had an outage: "
+                f"{outages[0].verdict.message}",
+                "the server stopped answering during those runs; they are in runs.jsonl, marked "
+                "`outage`, and left out of the statistics (statistics.include_outages: true "
+                "counts them); --resume does not repeat them",
+            )
         return outcome
 
     def _target_entered(self, step: PrepareStep | RunStep) -> bool:
@@ -249,6 +258,7 @@ class StudyRunner:
                 study=self._study_fields(step),
                 observe=done.observe,
                 consistency=consistency,
+                count_outages=self.study.plan.statistics.include_outages,
             ),
         )
         self.results.append(record)

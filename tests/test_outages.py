@@ -1,0 +1,67 @@
+"""Outages from per-second intervals: zero completions while clients reconnect, or a closed
+loop stalled for two seconds; paced runs (TPC-C's waits, an open model) may have empty seconds."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+from dbscale.config import TargetConfig, WorkloadConfig, make_run_config
+from dbscale.results.directory import RunMeta, make_record
+from dbscale.results.outages import find_outages
+from dbscale.results.points import summarize_points
+from tests.synthetic import make_record as synthetic_record
+from tests.synthetic import typed
+
+
+def with_seconds(tps: list[int], errors: list[int], **extra: Any) -> dict[str, Any]:
+    rng = random.Random(len(tps))
+    record = synthetic_record({}, float(sum(tps)) / len(tps), rng=rng, seconds=len(tps))
+    record["intervals"] = [
+        {"t_s": float(i + 1), "transactions": n, "tps": float(n), "errors": e}
+        for i, (n, e) in enumerate(zip(tps, errors, strict=True))
+    ]
+    record["transactions"] = sum(tps)
+    record.update(extra)
+    return record
+
+
+def test_a_server_down_for_most_of_a_run_is_an_outage_with_its_time() -> None:
+    seconds = with_seconds([900, 0, 0, 0, 0, 0, 880, 910, 0, 0], [0, 80, 60, 70, 50, 0, 0, 0, 0, 0])
+    [record] = typed([seconds])
+    outages = find_outages(record)
+    assert [(o.start_s, o.length_s, o.errors) for o in outages] == [(1.0, 5.0, 260), (8.0, 2.0, 0)]
+
+
+def test_paced_runs_may_have_quiet_seconds_but_not_errors_with_nothing_done() -> None:
+    quiet = with_seconds([5, 0, 0, 0, 4], [0, 0, 0, 0, 0], rate_tps=3.0)
+    assert find_outages(typed([quiet])[0]) == []
+    refused = with_seconds([5, 0, 0, 4], [0, 3, 0, 0], rate_tps=3.0)
+    assert [o.length_s for o in find_outages(typed([refused])[0])] == [2.0]
+    steady = with_seconds([900, 880, 910, 905], [0, 0, 0, 0])
+    assert find_outages(typed([steady])[0]) == []
+
+
+def test_an_outage_run_is_marked_and_left_out_of_its_point_unless_counted() -> None:
+    down = with_seconds(
+        [900, 0, 0, 0, 0, 0, 880, 910, 905, 900], [0, 80, 60, 70, 50, 40, 0, 0, 0, 0]
+    )
+    [native] = typed([down])
+    config = make_run_config(target=TargetConfig(url="postgresql://u@h/db"),
+                             workload=WorkloadConfig(name="tpcb"))  # fmt: skip
+    now = datetime.now(UTC)
+    meta = RunMeta(started_at=now, ended_at=now, config=config, warmup=False,
+                   dbscale_version="t", cancelled=False)  # fmt: skip
+    record = make_record(native, meta)
+    assert record.verdict.status == "outage"
+    assert record.verdict.message.startswith(
+        "outage: no transaction completed for 5.0 s from 1.0 s (300 connection or query errors)"
+    )
+    assert record.outages is not None and record.measured is False
+    clean = typed([with_seconds([900, 910, 905, 900], [0, 0, 0, 0])])[0]
+    [point] = summarize_points([record, clean])
+    assert point.runs == 1 and "1 outage run(s) left out" in point.flags
+    counted = make_record(native, replace(meta, count_outages=True))
+    assert counted.verdict.status == "outage" and counted.measured is True
