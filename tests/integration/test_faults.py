@@ -173,6 +173,9 @@ def test_a_server_restart_mid_run_is_an_outage_kept_out_of_the_statistics(
     [outage] = record["outages"]
     assert 2.0 <= outage["length_s"] <= 6.0 and outage["errors"] > 0, outage
     assert record["transactions"] > 0  # it ran before and after
+    [gap] = record["observe"]["gaps"]  # the observer's session lost, then found again
+    assert gap["to_s"] is not None and gap["to_s"] > gap["from_s"], gap
+    assert "server statistics missing for" in record["observe"]["limited_by"]["evidence"]
     summary = json.loads((out / "summary.json").read_text())
     [point] = summary["points"]
     assert point["runs"] == 0 and "1 outage run(s) left out" in point["flags"]

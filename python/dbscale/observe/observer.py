@@ -37,6 +37,7 @@ from dbscale.observe.server_stats import (
     ps_wait_deltas,
 )
 from dbscale.observe.session import ObserverSession, ServerIdentity
+from dbscale.observe.session_gaps import SessionGap, mark_gaps, stat_segments
 from dbscale.observe.tables import column_table, window_means
 from dbscale.observe.verdict import client_saturation, judge
 from dbscale.observe.waits import WaitHistogram
@@ -66,6 +67,8 @@ class _Collected:
     snapshot_s: list[float] = field(default_factory=list)
     session_ticks: list[tuple[float, int]] = field(default_factory=list)  # our own backend's CPU
     notes: list[str] = field(default_factory=list)
+    gaps: list[SessionGap] = field(default_factory=list)  # the session lost, then back
+    segment_starts: list[int] = field(default_factory=list)  # `stats` indexes after a reconnect
 
 
 class RunObserver:
@@ -191,6 +194,7 @@ class RunObserver:
         if row:
             row["interval_s"] = cur.mono_s - prev.mono_s
             self._data.rows.append((cur.mono_s, row))
+            self._reconnect(cur.mono_s)
             self._sample_stats(cur.mono_s)
             self._sample_session_cpu(cur.mono_s)
             self._check_client()
@@ -231,6 +235,24 @@ class RunObserver:
         if self.session is not None:
             self.session.close()
             self.session = None
+            self._data.gaps.append(SessionGap(time.monotonic(), f"{what}: {_one_line(exc)}"))
+
+    def _reconnect(self, now: float) -> None:
+        """Once a second while the session is lost: a new one; statistics start a new segment
+        (the server's counters may have been reset by a restart)."""
+        gaps = self._data.gaps
+        if self.session is not None or not gaps or gaps[-1].back_s is not None:
+            return
+        try:
+            self.session = ObserverSession(self.config, self.dialect)
+        except Exception:  # still down: try again at the next tick
+            return
+        self.identity = self.session.identity
+        gaps[-1].back_s = now
+        self._data.segment_starts.append(len(self._data.stats))
+        self._data.notes.append(
+            f"the observer's session reconnected after {now - gaps[-1].lost_s:.1f} s"
+        )
 
     def _check_client(self) -> None:
         if self._warned:
@@ -289,6 +311,7 @@ class RunObserver:
             host_cpus=int(self.host.get("logical_cpus") or os.cpu_count() or 1),
             net_speed_mbps=self.host.get("net_speed_mbps") or {},
         )
+        mark_gaps(section, [g for g in self._data.gaps if g.lost_s <= end], start, end)
         if self._data.notes:
             section["notes"] = list(self._data.notes)
         return section
@@ -305,19 +328,25 @@ class RunObserver:
             server["version"] = self.identity.version
             server["settings"] = self.identity.settings
         stats = self._data.stats
-        if stats:
-            before = [s for s in stats if s[0] <= start + 0.25] or stats[:1]
-            first, last = before[-1], stats[-1]
-            deltas = counter_deltas(first[1], last[1], MYSQL_GAUGES)
-            own_queries = last[2] - first[2]
-            if "database.xact_commit" in deltas:  # our own queries are transactions too
-                deltas["database.xact_commit"] = max(
-                    deltas["database.xact_commit"] - own_queries, 0
-                )
+        segments = stat_segments(stats, self._data.segment_starts)
+        if segments:
+            deltas: dict[str, float] = {}
+            window = 0.0
+            for segment in segments:  # counters differenced within a server's life, then summed
+                before = [s for s in segment if s[0] <= start + 0.25] or segment[:1]
+                first, last = before[-1], segment[-1]
+                for name, value in counter_deltas(first[1], last[1], MYSQL_GAUGES).items():
+                    deltas[name] = deltas.get(name, 0) + value
+                own_queries = last[2] - first[2]
+                if "database.xact_commit" in deltas:  # our own queries are transactions too
+                    deltas["database.xact_commit"] = max(
+                        deltas["database.xact_commit"] - own_queries, 0
+                    )
+                window += last[0] - first[0]
             if self.dialect == "mysql":
                 inside = [s for t, s, _ in stats if start <= t <= end]
                 deltas.update(gauge_means(inside, MYSQL_GAUGES))
-            server["stats_window_s"] = round(last[0] - first[0], 3)
+            server["stats_window_s"] = round(window, 3)
             server["stats"] = deltas
         if len(self._data.ps_waits) >= 2:
             server["performance_schema_waits"] = ps_wait_deltas(
