@@ -129,3 +129,21 @@ def test_scram_password_never_stored(live: PgTestServer, tpcb_url: str, tmp_path
     )  # fmt: skip
     done.assert_ok()
     assert "scram-secret" not in (tmp_path / "pgpass" / "runs.jsonl").read_text()
+
+
+def test_the_drain_after_the_window_is_kept_apart(tpcb_url: str, tmp_path: Path) -> None:
+    """Transactions still running at the end finish after the window: counted in the totals,
+    marked as the drain, never folded into the last second."""
+    out = tmp_path / "drain"
+    dbscale(
+        "run", "tpcb", "--target", tpcb_url, "-c", "8", "-T", "2s", "--out", str(out)
+    ).assert_ok()
+    [record] = read_runs(out / "runs.jsonl")
+    intervals = record["intervals"]
+    window = [i for i in intervals if not i.get("drain")]
+    assert [i["t_s"] for i in window] == [1.0, 2.0]
+    drains = [i for i in intervals if i.get("drain")]
+    assert drains == intervals[len(window) :] and len(drains) <= 1
+    for drain in drains:
+        assert 2.0 < drain["t_s"] <= record["duration_s"] + 1e-6
+    assert sum(i["transactions"] for i in intervals) == record["transactions"]

@@ -213,7 +213,7 @@ def timeline_rows(study: ResultsView, max_rows: int = MAX_TIMELINE_ROWS) -> list
 
 
 def _intervals(run: RunView) -> list[Interval]:
-    return run.record.intervals
+    return run.record.window_intervals  # the drain after the window is not a second of it
 
 
 def _bucket(run: RunView, items: Sequence[Interval], point: str) -> Row:

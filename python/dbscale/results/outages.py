@@ -51,7 +51,7 @@ def find_outages(record: RunRecord) -> list[Outage]:
         return []
     paced = (record.tpcc is not None and record.tpcc.wait) or record.rate_tps is not None
     found = []
-    for window in _windows(record.intervals):
+    for window in _windows(record.window_intervals):
         start = window[0][0]
         length = window[-1][1].t_s - start
         errors = sum(interval.errors for _, interval in window)

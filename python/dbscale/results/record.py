@@ -74,6 +74,7 @@ class Interval(_Part):
     qps: float = 0.0
     retries: int = 0
     clients_connected: int | None = None  # None: recorded before it was counted
+    drain: bool = False  # transactions that ended after the measured window
 
 
 class ErrorCounts(_Part):
@@ -343,6 +344,11 @@ class RunRecord(_Part):
     def status(self) -> str:
         """`cancelled`, or the verdict's status."""
         return "cancelled" if self.cancelled else self.verdict.status
+
+    @property
+    def window_intervals(self) -> list[Interval]:
+        """The per-second intervals of the measured window, without the drain after it."""
+        return [interval for interval in self.intervals if not interval.drain]
 
     @property
     def clients_refused(self) -> int:

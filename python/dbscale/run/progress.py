@@ -117,6 +117,8 @@ class PlainProgress:
 
     def update(self, intervals: Sequence[Interval]) -> None:
         for interval in intervals:
+            if interval.drain:  # after the window: pgbench and sysbench print no line for it
+                continue
             if self._shape is OutputFormat.SYSBENCH:
                 line = interval_line(interval, self._clients)
                 self.out.print(line, highlight=False, markup=False, soft_wrap=True)
@@ -160,6 +162,8 @@ class LiveProgress:
 
     def update(self, intervals: Sequence[Interval]) -> None:
         for interval in intervals:
+            if interval.drain:
+                continue
             self._last = interval
             self._seen_s = interval.t_s
             self._transactions += interval.transactions

@@ -172,6 +172,7 @@ pub fn start(config: RunConfig) -> Result<RunningRun, Error> {
         merger: Arc::new(Mutex::new(IntervalMerger::new(
             config.interval_s,
             threads as usize,
+            config.duration_s,
         ))),
         ready: Barrier::new(threads as usize + 1),
         start: OnceLock::new(),

@@ -56,7 +56,10 @@ pub struct ThreadRecorder {
     pub totals: ThreadTotals,
     start: Instant,
     interval: Duration,
+    /// The last interval of the measured window; one past it collects the drain.
     last_index: u64,
+    /// The end of the measured window: what ends after it is the drain.
+    deadline: Instant,
     current_index: u64,
     current: IntervalStats,
     merger: Arc<Mutex<IntervalMerger>>,
@@ -82,6 +85,7 @@ impl ThreadRecorder {
             start,
             interval,
             last_index: intervals - 1,
+            deadline: start + duration,
             current_index: 0,
             current: IntervalStats::default(),
             merger,
@@ -89,7 +93,12 @@ impl ThreadRecorder {
         }
     }
 
+    /// The interval `at` falls in; past the deadline, the drain (one past the last interval),
+    /// so the transactions still running at the end do not swell the last second's figures.
     fn index_of(&self, at: Instant) -> u64 {
+        if at >= self.deadline {
+            return self.last_index + 1;
+        }
         let offset = at.saturating_duration_since(self.start);
         ((offset.as_nanos() / self.interval.as_nanos()) as u64).min(self.last_index)
     }
@@ -115,12 +124,14 @@ impl ThreadRecorder {
     }
 
     /// Hands in every interval up to the last; call once when the thread ends.
+    /// Hands in every interval and the drain; call once when the thread ends.
     pub fn close(&mut self) {
-        self.roll_to(self.last_index);
+        let drain = self.last_index + 1;
+        self.roll_to(drain);
         let mut merger = self.merger.lock().expect("merger lock");
         self.current.clients_connected = u64::from(self.totals.clients_connected);
         merger.submit(self.current_index, std::mem::take(&mut self.current));
-        self.current_index = self.last_index + 1;
+        self.current_index = drain + 1;
     }
 
     /// Whether `at` is before the measured window (during the ramp).
@@ -212,7 +223,7 @@ mod tests {
     const SECOND: Duration = Duration::from_secs(1);
 
     fn recorder(seconds: u64) -> (ThreadRecorder, Arc<Mutex<IntervalMerger>>, Instant) {
-        let merger = Arc::new(Mutex::new(IntervalMerger::new(1.0, 1)));
+        let merger = Arc::new(Mutex::new(IntervalMerger::new(1.0, 1, seconds as f64)));
         let start = Instant::now();
         let recorder = ThreadRecorder::new(
             2,
@@ -257,14 +268,19 @@ mod tests {
     }
 
     #[test]
-    fn ends_past_the_last_interval_count_in_the_last() {
+    fn ends_past_the_window_go_to_the_drain_not_the_last_second() {
         let (mut rec, merger, start) = recorder(2);
         rec.success(&outcome(0, 1), SECOND / 100, start + SECOND * 5, 1);
         rec.close();
         let mut merger = merger.lock().unwrap();
-        merger.finish(2.0);
-        let counts: Vec<u64> = merger.all().iter().map(|i| i.transactions).collect();
-        assert_eq!(counts, [0, 1]);
+        merger.finish(5.0);
+        let counts: Vec<(u64, bool)> = merger
+            .all()
+            .iter()
+            .map(|i| (i.transactions, i.drain))
+            .collect();
+        assert_eq!(counts, [(0, false), (0, false), (1, true)]);
+        assert_eq!(merger.all()[2].t_s, 5.0);
     }
 
     #[test]

@@ -60,6 +60,10 @@ pub struct IntervalSnapshot {
     pub retries: u64,
     /// Clients that had connected by the end of the interval.
     pub clients_connected: u64,
+    /// The drain: transactions that were still running at the end of the measured window and
+    /// ended after it (counted in the run's totals, kept out of its last second).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub drain: bool,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
@@ -77,16 +81,19 @@ pub struct IntervalLatency {
 pub struct IntervalMerger {
     interval_s: f64,
     threads: usize,
+    /// The measured window; the interval after its last one is the drain.
+    measured_s: f64,
     pending: BTreeMap<u64, (usize, IntervalStats)>,
     finished: Vec<IntervalSnapshot>,
     polled: usize,
 }
 
 impl IntervalMerger {
-    pub fn new(interval_s: f64, threads: usize) -> Self {
+    pub fn new(interval_s: f64, threads: usize, measured_s: f64) -> Self {
         Self {
             interval_s,
             threads,
+            measured_s,
             pending: BTreeMap::new(),
             finished: Vec::new(),
             polled: 0,
@@ -99,30 +106,41 @@ impl IntervalMerger {
         entry.0 += 1;
         entry.1.merge(&stats);
         while let Some((&first, (reports, _))) = self.pending.iter().next() {
-            if *reports < self.threads {
-                break;
+            if *reports < self.threads || first >= self.drain_index() {
+                break; // the drain is finished with the run
             }
             let (_, merged) = self.pending.remove(&first).expect("present");
-            let end = (first + 1) as f64 * self.interval_s;
-            self.finish_one(first, end, merged);
+            let end = ((first + 1) as f64 * self.interval_s).min(self.measured_s);
+            self.finish_one(first, first as f64 * self.interval_s, end, merged);
         }
     }
 
-    /// Ends the run: whatever is pending is final; the last interval ends at `end_s`.
+    fn drain_index(&self) -> u64 {
+        ((self.measured_s / self.interval_s).ceil() as u64).max(1)
+    }
+
+    /// Ends the run at `end_s` (its last transaction's end): whatever is pending is final, a
+    /// measured interval ends at the window's end (or `end_s` when the run was cut short), and
+    /// the drain, if anything ended in it, spans from the window's end to `end_s`.
     pub fn finish(&mut self, end_s: f64) {
         let pending = std::mem::take(&mut self.pending);
+        let drain = self.drain_index();
         for (index, (_, stats)) in pending {
-            let natural_end = (index + 1) as f64 * self.interval_s;
-            self.finish_one(
-                index,
-                natural_end.min(end_s.max(index as f64 * self.interval_s)),
-                stats,
-            );
+            let begin = index as f64 * self.interval_s;
+            if index >= drain {
+                let idle = stats.transactions == 0 && stats.failed == 0 && stats.errors == 0;
+                if !idle {
+                    self.finish_one(index, self.measured_s, end_s.max(self.measured_s), stats);
+                }
+                continue;
+            }
+            let natural_end = ((index + 1) as f64 * self.interval_s).min(self.measured_s);
+            self.finish_one(index, begin, natural_end.min(end_s.max(begin)), stats);
         }
     }
 
-    fn finish_one(&mut self, index: u64, end_s: f64, stats: IntervalStats) {
-        let width = (end_s - index as f64 * self.interval_s).max(1e-9);
+    fn finish_one(&mut self, index: u64, begin_s: f64, end_s: f64, stats: IntervalStats) {
+        let width = (end_s - begin_s).max(1e-9);
         let latency_ms = (!stats.latency.is_empty()).then(|| {
             let s = stats.latency.summary().expect("not empty");
             IntervalLatency {
@@ -153,6 +171,7 @@ impl IntervalMerger {
             queries: stats.queries,
             retries: stats.retries,
             clients_connected: stats.clients_connected,
+            drain: index >= self.drain_index(),
         });
     }
 
@@ -185,7 +204,7 @@ mod tests {
 
     #[test]
     fn interval_is_final_only_when_every_thread_reported() {
-        let mut m = IntervalMerger::new(1.0, 2);
+        let mut m = IntervalMerger::new(1.0, 2, 10.0);
         m.submit(0, piece(10, 1000));
         assert!(m.drain_new().is_empty());
         m.submit(0, piece(30, 3000));
@@ -199,7 +218,7 @@ mod tests {
 
     #[test]
     fn finish_closes_a_partial_last_interval_with_its_true_width() {
-        let mut m = IntervalMerger::new(1.0, 2);
+        let mut m = IntervalMerger::new(1.0, 2, 1.5);
         m.submit(0, piece(10, 1000));
         m.submit(0, piece(10, 1000));
         m.submit(1, piece(5, 1000));
@@ -208,5 +227,25 @@ mod tests {
         assert_eq!(all.len(), 2);
         assert_eq!(all[1].t_s, 1.5);
         assert_eq!(all[1].tps, 10.0);
+    }
+
+    #[test]
+    fn the_drain_is_its_own_marked_interval_not_the_last_seconds() {
+        let mut m = IntervalMerger::new(1.0, 1, 2.0);
+        m.submit(0, piece(100, 1000));
+        m.submit(1, piece(100, 1000));
+        m.submit(2, piece(40, 900_000)); // ended after the 2 s window
+        assert_eq!(m.drain_new().len(), 2, "the drain waits for the run's end");
+        m.finish(2.2);
+        let all = m.all();
+        assert_eq!(all.len(), 3);
+        assert!(!all[1].drain && all[1].t_s == 2.0 && all[1].transactions == 100);
+        assert!(all[1].latency_ms.unwrap().p99 < 2.0, "the drain's slow tail stays out");
+        assert!(all[2].drain && all[2].t_s == 2.2 && all[2].transactions == 40);
+        let mut quiet = IntervalMerger::new(1.0, 1, 1.0);
+        quiet.submit(0, piece(10, 1000));
+        quiet.submit(1, IntervalStats::default());
+        quiet.finish(1.0);
+        assert_eq!(quiet.all().len(), 1, "an empty drain is not an interval");
     }
 }
