@@ -4,6 +4,7 @@ call the core, write and print results. Messages go to stderr, data to stdout.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -62,6 +63,7 @@ def run(
 
     study = build_study(options, load_catalog=Catalog.load, env=env, now=now)
     resume = options.resume is not None
+    _allow_open_files()
     if dry_run:
         done: set[str] = set()
         if resume and (study.out_dir / "runs.jsonl").is_file():
@@ -92,6 +94,17 @@ def run(
             ).run()
     finally:  # however the study ended (Ctrl-C too): the report of what finished
         report_after_run(results.path, env=env, err=err)
+
+
+def _allow_open_files() -> None:
+    """Each connection is a file descriptor: the soft limit (often 1024) goes up to the hard one,
+    so thousands of clients do not fail on EMFILE."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
 @contextmanager
