@@ -17,7 +17,7 @@ ifeq ($(CI),true)
 export DBSCALE_REQUIRE_SERVERS := 1
 endif
 
-.PHONY: help venv system-deps peers build demo test test-python servers-start servers-stop lint fmt bench clean
+.PHONY: help venv system-deps peers build demo test test-python servers-start servers-stop lint fmt bench soak clean
 
 help: ## Show this help
 	@grep -hE '^[a-zA-Z_.-]+:.*?## ' $(MAKEFILE_LIST) | \
@@ -81,9 +81,12 @@ fmt: $(STAMP) ## Format Rust and Python code in place
 	$(VENV)/bin/ruff check --fix python tests scripts
 
 bench: build system-deps peers ## Run the side-by-side benchmarks in bench/*.sh
-	@shopt -s nullglob; scripts=(bench/*.sh); \
+	@shopt -s nullglob; scripts=($$(ls bench/*.sh | grep -v '/soak.sh$$')); \
 	if [ $${#scripts[@]} -eq 0 ]; then echo "no bench/*.sh yet"; fi; \
 	for script in "$${scripts[@]}"; do echo "== $$script"; PATH=$(CURDIR)/$(VENV)/bin:$$PATH bash "$$script"; done
+
+soak: build system-deps ## An hour of TPC-B with dbscale's memory, files and threads sampled (bench/soak.sh)
+	PATH=$(CURDIR)/$(VENV)/bin:$$PATH bash bench/soak.sh
 
 clean: servers-stop ## Remove build outputs, .venv and test-server state (results/ is kept)
 	rm -rf target $(VENV) .cache/test-servers .pytest_cache .mypy_cache .ruff_cache dist build
