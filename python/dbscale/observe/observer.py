@@ -22,6 +22,7 @@ from dbscale.observe.cgroup import CgroupCpu, cpu_cgroup
 from dbscale.observe.host import short_facts
 from dbscale.observe.procfs import ProcFs
 from dbscale.observe.resources import CLK_TCK, ResourceSampler, ResourceSnapshot, Row, resource_row
+from dbscale.observe.retention import CompactRows, StatsTrail, WaitTrail
 from dbscale.observe.server_process import (
     allowed_cpus,
     dialect_of,
@@ -31,16 +32,14 @@ from dbscale.observe.server_process import (
 )
 from dbscale.observe.server_stats import (
     MYSQL_GAUGES,
-    Snapshot,
     counter_deltas,
     gauge_means,
     ps_wait_deltas,
 )
 from dbscale.observe.session import ObserverSession, ServerIdentity
-from dbscale.observe.session_gaps import SessionGap, mark_gaps, stat_segments
+from dbscale.observe.session_gaps import SessionGap, mark_gaps
 from dbscale.observe.tables import column_table, window_means
 from dbscale.observe.verdict import client_saturation, judge
-from dbscale.observe.waits import WaitHistogram
 from dbscale.results.record import Interval, RunRecord
 from dbscale.values import JsonObject
 
@@ -60,15 +59,14 @@ class ObserveOptions:
 class _Collected:
     """What the sampling thread gathers; read by `finish` after the thread has stopped."""
 
-    rows: list[tuple[float, Row]] = field(default_factory=list)
-    waits: list[tuple[float, list[list[Any]]]] = field(default_factory=list)
-    stats: list[tuple[float, Snapshot, int]] = field(default_factory=list)  # + queries so far
+    rows: CompactRows = field(default_factory=CompactRows)
+    waits: WaitTrail = field(default_factory=WaitTrail)
+    stats: StatsTrail = field(default_factory=lambda: StatsTrail(MYSQL_GAUGES))
     ps_waits: list[dict[str, tuple[int, float]]] = field(default_factory=list)
     snapshot_s: list[float] = field(default_factory=list)
     session_ticks: list[tuple[float, int]] = field(default_factory=list)  # our own backend's CPU
     notes: list[str] = field(default_factory=list)
     gaps: list[SessionGap] = field(default_factory=list)  # the session lost, then back
-    segment_starts: list[int] = field(default_factory=list)  # `stats` indexes after a reconnect
 
 
 class RunObserver:
@@ -118,6 +116,8 @@ class RunObserver:
         """Called with each poll's new intervals; the first one dates the measured start."""
         if self._measured_start is None and intervals:
             self._measured_start = time.monotonic() - intervals[0].t_s
+            self._data.stats.start_at(self._measured_start)  # from now on, keep only what
+            self._data.waits.start_at(self._measured_start)  # the record needs
 
     def take_notes(self) -> list[str]:
         """Warnings for the live display, each returned once."""
@@ -193,7 +193,7 @@ class RunObserver:
         row = resource_row(prev, cur)
         if row:
             row["interval_s"] = cur.mono_s - prev.mono_s
-            self._data.rows.append((cur.mono_s, row))
+            self._data.rows.append(cur.mono_s, row)
             self._reconnect(cur.mono_s)
             self._sample_stats(cur.mono_s)
             self._sample_session_cpu(cur.mono_s)
@@ -204,7 +204,7 @@ class RunObserver:
         if self.session is None:
             return
         try:
-            self._data.waits.append((now, self.session.waits()))
+            self._data.waits.add(now, self.session.waits())
         except Exception as exc:
             self._lose_session("wait sampling", exc)
 
@@ -212,8 +212,8 @@ class RunObserver:
         if self.session is None:
             return
         try:
-            self._data.stats.append((now, self.session.stats(), self.session.queries))
-            if final or len(self._data.stats) == 1:
+            self._data.stats.add((now, self.session.stats(), self.session.queries))
+            if final or self._data.stats.first():
                 ps = self.session.ps_waits()
                 if ps is not None:
                     self._data.ps_waits.append(ps)
@@ -249,7 +249,7 @@ class RunObserver:
             return
         self.identity = self.session.identity
         gaps[-1].back_s = now
-        self._data.segment_starts.append(len(self._data.stats))
+        self._data.stats.new_segment()
         self._data.notes.append(
             f"the observer's session reconnected after {now - gaps[-1].lost_s:.1f} s"
         )
@@ -257,7 +257,7 @@ class RunObserver:
     def _check_client(self) -> None:
         if self._warned:
             return
-        recent = [row for _, row in self._data.rows[-3:]]
+        recent = self._data.rows.last(3)
         evidence = (
             client_saturation(recent, self._client_capacity(recent)) if len(recent) == 3 else None
         )
@@ -280,10 +280,7 @@ class RunObserver:
             (t, r) for t, r in self._data.rows if start + interval / 2 <= t <= end + interval / 2
         ]
         means = window_means([r for _, r in rows])
-        waits = WaitHistogram()
-        for t, sample in self._data.waits:
-            if start <= t <= end:
-                waits.add(sample)
+        waits = self._data.waits.histogram(start, end)
         server = self._server_section(start, end)
         section: JsonObject = {
             "version": 1,
@@ -327,8 +324,7 @@ class RunObserver:
         if self.identity is not None:
             server["version"] = self.identity.version
             server["settings"] = self.identity.settings
-        stats = self._data.stats
-        segments = stat_segments(stats, self._data.segment_starts)
+        segments = self._data.stats.segments()
         if segments:
             deltas: dict[str, float] = {}
             window = 0.0
@@ -344,7 +340,7 @@ class RunObserver:
                     )
                 window += last[0] - first[0]
             if self.dialect == "mysql":
-                inside = [s for t, s, _ in stats if start <= t <= end]
+                inside = self._data.stats.gauges(start, end)
                 deltas.update(gauge_means(inside, MYSQL_GAUGES))
             server["stats_window_s"] = round(window, 3)
             server["stats"] = deltas
@@ -357,9 +353,7 @@ class RunObserver:
     def _overhead(self, means: Mapping[str, float], start: float, end: float) -> JsonObject:
         snaps = self._data.snapshot_s
         window = max(end - start, 1e-9)
-        queries = sum(1 for t, _ in self._data.waits if start <= t <= end) + sum(
-            1 for t, _, _ in self._data.stats if start <= t <= end
-        )
+        queries = self._data.waits.count(start, end) + self._data.stats.count(start, end)
         ticks = [(t, n) for t, n in self._data.session_ticks if start <= t <= end + 1.0]
         server_cores = None
         if len(ticks) >= 2 and ticks[-1][0] > ticks[0][0]:

@@ -6,14 +6,10 @@ the run its server evidence covers.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
 from dbscale.values import JsonObject
-
-T = TypeVar("T")
 
 
 @dataclass
@@ -30,12 +26,6 @@ class SessionGap:
 
     def length_s(self, end: float) -> float:
         return (self.back_s if self.back_s is not None else end) - self.lost_s
-
-
-def stat_segments(stats: Sequence[T], starts: Sequence[int]) -> list[Sequence[T]]:
-    """`stats` cut where the session reconnected; only stretches with two samples or more."""
-    bounds = [0, *starts, len(stats)]
-    return [stats[a:b] for a, b in itertools.pairwise(bounds) if b - a >= 2]
 
 
 def mark_gaps(section: JsonObject, gaps: Sequence[SessionGap], start: float, end: float) -> None:

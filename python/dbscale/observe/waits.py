@@ -109,6 +109,11 @@ class WaitHistogram:
                 lock_waits -= moved
         self.events.update(+events)
 
+    def merge(self, other: WaitHistogram) -> None:
+        self.samples += other.samples
+        self.states.update(other.states)
+        self.events.update(other.events)
+
     @property
     def active(self) -> int:
         return self.states.get("active", 0)
