@@ -12,7 +12,7 @@ from dbscale.plan.build import RunOptions
 from dbscale.plan.schema import Transport
 from dbscale.plan.study import RunStep
 from dbscale.targets import OpenTarget
-from tests.plan_helpers import study_from_text
+from tests.plan_helpers import study, study_from_text
 
 GOOD = """\
 name: tls-sweep
@@ -176,3 +176,25 @@ def test_resume_and_out_conflict(tmp_path: Path) -> None:
 def test_options_type() -> None:
     assert RunOptions(workload="plan.yaml").plan_path == Path("plan.yaml")
     assert RunOptions(workload="tpcb").plan_path is None
+
+
+def test_hostile_plans_are_refused_before_they_expand(tmp_path: Path) -> None:
+    bomb = (
+        'a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]\n'
+        "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+        "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+        "workload: tpcb\n"
+    )
+    with pytest.raises(PlanError, match=r"plan\.yaml:2:8: YAML aliases \(\*a\) are not allowed"):
+        study_from_text(tmp_path, bomb)
+    values = ", ".join(str(n) for n in range(1, 201))
+    wide = f"workload: tpcb\nmatrix:\n  clients: [{values}]\n  threads: [{values}]\n"
+    with pytest.raises(PlanError, match=r"the matrix has 40,000 points \(200 x 200\), over the "):
+        study_from_text(tmp_path, wide)
+    huge = "workload: tpcb\n" + "# padding\n" * 110_000
+    with pytest.raises(PlanError, match=r"over the 1,048,576 a plan may have"):
+        study_from_text(tmp_path, huge)
+    with pytest.raises(PlanError, match="the workload is empty"):
+        study(RunOptions(workload=""))
+    with pytest.raises(PlanError, match=r"--repeat: must be at most 1000"):
+        study(RunOptions(workload="tpcb", repeat=1_000_000_000))
