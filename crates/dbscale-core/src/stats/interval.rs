@@ -240,7 +240,10 @@ mod tests {
         let all = m.all();
         assert_eq!(all.len(), 3);
         assert!(!all[1].drain && all[1].t_s == 2.0 && all[1].transactions == 100);
-        assert!(all[1].latency_ms.unwrap().p99 < 2.0, "the drain's slow tail stays out");
+        assert!(
+            all[1].latency_ms.unwrap().p99 < 2.0,
+            "the drain's slow tail stays out"
+        );
         assert!(all[2].drain && all[2].t_s == 2.2 && all[2].transactions == 40);
         let mut quiet = IntervalMerger::new(1.0, 1, 1.0);
         quiet.submit(0, piece(10, 1000));
