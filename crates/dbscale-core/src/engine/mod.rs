@@ -10,6 +10,7 @@ pub mod cpu;
 mod pool;
 mod recorder;
 mod schedule;
+mod verdict;
 mod worker;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
