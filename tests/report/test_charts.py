@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from dbscale.report.charts import Chart, plan_charts, primary_axis
+from dbscale.report.headline import sentences
 from tests.report.fixtures import record, sweep, view_of
 
 TWO_TARGETS = ("postgresql://u@db1:5432/x", "postgresql://u@db2:5432/x")
@@ -161,6 +162,7 @@ def test_a_sweep_of_local_sizes_gets_the_figures_by_vcpu_and_a_header_without_no
     assert targets == ["main-1vcpu", "main-2vcpu"]
     assert [t["vCPUs"] for t in study.header.targets] == ["1", "2"]
     assert study.header.workloads == ["tpcb"]
+    assert sentences(study)[0].startswith("TPS peaks at target=main-2vcpu, clients=8 (2 vCPUs): ")
 
 
 def test_one_size_gets_no_figures_by_vcpu() -> None:

@@ -133,7 +133,9 @@ def sentences(study: ResultsView) -> list[str]:
     ci = tput.ci
     interval = f" [{ci.low:,.0f}, {ci.high:,.0f}]" if ci else ""
     if len(study.points) > 1:
-        out = [f"{unit} peaks at {best.label}: {tput.median or 0:,.0f}{interval}"]
+        size = best.coords.get("vcpus")  # a size sweep names its targets; say their size
+        where = best.label + (f" ({size} vCPUs)" if size and "vCPUs=" not in best.label else "")
+        out = [f"{unit} peaks at {where}: {tput.median or 0:,.0f}{interval}"]
     else:
         out = [f"{unit}: {tput.median or 0:,.0f}{interval} over {best.summary.runs} run(s)"]
     for found in penalties(study).values():
