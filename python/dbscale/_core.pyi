@@ -56,3 +56,7 @@ def histogram_figures(blobs: list[str], quantiles: list[float]) -> str:
 
 def merge_histograms(blobs: list[str]) -> str:
     """Stored histograms merged exactly into one, base64 HDR V2 deflate."""
+
+def micro_cpu(config_json: str) -> str:
+    """The CPU micro-benchmark: JSON {"threads", "seconds"} in; JSON {"threads", "iterations",
+    "seconds", "iterations_per_s", "per_thread"} out."""

@@ -293,3 +293,28 @@ def merge_histograms(blobs: Sequence[str]) -> str:
     """One stored histogram (base64 HDR V2 deflate) holding the exact sum of `blobs`."""
     with _translated():
         return str(load_core().merge_histograms(list(blobs)))
+
+
+@dataclass(frozen=True)
+class CpuScore:
+    """One measurement of the CPU kernels (crates/dbscale-core/src/micro)."""
+
+    threads: int
+    iterations: int
+    seconds: float
+    iterations_per_s: float
+
+
+def micro_cpu(threads: int, seconds: float) -> CpuScore:
+    """Iterations per second of dbscale's CPU kernels on `threads` threads (0: every CPU)."""
+    with _translated():
+        data = _object(
+            load_core().micro_cpu(json.dumps({"threads": threads, "seconds": seconds})),
+            "CPU score",
+        )
+    return CpuScore(
+        threads=int(str(data.get("threads", 0))),
+        iterations=int(str(data.get("iterations", 0))),
+        seconds=_float(data.get("seconds")) or 0.0,
+        iterations_per_s=_float(data.get("iterations_per_s")) or 0.0,
+    )

@@ -5,6 +5,7 @@ pub mod config;
 pub mod driver;
 pub mod engine;
 pub mod error;
+pub mod micro;
 pub mod stats;
 pub mod workload;
 

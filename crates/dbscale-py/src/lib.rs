@@ -174,6 +174,18 @@ fn merge_histograms(py: Python<'_>, blobs: Vec<String>) -> PyResult<String> {
         .map_err(to_py_err)
 }
 
+/// The CPU micro-benchmark (`dbscale_core::micro::cpu`): JSON `{"threads", "seconds"}` in,
+/// the score as JSON out.
+#[pyfunction]
+fn micro_cpu(py: Python<'_>, config_json: &str) -> PyResult<String> {
+    let config: dbscale_core::micro::cpu::CpuConfig = serde_json::from_str(config_json)
+        .map_err(|e| to_py_err(dbscale_core::Error::Config(format!("micro cpu: {e}"))))?;
+    let score = py
+        .allow_threads(|| dbscale_core::micro::cpu::run(&config))
+        .map_err(to_py_err)?;
+    to_json(&score)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CoreError", m.py().get_type::<CoreError>())?;
@@ -188,5 +200,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(histogram_figures, m)?)?;
     m.add_function(wrap_pyfunction!(merge_histograms, m)?)?;
+    m.add_function(wrap_pyfunction!(micro_cpu, m)?)?;
     Ok(())
 }

@@ -205,6 +205,26 @@ def workloads_cmd(
     commands.workloads(name, as_json)
 
 
+micro_app = typer.Typer(
+    name="micro", help="Micro-benchmarks of this machine.", no_args_is_help=True
+)
+app.add_typer(micro_app, name="micro")
+
+
+@micro_app.command("cpu")
+def micro_cpu_cmd(
+    repetitions: Annotated[
+        int, typer.Option("--repetitions", "-n", help="Runs of each mode (the Cloud Report: 10).")
+    ] = 10,
+    seconds: Annotated[
+        float, typer.Option("--seconds", help="Length of each run, in seconds.")
+    ] = 2.0,
+    as_json: o.AsJson = False,
+) -> None:
+    """CPU score of dbscale's own kernels (not CoreMark): one thread, every CPU, per vCPU."""
+    commands.micro_cpu(repetitions, seconds, as_json)
+
+
 @app.command("version")
 def version_cmd() -> None:
     """Print dbscale's version."""

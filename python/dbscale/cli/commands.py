@@ -311,3 +311,28 @@ def version() -> None:
     except Exception as exc:  # a missing core is reported, not fatal, here
         core_version = f"not available ({type(exc).__name__})"
     out.print(f"dbscale._core {core_version}")
+
+
+def micro_cpu(repetitions: int, seconds: float, as_json: bool) -> None:
+    """`dbscale micro cpu`: the CPU kernels' scores with their intervals."""
+    from dbscale.micro.cpu import measure
+    from dbscale.results.text_tables import text_table
+
+    err, out = _stderr(), _stdout()
+    result = measure(repetitions, seconds, note=lambda text: err.print(text, highlight=False))
+    if as_json:
+        out.print_json(json.dumps(result))
+        return
+    out.print(f"CPU: {result['kernels']}; {result['seconds']:g} s per run", highlight=False)
+    table = text_table(
+        ("mode", "median iterations/s", "95% CI", "CV %", "runs"), left={"mode", "95% CI"}
+    )
+    for key, label in (("single", "one thread"), ("multi", f"{result['threads']} threads"),
+                       ("per_vcpu", "per vCPU")):  # fmt: skip
+        f = result[key]
+        assert isinstance(f, dict)
+        ci = (f"[{f['ci_low']:,.0f}, {f['ci_high']:,.0f}]" if f["ci_low"] is not None
+              else "- (6+ runs)")  # fmt: skip
+        cv = f"{f['cv_pct']:.2f}" if f["cv_pct"] is not None else "-"
+        table.add_row(label, f"{f['median']:,.0f}", ci, cv, str(len(f["runs"])))
+    out.print(table)

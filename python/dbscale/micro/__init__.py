@@ -1,0 +1,1 @@
+"""Micro-benchmarks of the machine (issue 19): `dbscale micro cpu`."""
