@@ -6,8 +6,8 @@ from dbscale.stats.comparison import compare_samples
 
 
 def significance(baseline: list[float], candidate: list[float]) -> str:
-    """The change of candidate against baseline with its 95% CI (ratio of geometric means,
-    Welch on logs) and Mann-Whitney's p, or why there is none."""
+    """The change of candidate against baseline with its 95% CI (ratio of the medians,
+    percentile bootstrap) and Mann-Whitney's p, or why there is none."""
     change = compare_samples("", baseline, candidate, higher_is_better=True)
     if change.change_pct is None or change.p_value is None:
         return "(too few runs for a CI)"

@@ -60,3 +60,21 @@ def merge_histograms(blobs: list[str]) -> str:
 def micro_cpu(config_json: str) -> str:
     """The CPU micro-benchmark: JSON {"threads", "seconds"} in; JSON {"threads", "iterations",
     "seconds", "iterations_per_s", "per_thread"} out."""
+
+class NetServer:
+    """A `micro net` server on bind:port (0: a free port) until `stop()`."""
+
+    def __init__(self, bind: str, port: int) -> None: ...
+    def addr(self) -> str: ...
+    def stop(self) -> None: ...
+
+def micro_net_rr(addr: str, seconds: float) -> str:
+    """One-byte request/response for `seconds`: JSON figures (latencies in microseconds)."""
+
+def micro_net_streams(addr: str, streams: int, seconds: float, buffer_bytes: int) -> str:
+    """`streams` parallel streams for `seconds`: JSON with the half-second series in Gbit/s."""
+
+def pick_stream_count(
+    history: list[tuple[int, float]], threshold_gbps: float, cap: int
+) -> int | None:
+    """The report's stream-count search on (streams, Gbit/s) steps: the count, or None."""

@@ -318,3 +318,40 @@ def micro_cpu(threads: int, seconds: float) -> CpuScore:
         seconds=_float(data.get("seconds")) or 0.0,
         iterations_per_s=_float(data.get("iterations_per_s")) or 0.0,
     )
+
+
+class NetServer:
+    """A `dbscale micro net` server (the core's), listening until `stop()`."""
+
+    def __init__(self, bind: str, port: int) -> None:
+        with _translated():
+            self._server = load_core().NetServer(bind, port)
+
+    @property
+    def addr(self) -> str:
+        return str(self._server.addr())
+
+    def stop(self) -> None:
+        self._server.stop()
+
+
+def micro_net_rr(addr: str, seconds: float) -> JsonObject:
+    """One-byte request/response against a `micro net` server (latencies in microseconds)."""
+    with _translated():
+        return _object(load_core().micro_net_rr(addr, seconds), "request/response figures")
+
+
+def micro_net_streams(addr: str, streams: int, seconds: float, buffer_bytes: int) -> JsonObject:
+    """Parallel streams to a `micro net` server: the half-second aggregate series in Gbit/s."""
+    with _translated():
+        return _object(
+            load_core().micro_net_streams(addr, streams, seconds, buffer_bytes), "stream figures"
+        )
+
+
+def pick_stream_count(
+    history: Sequence[tuple[int, float]], threshold: float, cap: int
+) -> int | None:
+    """The report's stream-count search (the core's rule) on (streams, Gbit/s) steps."""
+    found = load_core().pick_stream_count(list(history), threshold, cap)
+    return int(found) if found is not None else None

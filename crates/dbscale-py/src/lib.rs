@@ -186,6 +186,59 @@ fn micro_cpu(py: Python<'_>, config_json: &str) -> PyResult<String> {
     to_json(&score)
 }
 
+/// `dbscale micro net --serve`: a running server; `stop()` ends it (so does dropping it).
+#[pyclass(module = "dbscale._core")]
+struct NetServer {
+    server: dbscale_core::micro::net::NetServer,
+}
+
+#[pymethods]
+impl NetServer {
+    #[new]
+    fn new(bind: &str, port: u16) -> PyResult<Self> {
+        let server = dbscale_core::micro::net::serve(bind, port).map_err(to_py_err)?;
+        Ok(Self { server })
+    }
+
+    fn addr(&self) -> String {
+        self.server.addr().to_string()
+    }
+
+    fn stop(&mut self, py: Python<'_>) {
+        py.allow_threads(|| self.server.stop());
+    }
+}
+
+/// One-byte request/response against a `micro net` server for `seconds`: JSON figures.
+#[pyfunction]
+fn micro_net_rr(py: Python<'_>, addr: &str, seconds: f64) -> PyResult<String> {
+    let result = py
+        .allow_threads(|| dbscale_core::micro::net::request_response(addr, seconds))
+        .map_err(to_py_err)?;
+    to_json(&result)
+}
+
+/// `streams` parallel streams to a `micro net` server for `seconds`: JSON figures.
+#[pyfunction]
+fn micro_net_streams(
+    py: Python<'_>,
+    addr: &str,
+    streams: usize,
+    seconds: f64,
+    buffer_bytes: usize,
+) -> PyResult<String> {
+    let result = py
+        .allow_threads(|| dbscale_core::micro::net::streams(addr, streams, seconds, buffer_bytes))
+        .map_err(to_py_err)?;
+    to_json(&result)
+}
+
+/// The report's stream-count pick on `history` of (streams, Gbit/s): the count, or None.
+#[pyfunction]
+fn pick_stream_count(history: Vec<(usize, f64)>, threshold_gbps: f64, cap: usize) -> Option<usize> {
+    dbscale_core::micro::net::pick_stream_count(&history, threshold_gbps, cap)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CoreError", m.py().get_type::<CoreError>())?;
@@ -201,5 +254,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(histogram_figures, m)?)?;
     m.add_function(wrap_pyfunction!(merge_histograms, m)?)?;
     m.add_function(wrap_pyfunction!(micro_cpu, m)?)?;
+    m.add_class::<NetServer>()?;
+    m.add_function(wrap_pyfunction!(micro_net_rr, m)?)?;
+    m.add_function(wrap_pyfunction!(micro_net_streams, m)?)?;
+    m.add_function(wrap_pyfunction!(pick_stream_count, m)?)?;
     Ok(())
 }

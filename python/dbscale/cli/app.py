@@ -225,6 +225,35 @@ def micro_cpu_cmd(
     commands.micro_cpu(repetitions, seconds, as_json)
 
 
+@micro_app.command("net")
+def micro_net_cmd(
+    serve: Annotated[
+        bool, typer.Option("--serve", help="Answer clients here until Ctrl-C (the other side).")
+    ] = False,
+    connect: Annotated[
+        str | None, typer.Option("--connect", help="HOST or HOST:PORT of a `--serve` side.")
+    ] = None,
+    port: Annotated[int, typer.Option("--port", help="Port to serve on or connect to.")] = 12865,
+    bind: Annotated[str, typer.Option("--bind", help="Address to serve on.")] = "127.0.0.1",
+    seconds: Annotated[
+        float, typer.Option("--seconds", help="Request/response and measured stream time.")
+    ] = 10.0,
+    streams: Annotated[
+        int | None, typer.Option("--streams", help="Streams to measure (default: searched).")
+    ] = None,
+    step: Annotated[float, typer.Option("--step", help="Seconds per search step.")] = 2.0,
+    buffer_mib: Annotated[
+        int, typer.Option("--buffer-mib", help="Socket send buffer per stream, MiB.")
+    ] = 16,
+    as_json: o.AsJson = False,
+) -> None:
+    """Network request/response latency and multi-stream throughput to a `--serve` side."""
+    commands.micro_net(
+        serve=serve, connect=connect, port=port, bind=bind, seconds=seconds, streams=streams,
+        step_s=step, buffer_bytes=buffer_mib << 20, as_json=as_json,
+    )  # fmt: skip
+
+
 @app.command("version")
 def version_cmd() -> None:
     """Print dbscale's version."""

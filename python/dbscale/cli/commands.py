@@ -336,3 +336,55 @@ def micro_cpu(repetitions: int, seconds: float, as_json: bool) -> None:
         cv = f"{f['cv_pct']:.2f}" if f["cv_pct"] is not None else "-"
         table.add_row(label, f"{f['median']:,.0f}", ci, cv, str(len(f["runs"])))
     out.print(table)
+
+
+def micro_net(
+    *,
+    serve: bool,
+    connect: str | None,
+    port: int,
+    bind: str,
+    seconds: float,
+    streams: int | None,
+    step_s: float,
+    buffer_bytes: int,
+    as_json: bool,
+) -> None:
+    """`dbscale micro net --serve | --connect HOST`."""
+    from dbscale.micro import net
+
+    err, out = _stderr(), _stdout()
+    if serve == (connect is not None):
+        raise ConfigError(
+            "give --serve on one machine or --connect HOST on the other (one of the two)",
+            "dbscale micro net --serve --bind 0.0.0.0 there; dbscale micro net --connect HOST here",
+        )
+    if not 0 <= port <= 65535 or not 1 <= buffer_bytes >> 20 <= 1024:
+        raise ConfigError(f"--port {port} / --buffer-mib: a port 0-65535, a buffer 1-1024 MiB")
+    if serve:
+        net.serve(bind, port, note=lambda text: err.print(text, highlight=False))
+        return
+    result = net.measure(
+        net.address(str(connect), port), seconds=seconds, streams=streams, step_s=step_s,
+        buffer_bytes=buffer_bytes, note=lambda text: err.print(text, highlight=False),
+    )  # fmt: skip
+    if as_json:
+        out.print_json(json.dumps(result))
+        return
+    rr, st = result["request_response"], result["streams"]
+    assert isinstance(rr, dict) and isinstance(st, dict)
+    out.print(
+        f"request/response to {result['target']}: {rr['transactions_per_s']:,.0f} transactions/s;"
+        f" latency us: min {rr['min_us']:.1f} mean {rr['mean_us']:.1f} p50 {rr['p50_us']:.1f} "
+        f"p90 {rr['p90_us']:.1f} p99 {rr['p99_us']:.1f} max {rr['max_us']:.1f} "
+        f"stddev {rr['stddev_us']:.1f}",
+        highlight=False,
+        soft_wrap=True,
+    )
+    out.print(
+        f"throughput with {st['streams']} stream(s): min {st['min_gbps']:.2f} mean "
+        f"{st['mean_gbps']:.2f} max {st['max_gbps']:.2f} Gbit/s (per half second, "
+        f"{st['buffer_bytes'] >> 20} MiB send buffers)",
+        highlight=False,
+        soft_wrap=True,
+    )
