@@ -254,6 +254,24 @@ def micro_net_cmd(
     )  # fmt: skip
 
 
+@micro_app.command("disk")
+def micro_disk_cmd(
+    directory: Annotated[
+        Path, typer.Option("--dir", help="An empty directory on the disk to measure.")
+    ],
+    size: Annotated[str, typer.Option("--size", help="Test file size, MiB (e.g. 1024).")] = "1024",
+    runtime: Annotated[
+        str, typer.Option("--runtime", help="Each job's length (e.g. 30s).")
+    ] = "30s",
+    jobs: Annotated[
+        str | None, typer.Option("--jobs", help="Comma list of jobs (default: all ten).")
+    ] = None,
+    as_json: o.AsJson = False,
+) -> None:
+    """Storage: fio with the Cloud Report's jobs on a file in --dir (removed afterwards)."""
+    commands.micro_disk(directory, size, runtime, jobs, as_json)
+
+
 @app.command("version")
 def version_cmd() -> None:
     """Print dbscale's version."""

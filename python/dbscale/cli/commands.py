@@ -388,3 +388,40 @@ def micro_net(
         highlight=False,
         soft_wrap=True,
     )
+
+
+def micro_disk(directory: Path, size: str, runtime: str, jobs: str | None, as_json: bool) -> None:
+    """`dbscale micro disk --dir PATH`: fio's figures per job."""
+    from dbscale.micro import disk
+    from dbscale.results.text_tables import text_table
+    from dbscale.values import parse_duration
+
+    err, out = _stderr(), _stdout()
+    try:
+        size_mib = int(size.strip().removesuffix("M").removesuffix("MiB"))
+    except ValueError:
+        raise ConfigError(f"--size {size!r} is not a number of MiB", "e.g. --size 1024") from None
+    names = [j.strip() for j in jobs.split(",")] if jobs else list(disk.JOBS)
+    result = disk.measure(
+        directory, jobs=names, size_bytes=size_mib << 20,
+        runtime_s=parse_duration(runtime, "--runtime"),
+        note=lambda text: err.print(text, highlight=False),
+    )  # fmt: skip
+    if as_json:
+        out.print_json(json.dumps(result))
+        return
+    table = text_table(
+        ("job", "read IOPS", "read MiB/s", "read p99 us", "write IOPS", "write MiB/s",
+         "write p99 us", "fsync p99 us"), left={"job"},
+    )  # fmt: skip
+    rows = result["jobs"]
+    assert isinstance(rows, list)
+    for job in rows:
+        r, w, f = job["read"], job["write"], job.get("fsync") or {}
+        table.add_row(
+            str(job["job"]), f"{r['iops']:,.0f}", f"{r['bandwidth_kib_s'] / 1024:,.1f}",
+            str(r["latency_us"].get("99", "-")), f"{w['iops']:,.0f}",
+            f"{w['bandwidth_kib_s'] / 1024:,.1f}", str(w["latency_us"].get("99", "-")),
+            str((f.get("latency_us") or {}).get("99", "-")),
+        )  # fmt: skip
+    out.print(table)
