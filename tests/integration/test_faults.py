@@ -144,13 +144,13 @@ def _test_postgres() -> LocalPostgres:
     return LocalPostgres(Path(str(directory)), port=int(str(port)))
 
 
-def _run_with(fault: Callable[[], None], *args: str) -> tuple[subprocess.CompletedProcess[str]]:
+def _run_with(fault: Callable[[], None], *args: str) -> subprocess.CompletedProcess[str]:
     """`dbscale run ARGS` with `fault` done 2 s into it; the finished process."""
     proc = _started(*args)
     time.sleep(2.5)  # connected, and a second or more measured
     fault()
     stdout, stderr = proc.communicate(timeout=120)
-    return (subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr),)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
 
 
 def test_a_server_restart_mid_run_is_an_outage_kept_out_of_the_statistics(
@@ -164,7 +164,7 @@ def test_a_server_restart_mid_run_is_an_outage_kept_out_of_the_statistics(
         server.start()
 
     out = tmp_path / "restart"
-    (done,) = _run_with(restart, "tpcb", "-c", "4", "-T", "9s", "--target", tpcb_url,
+    done = _run_with(restart, "tpcb", "-c", "4", "-T", "9s", "--target", tpcb_url,
                         "--out", str(out))  # fmt: skip
     assert done.returncode == EXIT_RUN, done.stdout + done.stderr
     assert "1 of 1 runs had an outage: outage: no transaction completed for" in done.stderr
@@ -192,7 +192,7 @@ def test_terminated_backends_are_errors_the_run_rides_through(
                   "AND application_name NOT LIKE 'dbscale-observe%'")  # fmt: skip
 
     out = tmp_path / "terminated"
-    (done,) = _run_with(terminate, "tpcb", "-c", "4", "-T", "5s", "--target", tpcb_url,
+    done = _run_with(terminate, "tpcb", "-c", "4", "-T", "5s", "--target", tpcb_url,
                         "--out", str(out))  # fmt: skip
     [record] = read_runs(out / "runs.jsonl")
     assert record["errors"]["by_class"].get("connection_lost", 0) >= 1, record["errors"]
@@ -217,7 +217,7 @@ def test_a_held_lock_that_stops_every_client_is_a_stall(
         ))  # fmt: skip
 
     out = tmp_path / "locked"
-    (done,) = _run_with(hold, "tpcb", "-c", "4", "-T", "8s", "--target", tpcb_url,
+    done = _run_with(hold, "tpcb", "-c", "4", "-T", "8s", "--target", tpcb_url,
                         "--out", str(out))  # fmt: skip
     holder[0].wait(timeout=30)
     assert done.returncode == EXIT_RUN, done.stdout + done.stderr

@@ -33,9 +33,6 @@ class CompactRows:
         names = self._columns.setdefault(names, names)
         self._rows.append((t, names, array("d", (float(row[n]) for n in names))))
 
-    def __len__(self) -> int:
-        return len(self._rows)
-
     def __iter__(self) -> Iterator[tuple[float, Row]]:
         for t, names, values in self._rows:
             yield t, dict(zip(names, values, strict=True))

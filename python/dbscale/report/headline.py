@@ -18,6 +18,7 @@ from dbscale.report.view import PointView, ResultsView
 from dbscale.results.expectations import EXPECTED
 from dbscale.stats.comparison import (
     BETTER,
+    DEFAULT_NOISE_PCT,
     MIN_RUNS_PER_SIDE,
     WORSE,
     Change,
@@ -27,7 +28,6 @@ from dbscale.stats.comparison import (
     runs_per_side,
 )
 
-NOISE_PCT = 2.0  # compare's default noise threshold
 NAMES = {"tls": "TLS", "connect": "a connection per transaction", "transport": "TCP"}
 CHEAP_NAMES = {"tls": "no TLS", "connect": "persistent connections", "transport": "the Unix socket"}
 
@@ -80,7 +80,7 @@ def penalties(study: ResultsView) -> dict[str, list[Penalty]]:
                 a, b = _values(sibling), _values(point)
                 change = compare_samples(study.unit, a, b, higher_is_better=True)
                 pairs.append((value, where, change, log_spread(a, b)))
-        decided = adjust_and_decide([c for _, _, c, _ in pairs], NOISE_PCT)
+        decided = adjust_and_decide([c for _, _, c, _ in pairs], DEFAULT_NOISE_PCT)
         found[bare] = [
             Penalty(bare, value, where, change, spread)
             for (value, where, _, spread), change in zip(pairs, decided, strict=True)
@@ -116,7 +116,7 @@ def _penalty_sentence(p: Penalty, unit: str) -> str:
     text = (f"no significant difference between {CHEAP_NAMES[p.axis]} and {what}{at} "
             f"({_pct(c.change_pct)}% {_interval(c)}, {p_text})")  # fmt: skip
     if p.spread is not None and p.spread > 0:
-        target = max(abs(c.change_pct), NOISE_PCT)
+        target = max(abs(c.change_pct), DEFAULT_NOISE_PCT)
         more = runs_per_side(p.spread, target) - min(c.n_a, c.n_b)
         if more > 0:
             text += f"; {more} more runs per side would detect a {target:.0f}% difference"

@@ -26,6 +26,7 @@ from dbscale.results.record import RunRecord
 from dbscale.results.text_tables import text_table
 from dbscale.stats.comparison import (
     ALPHA,
+    DEFAULT_NOISE_PCT,
     ESTIMATE,
     POWER,
     Change,
@@ -178,7 +179,7 @@ def compare_dirs(a: Path, b: Path | None, options: ComparisonOptions) -> JsonObj
     noise = options.noise_pct
     if noise is None:
         noise = _noise_from_plan(a) if b is None else _noise_from_plan(b) or _noise_from_plan(a)
-    noise = 2.0 if noise is None else noise
+    noise = DEFAULT_NOISE_PCT if noise is None else noise
     per_metric: dict[str, list[Change]] = {}
     for metric, higher_is_better in METRICS:
         changes = [

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from dbscale.stats.distributions import holm, mann_whitney_u
 
 ALPHA = 0.05
+DEFAULT_NOISE_PCT = 2.0  # a plan's statistics.noise_threshold_pct when it gives none
 POWER = 0.8
 ESTIMATE = "ratio of medians, percentile bootstrap interval"
 BOOTSTRAP_RESAMPLES = 4000

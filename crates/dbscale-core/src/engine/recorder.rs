@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::driver::{DbError, ErrorClass};
+use crate::stats::interval::window_intervals;
 use crate::stats::result::QueryCounts;
 use crate::stats::{IntervalMerger, IntervalStats, LatencyHistogram};
 use crate::workload::{TxnOutcome, TALLY_SLOTS};
@@ -74,9 +75,7 @@ impl ThreadRecorder {
         duration: Duration,
         merger: Arc<Mutex<IntervalMerger>>,
     ) -> Self {
-        let intervals = (duration.as_secs_f64() / interval.as_secs_f64())
-            .ceil()
-            .max(1.0) as u64;
+        let intervals = window_intervals(duration.as_secs_f64(), interval.as_secs_f64());
         Self {
             totals: ThreadTotals {
                 types: vec![TypeTotals::default(); types],

@@ -108,21 +108,20 @@ pub fn run_thread(
         }
         let mut clients: Vec<ClientFuture> = Vec::new();
         for (client_id, opened) in client_ids.iter().zip(initial) {
-            let (conn, connect_state) = match opened {
+            let mut connect_state = ConnectState::Untried;
+            let conn = match opened {
                 Some(Ok((conn, took))) => {
                     let mut recorder = recorder.borrow_mut();
                     recorder.connected(took);
-                    recorder.totals.clients_connected += 1;
-                    (Some(conn), ConnectState::Connected)
+                    connect_state.note(&mut recorder, None);
+                    Some(conn)
                 }
                 // The client keeps trying to connect during the run; the failure counts.
                 Some(Err(error)) => {
-                    let mut recorder = recorder.borrow_mut();
-                    recorder.connect_failed(&error, start);
-                    recorder.totals.clients_never_connected += 1;
-                    (None, ConnectState::Failing)
+                    connect_state.note(&mut recorder.borrow_mut(), Some((&error, start)));
+                    None
                 }
-                None => (None, ConnectState::Untried),
+                None => None,
             };
             let client = Client {
                 shared: shared.clone(),

@@ -76,6 +76,12 @@ pub struct IntervalLatency {
     pub max: f64,
 }
 
+/// Intervals in a measured window of `measured_s` (the last may be partial); the one after them
+/// is the drain.
+pub fn window_intervals(measured_s: f64, interval_s: f64) -> u64 {
+    ((measured_s / interval_s).ceil() as u64).max(1)
+}
+
 /// Combines the threads' interval pieces; an interval is final once every thread handed it in.
 #[derive(Debug)]
 pub struct IntervalMerger {
@@ -116,7 +122,7 @@ impl IntervalMerger {
     }
 
     fn drain_index(&self) -> u64 {
-        ((self.measured_s / self.interval_s).ceil() as u64).max(1)
+        window_intervals(self.measured_s, self.interval_s)
     }
 
     /// Ends the run at `end_s` (its last transaction's end): whatever is pending is final, a
