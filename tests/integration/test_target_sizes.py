@@ -45,7 +45,7 @@ targets:
 workload: {{name: tpcb, params: {{scale: 1}}}}
 load: {{clients: 2, duration: 1s}}
 matrix: {{tls: [disable, require]}}
-repeat: 4
+repeat: 5
 warmup_runs: 0
 """
 

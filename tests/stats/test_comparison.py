@@ -17,6 +17,7 @@ from dbscale.stats.comparison import (
     compare_samples,
     detectable_change_pct,
     median_ratio_interval,
+    min_runs_per_side,
     runs_per_side,
 )
 
@@ -111,3 +112,10 @@ def test_holm_across_points_and_too_few_runs() -> None:
     assert decided[0].p_adjusted == pytest.approx(2 * 0.0286, abs=1e-3)  # two tests counted
     assert decided[0].verdict == SAME  # 4 vs 4 cannot survive the correction
     assert decided[2].verdict == TOO_FEW
+
+
+def test_the_fewest_runs_a_test_can_use_grows_with_the_comparisons() -> None:
+    # 2 / C(2n, n) x comparisons < 0.05, by hand: C(6,3) = 20, C(8,4) = 70, C(10,5) = 252,
+    # C(12,6) = 924
+    assert [min_runs_per_side(m) for m in (1, 2, 4, 6, 7, 20)] == [4, 5, 5, 5, 6, 6]
+    assert runs_per_side(0.001, 50, comparisons=4) == 5

@@ -19,12 +19,12 @@ from dbscale.results.expectations import EXPECTED
 from dbscale.stats.comparison import (
     BETTER,
     DEFAULT_NOISE_PCT,
-    MIN_RUNS_PER_SIDE,
     WORSE,
     Change,
     adjust_and_decide,
     compare_samples,
     log_spread,
+    min_runs_per_side,
     runs_per_side,
 )
 
@@ -41,6 +41,7 @@ class Penalty:
     where: str  # the other swept settings, "" when there are none
     change: Change
     spread: float | None
+    comparisons: int  # of this setting, Holm-corrected together
 
 
 def _bare(axis: Axis) -> str:
@@ -82,7 +83,7 @@ def penalties(study: ResultsView) -> dict[str, list[Penalty]]:
                 pairs.append((value, where, change, log_spread(a, b)))
         decided = adjust_and_decide([c for _, _, c, _ in pairs], DEFAULT_NOISE_PCT)
         found[bare] = [
-            Penalty(bare, value, where, change, spread)
+            Penalty(bare, value, where, change, spread, len(pairs))
             for (value, where, _, spread), change in zip(pairs, decided, strict=True)
         ]
     return {k: v for k, v in found.items() if v}
@@ -103,8 +104,10 @@ def _penalty_sentence(p: Penalty, unit: str) -> str:
     if c.change_pct is None:
         return f"{what}{at}: too few runs to compare"
     p_text = f"p={c.p_adjusted:.3f}" if c.p_adjusted is not None else "p -"
-    if min(c.n_a, c.n_b) < MIN_RUNS_PER_SIDE:
-        few = f"too few for a test (at least {MIN_RUNS_PER_SIDE} a side)"
+    least = min_runs_per_side(p.comparisons)
+    if min(c.n_a, c.n_b) < least:
+        across = f" for {p.comparisons} comparisons" if p.comparisons > 1 else ""
+        few = f"too few for a test (at least {least} a side{across})"
         return (f"{what}{at}: {_pct(c.change_pct)}% {_interval(c)} of {unit} from {c.n_a} and "
                 f"{c.n_b} runs, {few}")  # fmt: skip
     if c.verdict in (WORSE, BETTER) and c.ci_low_pct is not None and c.ci_high_pct is not None:
@@ -117,7 +120,7 @@ def _penalty_sentence(p: Penalty, unit: str) -> str:
             f"({_pct(c.change_pct)}% {_interval(c)}, {p_text})")  # fmt: skip
     if p.spread is not None and p.spread > 0:
         target = max(abs(c.change_pct), DEFAULT_NOISE_PCT)
-        more = runs_per_side(p.spread, target) - min(c.n_a, c.n_b)
+        more = runs_per_side(p.spread, target, comparisons=p.comparisons) - min(c.n_a, c.n_b)
         if more > 0:
             text += f"; {more} more runs per side would detect a {target:.0f}% difference"
     return text

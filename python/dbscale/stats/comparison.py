@@ -25,9 +25,21 @@ DEFAULT_NOISE_PCT = 2.0  # a plan's statistics.noise_threshold_pct when it gives
 POWER = 0.8
 ESTIMATE = "ratio of medians, percentile bootstrap interval"
 BOOTSTRAP_RESAMPLES = 4000
-MIN_RUNS_PER_SIDE = 4  # Mann-Whitney's smallest two-sided p with 3 + 3 runs is 0.1
 MANN_WHITNEY_EFFICIENCY = 3 / math.pi
 BETTER, WORSE, SAME, TOO_FEW = "better", "worse", "no significant change", "too few runs"
+
+
+def min_runs_per_side(comparisons: int = 1, alpha: float = ALPHA) -> int:
+    """The fewest runs a side (equal sides) with which Mann-Whitney can reach significance at
+    all: its smallest two-sided p, 2 / C(2n, n), times Holm's factor for `comparisons` tests,
+    under alpha. 4 for one comparison (3 + 3 runs cannot go below p = 0.1), 5 for two to six."""
+    n = 2
+    while comparisons * 2 / math.comb(2 * n, n) >= alpha:
+        n += 1
+    return n
+
+
+MIN_RUNS_PER_SIDE = min_runs_per_side()
 
 
 @dataclass(frozen=True)
@@ -100,14 +112,19 @@ def detectable_change_pct(
 
 
 def runs_per_side(
-    spread: float, change_pct: float, alpha: float = ALPHA, power: float = POWER
+    spread: float,
+    change_pct: float,
+    alpha: float = ALPHA,
+    power: float = POWER,
+    comparisons: int = 1,
 ) -> int:
-    """Runs per side that detect a change of `change_pct` (either way) at `power`."""
+    """Runs per side that detect a change of `change_pct` (either way) at `power`, and never
+    fewer than a test over `comparisons` comparisons can use."""
     shift = abs(math.log1p(change_pct / 100.0))
     if shift == 0:
         raise ValueError("a change of 0% cannot be detected")
     n = 2 * (_z_sum(alpha, power) * spread / shift) ** 2 / MANN_WHITNEY_EFFICIENCY
-    return max(MIN_RUNS_PER_SIDE, math.ceil(n))
+    return max(min_runs_per_side(comparisons, alpha), math.ceil(n))
 
 
 def compare_samples(
