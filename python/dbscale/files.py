@@ -29,6 +29,23 @@ def write_atomic(path: Path, data: str | bytes) -> None:
         raise write_error(path, exc) from None
 
 
+def append_durable(path: Path, line: str) -> None:
+    """Appends one line (with its newline) and makes it durable before returning: fsync of the
+    file, and of its directory when the file is new. A short write leaves a torn last line,
+    which readers skip and `--resume` sets aside."""
+    created = not path.exists()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as out:
+            out.write(line + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+        if created:
+            fsync_dir(path.parent)
+    except OSError as exc:
+        raise write_error(path, exc) from None
+
+
 def write_error(path: Path, exc: OSError) -> ResultsError:
     """The error for a failed write of `path`: the cause in words and what to do."""
     return ResultsError(f"cannot write {path}: {exc.strerror or exc}", space_hint(exc, path.parent))

@@ -245,12 +245,15 @@ def micro_net_cmd(
     buffer_mib: Annotated[
         int, typer.Option("--buffer-mib", help="Socket send buffer per stream, MiB.")
     ] = 16,
+    stop_after: Annotated[
+        float | None, typer.Option("--stop-after", help="--serve: stop after SECONDS.")
+    ] = None,
     as_json: o.AsJson = False,
 ) -> None:
     """Network request/response latency and multi-stream throughput to a `--serve` side."""
     commands.micro_net(
         serve=serve, connect=connect, port=port, bind=bind, seconds=seconds, streams=streams,
-        step_s=step, buffer_bytes=buffer_mib << 20, as_json=as_json,
+        step_s=step, buffer_bytes=buffer_mib << 20, stop_after_s=stop_after, as_json=as_json,
     )  # fmt: skip
 
 

@@ -348,6 +348,7 @@ def micro_net(
     streams: int | None,
     step_s: float,
     buffer_bytes: int,
+    stop_after_s: float | None,
     as_json: bool,
 ) -> None:
     """`dbscale micro net --serve | --connect HOST`."""
@@ -361,8 +362,10 @@ def micro_net(
         )
     if not 0 <= port <= 65535 or not 1 <= buffer_bytes >> 20 <= 1024:
         raise ConfigError(f"--port {port} / --buffer-mib: a port 0-65535, a buffer 1-1024 MiB")
+    if stop_after_s is not None and not 0.1 <= stop_after_s <= 7 * 24 * 3600:
+        raise ConfigError(f"--stop-after {stop_after_s:g}: from 0.1 s to a week")
     if serve:
-        net.serve(bind, port, note=lambda text: err.print(text, highlight=False))
+        net.serve(bind, port, lambda text: err.print(text, highlight=False), stop_after_s)
         return
     result = net.measure(
         net.address(str(connect), port), seconds=seconds, streams=streams, step_s=step_s,

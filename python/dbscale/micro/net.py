@@ -22,12 +22,16 @@ THRESHOLD_GBPS = 0.35
 MAX_STREAMS = 1024
 
 
-def serve(bind: str, port: int, note: Callable[[str], None]) -> None:
-    """Serves until Ctrl-C (or SIGTERM)."""
+def serve(
+    bind: str, port: int, note: Callable[[str], None], stop_after_s: float | None = None
+) -> None:
+    """Serves until Ctrl-C (or SIGTERM), or for `stop_after_s` seconds."""
     server = core.NetServer(bind, port)
-    note(f"micro net server listening on {server.addr}; Ctrl-C stops it")
+    until = f"for {stop_after_s:g} s or " if stop_after_s is not None else ""
+    note(f"micro net server listening on {server.addr} {until}until Ctrl-C")
+    deadline = time.monotonic() + stop_after_s if stop_after_s is not None else None
     try:
-        while True:
+        while deadline is None or time.monotonic() < deadline:
             time.sleep(0.5)
     except KeyboardInterrupt:
         note("stopping the micro net server")

@@ -20,6 +20,7 @@ from dbscale.config import (
     MIN_DURATION_S,
 )
 from dbscale.errors import ConfigError
+from dbscale.micro.settings import MicroSettings
 from dbscale.modes import ConnectMode, QueryProtocol, TlsMode
 from dbscale.targets.spec import NAME_PATTERN, TargetEntry
 from dbscale.values import ParamValue, parse_duration
@@ -157,6 +158,7 @@ class PlanSchema(_Strict):
     order: Literal["interleaved", "sequential"] = "interleaved"
     prepare: PrepareSettings = Field(default_factory=PrepareSettings)
     statistics: StatisticsSettings = Field(default_factory=StatisticsSettings)
+    micro: MicroSettings | None = None  # micro-benchmarks per target host (docs/micro.md)
     quick: dict[str, Any] | None = None  # recipes: the overrides of their --quick variant
 
     @field_validator("workload", mode="before")
@@ -178,6 +180,9 @@ class PlanSchema(_Strict):
         names = [t.name for t in self.targets]
         if len(set(names)) != len(names):
             raise ValueError("target names must be unique")
+        if self.micro is not None:
+            for target in self.targets:
+                _check_micro_reach(target, self.micro)
         return self
 
     def workload_entries(self) -> list[WorkloadEntry]:
@@ -187,6 +192,23 @@ class PlanSchema(_Strict):
 
     def targets_or_embedded(self) -> list[TargetEntry]:
         return list(self.targets) or [TargetEntry(name="embedded", url="embedded")]
+
+
+def _check_micro_reach(target: TargetEntry, micro: MicroSettings) -> None:
+    """A remote target's micro-benchmarks run through its `host.command`; fio also needs a
+    directory there."""
+    if target.is_local:
+        return
+    if target.host is None:
+        raise ValueError(
+            f"target {target.name}: micro-benchmarks run on the target's host; give "
+            f"targets.{target.name}.host.command (e.g. 'ssh db1 dbscale'), or leave out `micro`"
+        )
+    if micro.disk is not None and target.host.disk_dir is None:
+        raise ValueError(
+            f"target {target.name}: micro.disk needs a directory on its database disk: "
+            f"targets.{target.name}.host.disk_dir"
+        )
 
 
 def default_protocol(workload: str) -> QueryProtocol:

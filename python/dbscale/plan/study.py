@@ -15,6 +15,7 @@ from pathlib import Path
 from dbscale.config import RunConfig, TargetConfig, WorkloadConfig, make_run_config
 from dbscale.modes import TlsMode
 from dbscale.plan.load_estimate import LoadEstimate, estimate_load, server_kind
+from dbscale.plan.micro_steps import MicroStep, client_steps, target_steps
 from dbscale.plan.schema import (
     LoadSettings,
     PlanSchema,
@@ -139,7 +140,7 @@ class PrepareStep:
         return f"{self.reason}: {self.point.data_label} on {self.point.target.name}"
 
 
-Step = RunStep | PrepareStep
+Step = RunStep | PrepareStep | MicroStep
 
 
 @dataclass(frozen=True)
@@ -168,7 +169,7 @@ class Study:
         repeated only if none of the runs it served has run yet."""
         steps: list[Step] = []
         for step in self.steps:
-            if isinstance(step, RunStep):
+            if isinstance(step, RunStep | MicroStep):
                 if step.key not in done:
                     steps.append(step)
             elif not any(key in done for key in step.serves):
@@ -180,11 +181,12 @@ class Study:
 
 
 def estimate_s(steps: Sequence[Step], cooldown_s: float) -> float:
-    """Wall time of the runs (ramps included), cooldowns and per-run overhead (data loading
-    apart: `data_loads`)."""
+    """Wall time of the runs (ramps included), cooldowns, per-run overhead and micro-benchmarks
+    (data loading apart: `data_loads`)."""
     runs = [s for s in steps if isinstance(s, RunStep)]
     measured = sum(s.duration_s + s.point.load.ramp + RUN_OVERHEAD_S for s in runs)
-    return measured + cooldown_s * max(len(runs) - 1, 0)
+    micro = sum(s.estimate_s for s in steps if isinstance(s, MicroStep))
+    return measured + micro + cooldown_s * max(len(runs) - 1, 0)
 
 
 def point_load(point: Point) -> LoadEstimate:
@@ -217,7 +219,19 @@ def order_steps(plan: PlanSchema, points: list[Point]) -> list[Step]:
             blocks.setdefault((point.data_label, own), []).append(point)
     for block in blocks.values():
         steps.extend(_BlockOrder(plan, block).steps())
-    return _with_serves(steps)
+    return _with_micro(plan, _with_serves(steps))
+
+
+def _with_micro(plan: PlanSchema, steps: list[Step]) -> list[Step]:
+    """The micro steps: the client's first, each target's before the first step using it."""
+    out: list[Step] = list(client_steps(plan.micro))
+    seen: set[str] = set()
+    for step in steps:
+        if isinstance(step, RunStep | PrepareStep) and step.point.target.name not in seen:
+            seen.add(step.point.target.name)
+            out.extend(target_steps(plan.micro, step.point.target))
+        out.append(step)
+    return out
 
 
 class _BlockOrder:
@@ -312,6 +326,8 @@ def _with_serves(steps: list[Step]) -> list[Step]:
     served: dict[int, list[str]] = {}
     current: dict[str, int] = {}
     for i, step in enumerate(steps):
+        if isinstance(step, MicroStep):
+            continue
         name = step.point.target.name
         if isinstance(step, PrepareStep):
             current[name] = i
@@ -325,7 +341,10 @@ def _with_serves(steps: list[Step]) -> list[Step]:
 
 
 def run_counts(steps: list[Step]) -> Mapping[str, int]:
-    counts = {"measured": 0, "warmup": 0, "data-warmup": 0, "prepare": 0}
+    counts = {"measured": 0, "warmup": 0, "data-warmup": 0, "prepare": 0, "micro": 0}
     for step in steps:
-        counts["prepare" if isinstance(step, PrepareStep) else step.kind] += 1
+        if isinstance(step, MicroStep):
+            counts["micro"] += 1
+        else:
+            counts["prepare" if isinstance(step, PrepareStep) else step.kind] += 1
     return counts

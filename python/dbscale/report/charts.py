@@ -12,7 +12,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from dbscale.report import headline, resources, rows, size_figures, specs, tpcc_figures
+from dbscale.report import (
+    headline,
+    micro_figures,
+    resources,
+    rows,
+    size_figures,
+    specs,
+    tpcc_figures,
+)
 from dbscale.report.axes import Axis
 from dbscale.report.chart import Chart
 from dbscale.report.view import ResultsView
@@ -64,6 +72,7 @@ def plan_charts(study: ResultsView) -> list[Chart]:
                 specs.spectrum(spectrum_rows, points=[p.label for p in study.points]),
             )
         )  # fmt: skip
+    charts += micro_figures.micro_charts(study)
     return charts
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from dbscale.report import headline
 from dbscale.report.chart import Chart
-from dbscale.report.tables import html_table, point_table, run_table, summary_csv
+from dbscale.report.tables import html_table, micro_table, point_table, run_table, summary_csv
 from dbscale.report.view import ResultsView
 
 STYLE = """
@@ -161,6 +161,20 @@ def header_facts(study: ResultsView, host_note: str) -> dict[str, str]:
     }
 
 
+def machine_section(study: ResultsView) -> str:
+    """The micro-benchmarks' figures per host, when the study ran any (micro.jsonl)."""
+    if not study.micro_rows:
+        return ""
+    headers, rows = micro_table(study)
+    return (
+        '<h2 id="machine">Machine: micro-benchmarks</h2>\n<p>CPU, storage and network of each '
+        "target's host (and the client), measured in the study before its database runs; "
+        "medians over the samples of each figure with their 95% CI (6+ samples: order "
+        "statistics, else Student-t of the mean), from micro.jsonl.</p>\n"
+        f'<div class="table-wrap">{html_table(headers, rows)}</div>'
+    )
+
+
 def render_report_html(
     study: ResultsView,
     charts: Sequence[Chart],
@@ -174,6 +188,7 @@ def render_report_html(
     p_headers, p_rows = point_table(study)
     r_headers, r_rows = run_table(study)
     csv_note = "the statistics' summary.csv" if study.summary_csv is not None else "the table above"
+    machine_link = '<a href="#machine">Machine</a>' if study.micro_rows else ""
     host_note = f"not recorded in runs.jsonl; this report was drawn on {generated.get('host', '?')}"
     body = f"""
 <header>
@@ -183,7 +198,7 @@ def render_report_html(
 {headline_list(headline.sentences(study))}
 {facts_list(header_facts(study, host_note))}
 {warnings_box(study.warnings)}
-<nav>{nav}<a href="#points">Points</a><a href="#runs">Runs</a></nav>
+<nav>{nav}<a href="#points">Points</a><a href="#runs">Runs</a>{machine_link}</nav>
 </header>
 <main>
 {chart_figures(charts)}
@@ -195,6 +210,7 @@ href="{data_uri(summary_csv(study))}">Download summary.csv</a>
 <div class="table-wrap">{html_table(p_headers, p_rows)}</div>
 <h2 id="runs">Runs</h2>
 <div class="table-wrap">{html_table(r_headers, r_rows)}</div>
+{machine_section(study)}
 </main>
 <footer>Drawn by dbscale {escape(generated.get("dbscale", "?"))} at
 {escape(generated.get("at", ""))} from {escape(str(study.path))}/runs.jsonl with Vega

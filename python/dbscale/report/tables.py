@@ -79,6 +79,22 @@ def point_table(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
     return headers, rows
 
 
+def micro_table(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
+    """One row per host and micro-benchmark figure (micro.jsonl's statistics)."""
+    headers = ["host", "vCPUs", "figure", "median", "95% CI low", "95% CI high", "CV %",
+               "samples", "unit"]  # fmt: skip
+    rows: list[list[Cell]] = []
+    for r in study.micro_rows:
+        rows.append([str(r["place"]), _cell(r["vcpus"]), str(r["figure"]), _cell(r["median"]),
+                     _cell(r["ci_low"]), _cell(r["ci_high"]), _cell(r["cv_pct"]),
+                     _cell(r["samples"]), str(r["unit"])])  # fmt: skip
+    return headers, rows
+
+
+def _cell(value: object) -> Cell:
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
 def run_table(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
     headers = ["run", "status", "started (UTC)", "duration s", "clients", "threads", "TPS",
                "p50 ms", "p95 ms", "p99 ms", "failed", "retried"]  # fmt: skip

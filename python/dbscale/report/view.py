@@ -29,6 +29,7 @@ from dbscale.report.facts import (
 from dbscale.results.cost import add_price_performance
 from dbscale.results.directory import PLAN_FILE, RUNS_FILE, SUMMARY_CSV_FILE, read_runs
 from dbscale.results.expectations import flag_contradictions
+from dbscale.results.micro_records import MicroRecord, micro_summary, read_micro
 from dbscale.results.points import FigureCache, PointSummary, SummarySettings, summarize_point
 from dbscale.results.record import RunRecord
 from dbscale.targets.facts import load_target_records
@@ -90,6 +91,8 @@ class ResultsView:
     header: Header
     warnings: list[str] = field(default_factory=list)
     summary_csv: str | None = None  # the statistics' own summary.csv, when written
+    micro: list[MicroRecord] = field(default_factory=list)  # micro.jsonl
+    micro_rows: list[JsonObject] = field(default_factory=list)  # their statistics, per host
 
     @property
     def swept(self) -> list[Axis]:
@@ -118,7 +121,10 @@ def load_view(path: Path) -> ResultsView:
     summary_csv = csv_file.read_text(encoding="utf-8") if csv_file.is_file() else None
     plan = _read_json(path / PLAN_FILE)
     targets = load_target_records(path)
-    return build_view(records, path, summary_csv=summary_csv, plan=plan, targets=targets)
+    view = build_view(records, path, summary_csv=summary_csv, plan=plan, targets=targets)
+    view.micro = read_micro(path)
+    view.micro_rows = micro_summary(view.micro, summary_settings(plan).confidence)
+    return view
 
 
 def _read_json(path: Path) -> JsonObject:

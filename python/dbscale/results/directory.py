@@ -19,7 +19,8 @@ from typing import Any
 
 from dbscale.config import RunConfig
 from dbscale.errors import ResultsError
-from dbscale.files import fsync_dir, space_hint, write_atomic
+from dbscale.files import append_durable, space_hint, write_atomic
+from dbscale.results.micro_records import MICRO_FILE
 from dbscale.results.outages import find_outages, outage_verdict
 from dbscale.results.points import PointSummary, flatten
 from dbscale.results.record import RunRecord
@@ -111,15 +112,19 @@ class ResultsDir:
         self.path = path
         self.records: list[RunRecord] = []
         self.repaired: str | None = None  # what was set aside, for the console
+        micro = path / MICRO_FILE
         if resume:
-            if not self.runs_file.is_file():
+            if not self.runs_file.is_file() and not micro.is_file():
                 raise ResultsError(
                     f"nothing to resume: {self.runs_file} does not exist",
                     "name the results directory of the interrupted study",
                 )
-            self.repaired = set_aside_torn_tail(self.runs_file) if repair else None
-            self.records = read_runs(self.runs_file)
-        elif self.runs_file.is_file() and self.runs_file.stat().st_size > 0:
+            if repair:
+                notes = [set_aside_torn_tail(f) for f in (self.runs_file, micro) if f.is_file()]
+                self.repaired = "; ".join(n for n in notes if n) or None
+            if self.runs_file.is_file():
+                self.records = read_runs(self.runs_file)
+        elif any(f.is_file() and f.stat().st_size > 0 for f in (self.runs_file, micro)):
             raise ResultsError(
                 f"{path} already holds the runs of a study ({self.runs_file})",
                 f"finish or extend that study with --resume {path} (the same plan; a larger "
@@ -143,20 +148,7 @@ class ResultsDir:
     def append(self, record: RunRecord) -> None:
         """Appends one run as one JSON line and makes it durable before returning."""
         self._ensure()
-        line = record.to_json() + "\n"
-        created = not self.runs_file.exists()
-        try:
-            with self.runs_file.open("a", encoding="utf-8") as out:
-                out.write(line)
-                out.flush()
-                os.fsync(out.fileno())
-            if created:
-                fsync_dir(self.path)
-        except OSError as exc:
-            # A short write leaves a torn line; --resume sets it aside (set_aside_torn_tail).
-            raise ResultsError(
-                f"cannot write {self.runs_file}: {exc.strerror or exc}", space_hint(exc, self.path)
-            ) from None
+        append_durable(self.runs_file, record.to_json())  # a torn line: set_aside_torn_tail
         self.records.append(record)
 
     def write_summary(

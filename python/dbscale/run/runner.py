@@ -27,15 +27,18 @@ from dbscale.errors import (
     RunError,
 )
 from dbscale.observe import StudyObserver, print_limits, print_verdict
-from dbscale.plan.study import PrepareStep, RunStep, Study, data_loads, estimate_s
+from dbscale.plan.micro_steps import MicroStep
+from dbscale.plan.study import PrepareStep, RunStep, Step, Study, data_loads, estimate_s
 from dbscale.results.cost import add_price_performance
 from dbscale.results.cost_tables import print_price_performance
 from dbscale.results.directory import ResultsDir, RunMeta, make_record
 from dbscale.results.expectations import flag_contradictions
+from dbscale.results.micro_records import append_micro, micro_summary, read_micro
 from dbscale.results.points import FigureCache, PointSummary, SummarySettings, summarize_points
 from dbscale.results.record import RunRecord
 from dbscale.run import data
 from dbscale.run.console import compact_output, print_points, print_run, print_summary
+from dbscale.run.micro_step import print_micro_record, print_micro_summary, run_micro_step
 from dbscale.run.output_format import OutputFormat
 from dbscale.run.progress import RunProgress, RunSlot
 from dbscale.run.study_output import study_plan_json
@@ -163,28 +166,33 @@ class StudyRunner:
         self.loaded: set[tuple[str, str]] = set()  # (target, data set) loaded by this process
         self.failed_targets: dict[str, str] = {}  # target name -> why it was skipped
         self.observer = StudyObserver(results.path)  # host facts once, host.json
+        self.micro = read_micro(results.path)  # the micro steps recorded so far
 
     def run(self) -> PlanOutcome:
         outcome = PlanOutcome()
         check_resumable(self.study, self.results.records)
-        pending = self.study.pending(done_run_keys(self.results.records))
+        done = done_run_keys(self.results.records) | {m.key for m in self.micro}
+        pending = self.study.pending(done)
         total = sum(isinstance(s, RunStep) for s in self.study.steps)
         remaining = [s for s in pending if isinstance(s, RunStep)]
         index = total - len(remaining)
         self.results.write_plan(study_plan_json(self.study))
         cooldown_s = self.study.plan.cooldown
         try:
-            for step in pending:
+            for position, step in enumerate(pending):
                 if not self._target_entered(step):  # its hooks or server failed: skip it
                     continue
                 if isinstance(step, PrepareStep):
                     self._prepare(step)
                     continue
+                if isinstance(step, MicroStep):
+                    self._micro(step)
+                    continue
                 if index > total - len(remaining) and cooldown_s > 0:
                     self.progress.note(f"cooldown {cooldown_s:g} s")
                     time.sleep(cooldown_s)
                 index += 1
-                ahead = remaining[remaining.index(step) :]
+                ahead = pending[position:]
                 eta = estimate_s(ahead, cooldown_s) + sum(
                     load.seconds for load in data_loads(ahead, "fresh")[0]
                 )
@@ -203,6 +211,7 @@ class StudyRunner:
                 points = self._points()
                 print_points(self.out, points)
                 print_price_performance(self.out, points)
+            print_micro_summary(self.out, self._micro_rows())
         outages = [r for r in outcome.records if r.verdict.status == "outage"]
         if outages:
             raise RunError(
@@ -214,9 +223,14 @@ class StudyRunner:
             )
         return outcome
 
-    def _target_entered(self, step: PrepareStep | RunStep) -> bool:
+    def _target_entered(self, step: Step) -> bool:
         """Enters the step's target (hooks, local server) if need be; False if it failed."""
-        name = step.point.target.name
+        if isinstance(step, MicroStep):
+            if step.target is None:  # the client
+                return True
+            name = step.target.name
+        else:
+            name = step.point.target.name
         try:
             self.opened[name]
         except TargetFailedError as exc:
@@ -225,6 +239,17 @@ class StudyRunner:
                 self.progress.note(f"skipping the points of {name}: {exc.message}")
             return False
         return True
+
+    def _micro(self, step: MicroStep) -> None:
+        self.progress.note(f"{step.label} (~{step.estimate_s:.0f} s) ...")
+        record = run_micro_step(step, self.opened, version=self.version, note=self.progress.note)
+        append_micro(self.results.path, record)
+        self.micro.append(record)
+        self.write_summary()
+        print_micro_record(self.out, record, step.label)
+
+    def _micro_rows(self) -> list[JsonObject]:
+        return micro_summary(self.micro, self.study.plan.statistics.confidence)
 
     def _prepare(self, step: PrepareStep) -> None:
         point = step.point
@@ -325,6 +350,7 @@ class StudyRunner:
             extra={
                 "study": {"name": self.study.plan.name, "source": self.study.source},
                 "targets_failed": self.failed_targets,
+                **({"micro": self._micro_rows()} if self.micro else {}),
                 **self.observer.summary_extra(),
             },
             points=self._points(),

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from rich.console import Console
 
 from dbscale.plan.load_estimate import describe
-from dbscale.plan.study import PrepareStep, Step, Study, data_loads, estimate_s, run_counts
+from dbscale.plan.micro_steps import MicroStep
+from dbscale.plan.study import RunStep, Step, Study, data_loads, estimate_s, run_counts
 from dbscale.results.text_tables import text_table
 from dbscale.targets.url import redact_url
 from dbscale.values import JsonObject, format_duration, format_eta
@@ -51,7 +52,7 @@ def print_dry_run(console: Console, study: Study, pending: Sequence[Step]) -> No
     )
     runs_per_point: dict[str, int] = {}
     for step in study.steps:
-        if not isinstance(step, PrepareStep) and step.kind == "measured":
+        if isinstance(step, RunStep) and step.kind == "measured":
             runs_per_point[step.point.key] = runs_per_point.get(step.point.key, 0) + 1
     for i, point in enumerate(study.runnable_points, start=1):
         table.add_row(
@@ -70,6 +71,7 @@ def print_dry_run(console: Console, study: Study, pending: Sequence[Step]) -> No
         f"{plan.prepare.reload})",
         highlight=False,
     )
+    print_micro_plan(console, list(pending))
     console.print(
         f"order: {plan.order}; repeat {plan.repeat}; warm-up runs per point {plan.warmup_runs}; "
         f"cooldown {plan.cooldown:g} s",
@@ -78,6 +80,19 @@ def print_dry_run(console: Console, study: Study, pending: Sequence[Step]) -> No
     eta = eta_text(list(pending), plan.prepare.load, plan.cooldown)
     console.print(f"estimated wall time: {eta}", highlight=False)
     console.print(f"results: {study.out_dir}", highlight=False, soft_wrap=True)
+
+
+def print_micro_plan(console: Console, steps: list[Step]) -> None:
+    """The micro steps still to run, by host: `micro-benchmarks: cpu, disk, net on main; ...`."""
+    by_place: dict[str, list[str]] = {}
+    for step in steps:
+        if isinstance(step, MicroStep) and step.kind not in by_place.get(step.place, []):
+            by_place.setdefault(step.place, []).append(step.kind)
+    if by_place:
+        hosts = "; ".join(f"{', '.join(kinds)} on {place}" for place, kinds in by_place.items())
+        count = sum(isinstance(s, MicroStep) for s in steps)
+        console.print(f"micro-benchmarks: {count} step(s): {hosts} (micro.jsonl)",
+                      highlight=False, soft_wrap=True)  # fmt: skip
 
 
 def eta_text(steps: list[Step], load: str, cooldown_s: float) -> str:

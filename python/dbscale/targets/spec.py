@@ -119,6 +119,17 @@ class LocalSettings(_Strict):
     cpus: str | None = Field(default=None, pattern=r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
 
 
+class HostAccess(_Strict):
+    """How a study reaches the host a remote target runs on, for its micro-benchmarks:
+    `command` runs dbscale there (`ssh db1 dbscale`; dbscale appends `micro cpu --json ...`),
+    `address` is where the client reaches that host's `micro net` server (default: the host of
+    the target's URL), `disk_dir` an empty directory on the database's disk for fio."""
+
+    command: str = Field(min_length=1)
+    address: str | None = None
+    disk_dir: str | None = None
+
+
 class TargetProfile(BaseModel):
     """The target fields of issue 6, mixed into `TargetEntry`: how to log in without the
     password in the plan, what the instance is, what it costs, and its lifecycle."""
@@ -141,6 +152,7 @@ class TargetProfile(BaseModel):
     prices: Prices | None = None
     hooks: Hooks | None = None
     local: LocalSettings | None = None
+    host: HostAccess | None = None  # micro-benchmarks on a remote target's host
 
     @model_validator(mode="after")
     def _consistent(self) -> TargetProfile:

@@ -1,0 +1,211 @@
+"""Running a study's micro-benchmark where it belongs. A local target (a server dbscale started)
+is measured here in its own shape: the CPU kernels on the CPUs its server may use, fio in a
+directory beside its data, the network from this process to a server thread on its CPUs over
+loopback. A remote target is measured on its host through `host.command` (`ssh db1 dbscale`
+plus `micro ... --json`), the network from here to a `micro net --serve` started there for the
+measurement. The client is measured here, unconfined.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import socket
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dbscale import core
+from dbscale.errors import DbscaleError
+from dbscale.micro import cpu, disk, net
+from dbscale.micro.settings import MicroSettings
+from dbscale.observe.server_process import parse_endpoint
+from dbscale.targets import OpenTarget
+from dbscale.targets.local.confinement import format_cpu_list, thread_affinity
+from dbscale.targets.spec import HostAccess
+from dbscale.values import JsonObject
+
+Note = Callable[[str], None]
+SERVER_START_TIMEOUT_S = 30.0
+DISK_SUBDIR = "micro-disk"
+
+
+class MicroStepError(DbscaleError):
+    """A micro-benchmark could not run on its host."""
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a micro step runs: `how` local | remote | client."""
+
+    how: str
+    cpus: tuple[int, ...] | None = None  # local: the server's CPUs
+    disk_dir: Path | None = None
+    host: HostAccess | None = None  # remote
+    net_host: str | None = None  # remote: where its micro net server is reached
+
+    def describe(self) -> JsonObject:
+        facts: JsonObject = {"how": self.how}
+        if self.cpus is not None:
+            facts["cpus"] = format_cpu_list(self.cpus)
+            facts["vcpus"] = len(self.cpus)
+        if self.disk_dir is not None:
+            facts["disk_dir"] = str(self.disk_dir)
+        return facts
+
+
+def local_place(opened: OpenTarget) -> Place:
+    server = opened.server
+    assert server is not None, "a local target has its server"
+    pid = server.running_pid()
+    cpus = tuple(sorted(os.sched_getaffinity(pid))) if pid is not None else None
+    return Place("local", cpus=cpus, disk_dir=server.base_dir / DISK_SUBDIR)
+
+
+def remote_place(host: HostAccess, url: str) -> Place:
+    disk_dir = Path(host.disk_dir) if host.disk_dir else None
+    address = host.address or parse_endpoint(url).host
+    return Place("remote", disk_dir=disk_dir, host=host, net_host=address)
+
+
+def client_place(settings: MicroSettings) -> Place:
+    client_dir = settings.disk.client_dir if settings.disk is not None else None
+    return Place("client", disk_dir=Path(client_dir) if client_dir else None)
+
+
+def run_micro(kind: str, place: Place, settings: MicroSettings, note: Note) -> JsonObject:
+    """The micro-benchmark's whole result, as `dbscale micro KIND --json` prints it."""
+    if place.how == "remote":
+        return _remote(kind, place, settings, note)
+    confined = thread_affinity(place.cpus) if place.cpus is not None else nullcontext()
+    if kind == "cpu":
+        assert settings.cpu is not None
+        with confined:
+            return cpu.measure(settings.cpu.repetitions, settings.cpu.seconds, note)
+    if kind == "disk":
+        assert settings.disk is not None and place.disk_dir is not None
+        with confined:
+            return disk.measure(place.disk_dir, jobs=settings.disk.job_names,
+                                size_bytes=settings.disk.size_mib << 20,
+                                runtime_s=settings.disk.runtime, note=note)  # fmt: skip
+    assert settings.net is not None
+    with confined:  # the server's threads on the target's CPUs; the client's are not
+        server = core.NetServer("127.0.0.1", 0)
+    try:
+        return _net_measure(server.addr, settings, note)
+    finally:
+        server.stop()
+
+
+def _net_measure(addr: str, settings: MicroSettings, note: Note) -> JsonObject:
+    assert settings.net is not None
+    n = settings.net
+    return net.measure(addr, seconds=n.seconds, streams=n.streams, step_s=n.step,
+                       buffer_bytes=n.buffer_mib << 20, note=note)  # fmt: skip
+
+
+def remote_arguments(kind: str, place: Place, settings: MicroSettings) -> list[str]:
+    """`micro KIND ... --json` for the host's dbscale."""
+    if kind == "cpu":
+        assert settings.cpu is not None
+        return ["micro", "cpu", "--json", "--repetitions", str(settings.cpu.repetitions),
+                "--seconds", f"{settings.cpu.seconds:g}"]  # fmt: skip
+    if kind == "disk":
+        assert settings.disk is not None and place.disk_dir is not None
+        return ["micro", "disk", "--json", "--dir", str(place.disk_dir),
+                "--size", str(settings.disk.size_mib), "--runtime", f"{settings.disk.runtime:g}s",
+                "--jobs", ",".join(settings.disk.job_names)]  # fmt: skip
+    assert settings.net is not None
+    stop_after = settings.net.estimate_s() * 3 + 120  # it stops by itself if we cannot stop it
+    return ["micro", "net", "--serve", "--bind", "0.0.0.0", "--port", str(settings.net.port),
+            "--stop-after", f"{stop_after:g}"]  # fmt: skip
+
+
+def _host_command(place: Place) -> list[str]:
+    assert place.host is not None
+    return shlex.split(place.host.command)
+
+
+def _remote(kind: str, place: Place, settings: MicroSettings, note: Note) -> JsonObject:
+    command = _host_command(place) + remote_arguments(kind, place, settings)
+    if kind == "net":
+        with _remote_server(command, note):
+            assert settings.net is not None and place.net_host is not None
+            addr = net.address(place.net_host, settings.net.port)
+            _wait_listening(addr)
+            return _net_measure(addr, settings, note)
+    timeout = settings.estimate_s(kind) * 3 + 120
+    note(f"on the target's host: dbscale {' '.join(remote_arguments(kind, place, settings))}")
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
+                              check=False, stdin=subprocess.DEVNULL)  # fmt: skip
+    except FileNotFoundError:
+        raise MicroStepError(f"host.command: {command[0]!r} is not a program here",
+                             "host.command runs dbscale on the target's host, e.g. "
+                             "'ssh db1 dbscale'") from None  # fmt: skip
+    except subprocess.TimeoutExpired:
+        raise MicroStepError(
+            f"micro {kind} on the target's host did not end in {timeout:g} s",
+            "check that host.command reaches the host and ends",
+        ) from None
+    return _result_of(kind, done)
+
+
+def _result_of(kind: str, done: subprocess.CompletedProcess[str]) -> JsonObject:
+    last = (done.stderr.strip().splitlines() or ["(no message)"])[-1][-400:]
+    if done.returncode != 0:
+        raise MicroStepError(f"micro {kind} on the target's host failed (exit {done.returncode})"
+                             f": {last}", "run host.command by hand to see why")  # fmt: skip
+    try:
+        parsed: Any = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        parsed = None
+    if not isinstance(parsed, dict):
+        raise MicroStepError(f"micro {kind} on the target's host printed no JSON result",
+                             "host.command must run dbscale itself (e.g. 'ssh db1 dbscale'), "
+                             "with nothing else on standard output")  # fmt: skip
+    return parsed
+
+
+@contextmanager
+def _remote_server(command: list[str], note: Note) -> Iterator[None]:
+    note("starting micro net --serve on the target's host")
+    try:
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE, text=True)  # fmt: skip
+    except FileNotFoundError:
+        raise MicroStepError(
+            f"host.command: {command[0]!r} is not a program here", "e.g. 'ssh db1 dbscale'"
+        ) from None
+    try:
+        yield
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _wait_listening(addr: str) -> None:
+    host, _, port = addr.rpartition(":")
+    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+    while True:
+        try:
+            with socket.create_connection((host.strip("[]"), int(port)), timeout=2):
+                return
+        except OSError as exc:
+            if time.monotonic() > deadline:
+                raise MicroStepError(
+                    f"the micro net server on the target's host is not reachable at {addr}: "
+                    f"{exc.strerror or exc}",
+                    "open the port (micro.net.port) between client and host, or set "
+                    "host.address to the address the client reaches",
+                ) from None
+            time.sleep(0.2)

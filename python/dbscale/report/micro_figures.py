@@ -1,0 +1,159 @@
+"""The machine beside the database (seed 003's micro-benchmark figures), from micro.jsonl: CPU
+score per vCPU and on one thread per host, fio's IOPS by job, its p99 latencies (fsync's too),
+the network's request/response latency, and the per-half-second throughput of the measured
+streams. Medians and intervals are `micro_summary`'s, the numbers summary.json holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from dbscale.micro.disk import JOBS
+from dbscale.report import specs
+from dbscale.report.chart import Chart
+from dbscale.report.rows import Row, r4
+from dbscale.report.view import ResultsView
+from dbscale.results.micro_records import MicroRecord
+
+STREAM_SAMPLE_S = 0.5  # the core's sample period of a stream series (micro/net.rs)
+CPU_FIGURES = {"cpu one thread": "one thread", "cpu per vCPU": "per vCPU"}
+
+
+def _bar_rows(rows: Sequence[Mapping[str, Any]], pick: Mapping[str, str]) -> list[Row]:
+    """The summary's rows of the figures in `pick`, renamed, for a grouped bar chart."""
+    out: list[Row] = []
+    for row in rows:
+        name = str(row["figure"])
+        if name in pick and row["median"] is not None:
+            out.append({"host": row["place"], "figure": pick[name], "median": r4(row["median"]),
+                        "low": r4(row["ci_low"]), "high": r4(row["ci_high"]),
+                        "n": row["samples"]})  # fmt: skip
+    return out
+
+
+def grouped_bars(
+    rows: Sequence[Row], *, title: str, y_title: str, log: bool = False, by_host: bool = True
+) -> specs.Spec:
+    """Bars of `median`: per host, one per figure side by side (`by_host`), or per figure, one
+    per host side by side; 95% CI whiskers."""
+    group, within = ("host", "figure") if by_host else ("figure", "host")
+    y_scale: specs.Spec = {"type": "symlog"} if log else {"zero": True}  # symlog: bars from 0
+    x = {"field": group, "type": "nominal", "title": None, "sort": None,
+         "axis": {"labelLimit": 0, "labelAngle": 0 if by_host else -30}}  # fmt: skip
+    y = {"field": "median", "type": "quantitative", "title": y_title, "scale": y_scale}
+    offset = {"field": within, "type": "nominal", "sort": None}
+    color = {"field": within, "type": "nominal", "title": None, "sort": None,
+             "legend": {"labelLimit": 0, "orient": "bottom"}}  # fmt: skip
+    tooltip = [{"field": f, "title": t} for f, t in (("host", "host"), ("figure", "figure"),
+               ("median", "median"), ("low", "95% CI low"), ("high", "95% CI high"),
+               ("n", "samples"))]  # fmt: skip
+    bars = {"x": x, "xOffset": offset, "y": y, "color": color, "tooltip": tooltip}
+    layers: list[specs.Spec] = [{"mark": "bar", "encoding": bars}]
+    if any(r.get("low") is not None and r.get("high") is not None for r in rows):
+        layers.append({
+            "mark": {"type": "errorbar", "ticks": True, "color": "#333"},
+            "encoding": {"x": x, "xOffset": offset,
+                         "y": {"field": "low", "type": "quantitative", "title": y_title},
+                         "y2": {"field": "high"}},
+        })  # fmt: skip
+    spec = specs.base(title, rows)
+    hosts = len({r["host"] for r in rows})
+    figures = len({r["figure"] for r in rows})
+    spec.update(width=max(specs.WIDTH, 36 * hosts * figures), height=specs.HEIGHT, layer=layers)
+    return spec
+
+
+def _disk_picks(rows: Sequence[Mapping[str, Any]], suffixes: Sequence[str]) -> dict[str, str]:
+    """fio figures by job (the report's job order) and direction: `rd-iops read IOPS` ->
+    `rd-iops read`."""
+    names = {str(r["figure"]) for r in rows if r["kind"] == "disk"}
+    picks: dict[str, str] = {}
+    for job in JOBS:
+        for suffix in suffixes:
+            name = f"{job} {suffix}"
+            if name in names:
+                picks[name] = name.rsplit(" ", 1)[0] if suffix.endswith("IOPS") else name
+    return picks
+
+
+def stream_series(records: Sequence[MicroRecord]) -> list[Row]:
+    """Every measured stream period's half-second aggregate throughput, per host."""
+    out: list[Row] = []
+    for record in records:
+        streams = record.result.get("streams")
+        if record.kind != "net" or not isinstance(streams, dict):
+            continue
+        series = streams.get("series_gbps")
+        label = f"{record.place} ({streams.get('streams')} streams)"
+        if record.repetition:
+            label += f" #{record.repetition + 1}"
+        for i, value in enumerate(series if isinstance(series, list) else []):
+            out.append({"series": label, "t": (i + 1) * STREAM_SAMPLE_S,
+                        "gbps": r4(float(str(value)))})  # fmt: skip
+    return out
+
+
+def series_spec(rows: Sequence[Row]) -> specs.Spec:
+    spec = specs.base("Network throughput, per half second", rows)
+    spec.update(
+        width=specs.WIDTH, height=specs.HEIGHT, mark={"type": "line", "point": {"size": 20}},
+        encoding={
+            "x": {"field": "t", "type": "quantitative", "title": "seconds into the period"},
+            "y": {"field": "gbps", "type": "quantitative", "title": "Gbit/s (all streams)"},
+            "color": {"field": "series", "type": "nominal", "title": None, "sort": None,
+                      "legend": {"labelLimit": 0, "orient": "bottom"}},
+            "tooltip": [{"field": "series"}, {"field": "t"}, {"field": "gbps"}],
+        },
+    )  # fmt: skip
+    return spec
+
+
+def micro_charts(study: ResultsView) -> list[Chart]:
+    rows = study.micro_rows
+    if not rows:
+        return []
+    charts: list[Chart] = []
+    cpu = _bar_rows(rows, CPU_FIGURES)
+    if cpu:
+        charts.append(Chart(
+            "micro-cpu", "micro-cpu", "CPU score per vCPU",
+            "Median iterations/s of dbscale's CPU kernels (list, matrix, state machine, CRC; "
+            "not CoreMark, not comparable with its scores) on one thread and per vCPU (every "
+            "vCPU of the host, or of a local size, divided by their count); whiskers: 95% CI.",
+            grouped_bars(cpu, title="CPU score per vCPU", y_title="iterations/s"),
+        ))  # fmt: skip
+    iops = _bar_rows(rows, _disk_picks(rows, ("read IOPS", "write IOPS")))
+    if iops:
+        charts.append(Chart(
+            "micro-disk-iops", "micro-disk", "Storage IOPS by fio job",
+            "fio with the Cloud Report's jobs on a file in the target's data directory (its "
+            "disk); read and write IOPS per job, one bar per host.",
+            grouped_bars(iops, title="Storage IOPS by fio job", y_title="IOPS", by_host=False),
+        ))  # fmt: skip
+    latency = _bar_rows(rows, _disk_picks(rows, ("read p99", "write p99", "fsync p99")))
+    if latency:
+        charts.append(Chart(
+            "micro-disk-latency", "micro-disk", "Storage p99 latency by fio job",
+            "p99 completion latency per job and direction, and p99 of the fsync calls of the "
+            "fsync job (the Cloud Report's parser dropped those); symmetric log scale.",
+            grouped_bars(latency, title="Storage p99 latency", y_title="µs", log=True,
+                         by_host=False),
+        ))  # fmt: skip
+    net = _bar_rows(rows, {"net request/response p50": "p50", "net request/response p99": "p99"})
+    if net:
+        charts.append(Chart(
+            "micro-net-latency", "micro-net", "Network request/response latency",
+            "One-byte request/response on one TCP connection between the client and each "
+            "host (netperf TCP_RR's test): p50 and p99 round trip.",
+            grouped_bars(net, title="Network request/response latency", y_title="µs"),
+        ))  # fmt: skip
+    series = stream_series(study.micro)
+    if series:
+        charts.append(Chart(
+            "micro-net-throughput", "micro-net", "Network throughput over time",
+            "Aggregate throughput of the measured streams every half second (the stream count "
+            "found by the Cloud Report's search, or the plan's).",
+            series_spec(series),
+        ))  # fmt: skip
+    return charts

@@ -1,0 +1,100 @@
+"""micro.jsonl: one line per micro-benchmark a study ran (CPU, disk, network, on a target's host
+or on the client), appended and made durable the moment it ends, as runs are to runs.jsonl. A
+record holds the step's key (a resumed study skips it), where it ran and in what shape (the
+target's facts, the CPUs of a local size), the tool's whole result and its figures with their
+samples. `micro_summary` gives each figure's statistics per host, the same ones a point's
+throughput gets (median with its interval, mean, CV), pooled over the host's repetitions.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+
+from dbscale.errors import ResultsError
+from dbscale.files import append_durable
+from dbscale.results.points import throughput_summary
+from dbscale.values import JsonObject
+
+MICRO_FILE = "micro.jsonl"
+HINT = "micro.jsonl holds one JSON object per line, as `dbscale run` writes it"
+
+
+class MicroRecord(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    key: str
+    kind: str  # cpu | disk | net
+    place: str  # the target's name, or "client"
+    repetition: int = 0
+    started_at: str = ""
+    ended_at: str = ""
+    dbscale_version: str = ""
+    target_info: dict[str, JsonValue] = Field(default_factory=dict)
+    where: dict[str, JsonValue] = Field(default_factory=dict)  # how: local|remote|client, cpus
+    result: dict[str, JsonValue] = Field(default_factory=dict)
+    figures: dict[str, dict[str, JsonValue]] = Field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps(self.model_dump(mode="json"), separators=(",", ":"))
+
+    @property
+    def vcpus(self) -> int | None:
+        value = self.target_info.get("vcpus")
+        return value if isinstance(value, int) else None
+
+
+def append_micro(directory: Path, record: MicroRecord) -> None:
+    append_durable(directory / MICRO_FILE, record.to_json())
+
+
+def read_micro(directory: Path) -> list[MicroRecord]:
+    """The records of `directory/micro.jsonl` (none when it has none). A torn last line is
+    skipped; any other line that is not a record is an error naming it."""
+    path = directory / MICRO_FILE
+    if not path.is_file():
+        return []
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ResultsError(f"cannot read {path}: {exc.strerror or exc}", HINT) from None
+    records = []
+    for number, raw in enumerate(data.split(b"\n")[:-1], start=1):
+        if not raw.strip():
+            continue
+        try:
+            records.append(MicroRecord.model_validate(json.loads(raw.decode("utf-8"))))
+        except (UnicodeDecodeError, json.JSONDecodeError, ValidationError) as exc:
+            reason = type(exc).__name__.replace("Error", "").replace("Decode", "")
+            raise ResultsError(f"{path}, line {number}: not a micro record ({reason})",
+                               HINT) from None  # fmt: skip
+    return records
+
+
+def micro_summary(records: Sequence[MicroRecord], confidence: float = 0.95) -> list[JsonObject]:
+    """One row per host and figure: median, its interval, mean, CV and the samples' count."""
+    pooled: dict[tuple[str, str, str], list[float]] = {}
+    meta: dict[tuple[str, str, str], tuple[dict[str, JsonValue], int | None]] = {}
+    for record in records:
+        for name, figure in record.figures.items():
+            key = (record.place, record.kind, name)
+            samples = figure.get("values")
+            if isinstance(samples, list):
+                pooled.setdefault(key, []).extend(float(str(v)) for v in samples)
+            meta.setdefault(key, (figure, record.vcpus))
+    rows: list[JsonObject] = []
+    for (place, kind, name), values in pooled.items():
+        figure, vcpus = meta[(place, kind, name)]
+        stats = throughput_summary(values, confidence)
+        ci = stats.ci
+        rows.append({
+            "place": place, "kind": kind, "figure": name, "unit": figure.get("unit"),
+            "higher_is_better": figure.get("higher_is_better"), "vcpus": vcpus,
+            "samples": len(values), "median": stats.median, "mean": stats.mean,
+            "ci_low": ci.low if ci else None, "ci_high": ci.high if ci else None,
+            "ci_method": ci.method if ci else None, "cv_pct": stats.cv_pct,
+        })  # fmt: skip
+    return rows
