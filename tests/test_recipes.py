@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from dbscale.cli.app import run_cli
+from dbscale.errors import PlanError
 from dbscale.plan.build import RunOptions
+from dbscale.plan.micro_steps import MicroStep
 from dbscale.plan.recipes import recipe_names
 from dbscale.plan.study import RunStep
 from tests.plan_helpers import study
@@ -13,18 +15,18 @@ from tests.plan_helpers import study
 
 def test_the_recipes_are_bundled() -> None:
     assert recipe_names() == [
-        "cloud-report-oltp", "cloudsql-pg-scaling", "mysql-write-editions", "socket-vs-tcp",
+        "cloud-report", "cloud-report-oltp", "cloudsql-pg-scaling", "mysql-write-editions",
+        "socket-vs-tcp",
     ]  # fmt: skip
 
 
-@pytest.mark.parametrize(
-    "name", ["cloud-report-oltp", "cloudsql-pg-scaling", "mysql-write-editions", "socket-vs-tcp"]
-)
+@pytest.mark.parametrize("name", recipe_names())
 @pytest.mark.parametrize("quick", [False, True])
 def test_every_recipe_builds(name: str, quick: bool) -> None:
     s = study(RunOptions(recipe=name, quick=quick, target="postgresql://u@h/db",
-                         set_params=["targets.main.socket_dir=/tmp",
-                                     "targets.main.vcpus=2"]))  # fmt: skip
+                         set_params=["targets.main.socket_dir=/tmp", "targets.main.vcpus=2",
+                                     "targets.main.host.command=ssh h dbscale",
+                                     "targets.main.host.disk_dir=/data/fio"]))  # fmt: skip
     assert s.runnable_points
     measured = [r for r in s.steps if isinstance(r, RunStep) and r.kind == "measured"]
     assert measured
@@ -72,6 +74,26 @@ def test_quick_sweeps_local_sizes_unless_a_target_is_given(name: str) -> None:
         ("postgresql://u@h/db", 4),
     }  # fmt: skip
     assert all(p.target.prices is None and p.target.local is None for p in given.runnable_points)
+
+
+def test_cloud_report_adds_the_micro_benchmarks_per_host() -> None:
+    quick = study(RunOptions(recipe="cloud-report", quick=True))
+    micro = [s for s in quick.steps if isinstance(s, MicroStep)]
+    assert [(s.place, s.kind) for s in micro] == [
+        (f"main-{n}vcpu", kind) for n in (1, 2) for kind in ("cpu", "disk", "net")
+    ]
+    assert sum(s.estimate_s for s in micro) < 120  # the runs take about as long again
+    full = study(RunOptions(recipe="cloud-report", target="m=postgresql://u@n1/db", set_params=[
+        "targets.m.vcpus=8", "targets.m.host.command=ssh n1 dbscale",
+        "targets.m.host.disk_dir=/mnt/data1/fio"]))  # fmt: skip
+    settings = full.plan.micro
+    assert settings is not None and settings.cpu is not None and settings.disk is not None
+    assert (settings.cpu.repetitions, settings.disk.runtime, len(settings.disk.job_names)) == (
+        10, 120.0, 10,
+    )  # the report's 10 CoreMark runs and fio.cfg's ten 2-minute jobs
+    assert settings.net is not None and (settings.net.seconds, settings.net.step) == (60.0, 180.0)
+    with pytest.raises(PlanError, match="give targets.m.host.command"):
+        study(RunOptions(recipe="cloud-report", target="m=postgresql://u@n1/db"))
 
 
 def test_the_eta_includes_the_data_loads() -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from dbscale import core
-from dbscale.errors import DbscaleError
+from dbscale.errors import TargetError
 from dbscale.micro import cpu, disk, net
 from dbscale.micro.settings import MicroSettings
 from dbscale.observe.server_process import parse_endpoint
@@ -35,8 +35,8 @@ SERVER_START_TIMEOUT_S = 30.0
 DISK_SUBDIR = "micro-disk"
 
 
-class MicroStepError(DbscaleError):
-    """A micro-benchmark could not run on its host."""
+class MicroStepError(TargetError):
+    """A micro-benchmark could not run on its target's host (exit 3, as a target problem)."""
 
 
 @dataclass(frozen=True)
