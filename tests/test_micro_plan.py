@@ -17,6 +17,7 @@ from dbscale.results.directory import ResultsDir
 from dbscale.results.micro_records import MicroRecord, append_micro, micro_summary, read_micro
 from tests.plan_helpers import plan_file, study
 
+
 def str_path(tmp_path: Path, text: str) -> str:
     return str(plan_file(tmp_path, text))
 
@@ -68,12 +69,14 @@ micro: {cpu: {}}
     with pytest.raises(PlanError, match=r"target db: micro-benchmarks run on the target's host; "
                        r"give targets.db.host.command"):  # fmt: skip
         study(RunOptions(workload=str_path(tmp_path, text)))
-    with_host = text.replace('url: "postgresql://u@db1/x"',
-                             'url: "postgresql://u@db1/x", host: {command: ssh db1 dbscale}')
+    with_host = text.replace(
+        'url: "postgresql://u@db1/x"',
+        'url: "postgresql://u@db1/x", host: {command: ssh db1 dbscale}',
+    )
     s = study(RunOptions(workload=str_path(tmp_path, with_host)))
     assert [st.key for st in s.steps if isinstance(st, MicroStep)] == ["micro:cpu:db#0"]
     disk = with_host.replace("micro: {cpu: {}}", "micro: {disk: {}}")
-    with pytest.raises(PlanError, match="micro.disk needs a directory on its database disk"):
+    with pytest.raises(PlanError, match=r"micro\.disk needs a directory on its database disk"):
         study(RunOptions(workload=str_path(tmp_path, disk)))
 
 
@@ -106,13 +109,21 @@ def test_figures_of_each_kind() -> None:
                              "per_vcpu": {"runs": [10.0, 11.0]}})  # fmt: skip
     assert cpu["cpu per vCPU"].values == [10.0, 11.0] and cpu["cpu one thread"].higher_is_better
     disk = figures_of("disk", {"jobs": [FIO_JOB]})
-    assert set(disk) == {"wr-iops-tpcc-fsync write IOPS", "wr-iops-tpcc-fsync write MiB/s",
-                         "wr-iops-tpcc-fsync write p99", "wr-iops-tpcc-fsync fsync p99"}
+    assert set(disk) == {
+        "wr-iops-tpcc-fsync write IOPS",
+        "wr-iops-tpcc-fsync write MiB/s",
+        "wr-iops-tpcc-fsync write p99",
+        "wr-iops-tpcc-fsync fsync p99",
+    }
     assert disk["wr-iops-tpcc-fsync write MiB/s"].values == [8.0]
     assert not disk["wr-iops-tpcc-fsync fsync p99"].higher_is_better
-    net = figures_of("net", {"request_response": {"transactions_per_s": 5e4, "p50_us": 18.0,
-                                                  "p99_us": 40.0},
-                             "streams": {"mean_gbps": 9.5, "series_gbps": [9.0, 10.0]}})
+    net = figures_of(
+        "net",
+        {
+            "request_response": {"transactions_per_s": 5e4, "p50_us": 18.0, "p99_us": 40.0},
+            "streams": {"mean_gbps": 9.5, "series_gbps": [9.0, 10.0]},
+        },
+    )
     assert {k: v.values for k, v in net.items()} == {
         "net request/response": [5e4], "net request/response p50": [18.0],
         "net request/response p99": [40.0], "net streams": [9.5],
@@ -129,8 +140,13 @@ def _record(place: str, rep: int, values: list[float]) -> MicroRecord:
 
 
 def test_the_summary_pools_a_hosts_repetitions() -> None:
-    rows = micro_summary([_record("a", 0, [100.0, 101.0, 99.0]),
-                          _record("a", 1, [102.0, 98.0, 100.0]), _record("b", 0, [50.0])])
+    rows = micro_summary(
+        [
+            _record("a", 0, [100.0, 101.0, 99.0]),
+            _record("a", 1, [102.0, 98.0, 100.0]),
+            _record("b", 0, [50.0]),
+        ]
+    )
     by_place = {r["place"]: r for r in rows}
     a, b = by_place["a"], by_place["b"]
     assert a["samples"] == 6 and a["median"] == 100.0 and a["vcpus"] == 2

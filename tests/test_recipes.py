@@ -89,10 +89,12 @@ def test_cloud_report_adds_the_micro_benchmarks_per_host() -> None:
     settings = full.plan.micro
     assert settings is not None and settings.cpu is not None and settings.disk is not None
     assert (settings.cpu.repetitions, settings.disk.runtime, len(settings.disk.job_names)) == (
-        10, 120.0, 10,
+        10,
+        120.0,
+        10,
     )  # the report's 10 CoreMark runs and fio.cfg's ten 2-minute jobs
     assert settings.net is not None and (settings.net.seconds, settings.net.step) == (60.0, 180.0)
-    with pytest.raises(PlanError, match="give targets.m.host.command"):
+    with pytest.raises(PlanError, match=r"give targets\.m\.host\.command"):
         study(RunOptions(recipe="cloud-report", target="m=postgresql://u@n1/db"))
 
 
