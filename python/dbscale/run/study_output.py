@@ -97,7 +97,8 @@ def print_micro_plan(console: Console, steps: list[Step]) -> None:
 
 def eta_text(steps: list[Step], load: str, cooldown_s: float) -> str:
     """`13h10m of runs + ~2h47m for 4 data loads (4.8 billion rows ...)`."""
-    runs = f"{format_eta(estimate_s(steps, cooldown_s))} of runs"
+    what = "runs and micro-benchmarks" if any(isinstance(s, MicroStep) for s in steps) else "runs"
+    runs = f"{format_eta(estimate_s(steps, cooldown_s))} of {what}"
     certain, possible = data_loads(steps, load)
     rates = "at the load rates measured on a 2-core machine, docs/plans.md"
     if certain:
