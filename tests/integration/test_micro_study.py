@@ -8,16 +8,19 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from dbscale.errors import EXIT_TARGET
+from dbscale.errors import EXIT_CANCELLED, EXIT_TARGET, EXIT_USAGE
 from dbscale.targets.local.binaries import find_postgres_binaries
 from dbscale.targets.local.server import free_port
-from tests.conftest import skip_or_fail
+from tests.conftest import REPO, skip_or_fail
 from tests.integration.conftest import dbscale
 from tests.integration.test_report_browser import _open, browser
 
@@ -151,3 +154,36 @@ def test_a_host_command_that_fails_stops_the_study(tpcb_url: str, tmp_path: Path
     assert done.code == EXIT_TARGET, done.text
     done.assert_user_error()
     assert "error: micro cpu on the target's host failed (exit 1)" in done.err
+
+
+def test_an_interrupted_micro_step_resumes_with_its_own_settings(
+    tpcb_url: str, tmp_path: Path
+) -> None:
+    def plan(repetitions: int) -> str:
+        path = tmp_path / f"plan-{repetitions}.yaml"
+        path.write_text(
+            f"targets: [{{name: db, url: '{tpcb_url}', host: {{command: "
+            f"'{sys.executable} -m dbscale'}}}}]\nworkload: tpcb-select-only\n"
+            "load: {duration: 1s}\nrepeat: 1\nwarmup_runs: 0\n"
+            f"micro: {{cpu: {{repetitions: {repetitions}, seconds: 0.2}}}}\n"
+        )
+        return str(path)
+
+    out = tmp_path / "results"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "dbscale", "run", plan(100), "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
+    )  # fmt: skip
+    time.sleep(4)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == EXIT_CANCELLED, err
+    assert "cancelled by Ctrl-C during micro cpu on the host of db" in err
+    assert "this one is not recorded" in err and f"--resume {out}" in err
+    assert not (out / "micro.jsonl").exists() or not (out / "micro.jsonl").read_text()
+    dbscale("run", plan(2), "--resume", str(out)).assert_ok()
+    assert [r["settings"]["repetitions"] for r in _micro_lines(out)] == [2]
+    refused = dbscale("run", plan(3), "--resume", str(out))
+    assert refused.code == EXIT_USAGE
+    refused.assert_user_error()
+    assert "ran with other micro.cpu settings" in refused.err

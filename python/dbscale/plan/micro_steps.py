@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from dbscale.micro.settings import MicroSettings
 from dbscale.targets.spec import TargetEntry
+from dbscale.values import JsonObject
 
 CLIENT = "client"
 
@@ -36,6 +37,12 @@ class MicroStep:
         where = f"the host of {self.place}" if self.target is not None else "the client"
         rep = f" #{self.repetition + 1}" if self.settings.repeat > 1 else ""
         return f"micro {self.kind} on {where}{rep}"
+
+    @property
+    def fingerprint(self) -> JsonObject:
+        """The settings the step runs with; a resumed study refuses records made with others."""
+        kind_settings = getattr(self.settings, self.kind)
+        return kind_settings.model_dump(mode="json") if kind_settings is not None else {}
 
     @property
     def estimate_s(self) -> float:

@@ -114,7 +114,8 @@ class ResultsDir:
         self.repaired: str | None = None  # what was set aside, for the console
         micro = path / MICRO_FILE
         if resume:
-            if not self.runs_file.is_file() and not micro.is_file():
+            started = (self.runs_file, micro, path / PLAN_FILE)  # plan.json: a study began
+            if not any(f.is_file() for f in started):
                 raise ResultsError(
                     f"nothing to resume: {self.runs_file} does not exist",
                     "name the results directory of the interrupted study",

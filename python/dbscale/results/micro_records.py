@@ -35,6 +35,7 @@ class MicroRecord(BaseModel):
     dbscale_version: str = ""
     target_info: dict[str, JsonValue] = Field(default_factory=dict)
     where: dict[str, JsonValue] = Field(default_factory=dict)  # how: local|remote|client, cpus
+    settings: dict[str, JsonValue] = Field(default_factory=dict)  # the plan's, for this kind
     result: dict[str, JsonValue] = Field(default_factory=dict)
     figures: dict[str, dict[str, JsonValue]] = Field(default_factory=dict)
 

@@ -44,7 +44,7 @@ def run_micro_step(
     return MicroRecord(
         key=step.key, kind=step.kind, place=step.place, repetition=step.repetition,
         started_at=iso_utc(started), ended_at=iso_utc(utc_now()), dbscale_version=version,
-        target_info=info, where=place.describe(), result=result,
+        target_info=info, where=place.describe(), settings=step.fingerprint, result=result,
         figures={k: f.as_json() for k, f in figures_of(step.kind, result).items()},
     )  # fmt: skip
 

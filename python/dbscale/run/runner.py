@@ -33,7 +33,7 @@ from dbscale.results.cost import add_price_performance
 from dbscale.results.cost_tables import print_price_performance
 from dbscale.results.directory import ResultsDir, RunMeta, make_record
 from dbscale.results.expectations import flag_contradictions
-from dbscale.results.micro_records import append_micro, micro_summary, read_micro
+from dbscale.results.micro_records import MicroRecord, append_micro, micro_summary, read_micro
 from dbscale.results.points import FigureCache, PointSummary, SummarySettings, summarize_points
 from dbscale.results.record import RunRecord
 from dbscale.run import data
@@ -141,6 +141,20 @@ def check_resumable(study: Study, records: Sequence[RunRecord]) -> None:
             )
 
 
+def check_micro_resumable(study: Study, records: Sequence[MicroRecord]) -> None:
+    """Refuses to resume micro steps recorded with other settings than the plan gives now."""
+    steps = {s.key: s for s in study.steps if isinstance(s, MicroStep)}
+    for record in records:
+        step = steps.get(record.key)
+        if step is not None and record.settings and record.settings != step.fingerprint:
+            raise PlanError(
+                f"{step.label} in {study.out_dir} ran with other micro.{step.kind} settings than "
+                f"{study.source} gives it now",
+                "resume with the plan and flags the study was started with, or start a new "
+                "results directory",
+            )
+
+
 class StudyRunner:
     """Executes the pending steps of a study against opened targets."""
 
@@ -171,6 +185,7 @@ class StudyRunner:
     def run(self) -> PlanOutcome:
         outcome = PlanOutcome()
         check_resumable(self.study, self.results.records)
+        check_micro_resumable(self.study, self.micro)
         done = done_run_keys(self.results.records) | {m.key for m in self.micro}
         pending = self.study.pending(done)
         total = sum(isinstance(s, RunStep) for s in self.study.steps)
@@ -242,7 +257,16 @@ class StudyRunner:
 
     def _micro(self, step: MicroStep) -> None:
         self.progress.note(f"{step.label} (~{step.estimate_s:.0f} s) ...")
-        record = run_micro_step(step, self.opened, version=self.version, note=self.progress.note)
+        try:
+            record = run_micro_step(step, self.opened, version=self.version,
+                                    note=self.progress.note)  # fmt: skip
+        except KeyboardInterrupt:
+            raise Cancelled(
+                f"cancelled by {interrupts.cause()} during {step.label}; a micro-benchmark's "
+                "figures need its whole run, so this one is not recorded",
+                f"what ran before it is in {self.results.path}; dbscale run ... --resume "
+                f"{self.results.path} runs it again and finishes the study",
+            ) from None
         append_micro(self.results.path, record)
         self.micro.append(record)
         self.write_summary()
