@@ -42,6 +42,33 @@ pub struct RunConfig {
     /// Width of the per-interval snapshots Python polls.
     #[serde(default = "default_interval_s")]
     pub interval_s: f64,
+    /// This run is one worker's share of a run spread over several load generators.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub share: Option<WorkerShare>,
+}
+
+/// One worker's part of a scaled-out run: its clients are `first_client ..` of the whole run's
+/// `total_clients` (so TPC-C terminals and sysbench ids are the whole run's), it waits after
+/// connecting until told when to start, and its result carries what an exact merge needs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkerShare {
+    pub first_client: u32,
+    pub total_clients: u32,
+}
+
+impl RunConfig {
+    /// The id of local client `local` in the whole run.
+    pub fn client_id(&self, local: u32) -> u32 {
+        self.share.as_ref().map_or(0, |s| s.first_client) + local
+    }
+
+    /// Clients of the whole run (over every worker).
+    pub fn total_clients(&self) -> u32 {
+        self.share
+            .as_ref()
+            .map_or(self.clients, |s| s.total_clients)
+    }
 }
 
 /// Where to connect. `url` is a `postgresql://` URL or a libpq `key=value` string.
@@ -121,6 +148,18 @@ impl RunConfig {
         }
         if self.max_tries == 0 {
             return fail("max_tries must be at least 1".into());
+        }
+        if let Some(share) = &self.share {
+            if u64::from(share.first_client) + u64::from(self.clients)
+                > u64::from(share.total_clients)
+            {
+                return fail(format!(
+                    "a worker's clients {}..{} lie outside the run's {}",
+                    share.first_client,
+                    u64::from(share.first_client) + u64::from(self.clients),
+                    share.total_clients
+                ));
+            }
         }
         if !(self.interval_s >= 0.05 && self.interval_s.is_finite()) {
             return fail(format!(

@@ -41,6 +41,16 @@ impl RunHandle {
         py.allow_threads(|| self.run.wait(timeout))
     }
 
+    /// A scaled-out run's worker: True once its clients are connected and it waits for `go`.
+    fn ready(&self) -> bool {
+        self.run.is_ready()
+    }
+
+    /// A scaled-out run's worker starts `delay_s` from now (its measured window after its ramp).
+    fn go(&self, delay_s: f64) {
+        self.run.go(Duration::from_secs_f64(delay_s.max(0.0)));
+    }
+
     /// First call stops at the next transaction boundary; a second abandons transactions in flight.
     fn cancel(&self) {
         self.run.cancel();
@@ -176,6 +186,31 @@ fn merge_histograms(py: Python<'_>, blobs: Vec<String>) -> PyResult<String> {
 
 /// The CPU micro-benchmark (`dbscale_core::micro::cpu`): JSON `{"threads", "seconds"}` in,
 /// the score as JSON out.
+/// One result from a scaled-out run's worker results (JSON each), for the whole run's config.
+#[pyfunction]
+fn merge_worker_results(
+    py: Python<'_>,
+    config_json: &str,
+    results: Vec<String>,
+) -> PyResult<String> {
+    let config = parse_config(config_json)?;
+    let parts = results
+        .iter()
+        .map(|text| serde_json::from_str(text))
+        .collect::<Result<Vec<dbscale_core::stats::RunResult>, _>>()
+        .map_err(|e| {
+            CoreError::new_err((
+                "internal",
+                format!("a worker's result: {e}"),
+                "this is a dbscale bug",
+            ))
+        })?;
+    let merged = py
+        .allow_threads(|| engine::merge_workers(&config, &parts))
+        .map_err(to_py_err)?;
+    to_json(&merged)
+}
+
 #[pyfunction]
 fn micro_cpu(py: Python<'_>, config_json: &str) -> PyResult<String> {
     let config: dbscale_core::micro::cpu::CpuConfig = serde_json::from_str(config_json)
@@ -253,6 +288,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(histogram_figures, m)?)?;
     m.add_function(wrap_pyfunction!(merge_histograms, m)?)?;
+    m.add_function(wrap_pyfunction!(merge_worker_results, m)?)?;
     m.add_function(wrap_pyfunction!(micro_cpu, m)?)?;
     m.add_class::<NetServer>()?;
     m.add_function(wrap_pyfunction!(micro_net_rr, m)?)?;

@@ -8,7 +8,7 @@ use super::recorder::ThreadTotals;
 use super::verdict::{verdict, Refused, Tally};
 use super::{RunShared, Setup};
 use crate::stats::result::{
-    CpuTime, ErrorCounts, HostConnections, QueryCounts, TransactionTypeResult,
+    CpuTime, ErrorCounts, HostConnections, QueryCounts, ResultDetail, TransactionTypeResult,
 };
 use crate::stats::{LatencyHistogram, RunResult};
 use crate::workload::TALLY_SLOTS;
@@ -102,11 +102,19 @@ pub fn assemble(
         },
         &refused,
     );
+    let detail = config.share.as_ref().map(|_| ResultDetail {
+        connect_histogram: connect.to_base64(),
+        lag_histogram: lag.to_base64(),
+        tally: tally.to_vec(),
+        abandoned,
+        clients_never_connected: never_connected,
+    });
     let type_histograms: Vec<LatencyHistogram> = per_type.iter().map(|(h, _)| h.clone()).collect();
     let tpcc = shared
         .workload
         .summarize(&type_histograms, &tally, duration_s);
     RunResult {
+        detail,
         ramp_s: shared.ramp.as_secs_f64(),
         ramp_transactions,
         ramp_errors,

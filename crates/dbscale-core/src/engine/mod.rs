@@ -7,6 +7,8 @@ mod assemble;
 mod client;
 pub(crate) mod client_set;
 pub mod cpu;
+mod gate;
+mod merge;
 mod pool;
 mod recorder;
 mod schedule;
@@ -26,6 +28,8 @@ use crate::Error;
 
 use admin::redact_fallback;
 pub use admin::{check, cleanup, prepare, probe, AdminSession};
+use gate::StartGate;
+pub use merge::merge_workers;
 pub use schedule::ArrivalSchedule;
 
 /// State every thread of a run shares. Read-only on the hot path except for the cancel flags.
@@ -43,7 +47,12 @@ pub struct RunShared {
     pub statements: Vec<Statement>,
     pub seed: u64,
     merger: Arc<Mutex<IntervalMerger>>,
+    /// Every thread connected (threads + the coordinator).
     ready: Barrier,
+    /// The start is fixed: threads may read it (threads + the coordinator).
+    started: Barrier,
+    /// A worker of a scaled-out run: connected, waiting for `go` (see [`StartGate`]).
+    gate: StartGate,
     start: OnceLock<Instant>,
     cancelled: AtomicBool,
     aborted: AtomicBool,
@@ -58,8 +67,8 @@ impl RunShared {
         self.aborted.load(Ordering::Relaxed)
     }
 
-    /// The start of the measured window, fixed by the first thread past the ready barrier: the
-    /// ramp (if any) comes first.
+    /// The start of the measured window, fixed by the coordinator before the threads pass the
+    /// `started` barrier: now (or the instant `go` named) plus the ramp, which comes first.
     fn start_instant(&self) -> Instant {
         *self.start.get_or_init(|| Instant::now() + self.ramp)
     }
@@ -153,7 +162,7 @@ pub fn start(config: RunConfig) -> Result<RunningRun, Error> {
     let setup = block_on(async {
         let mut conn = endpoints[0].open(config.protocol).await?;
         workload.check(&mut conn).await?;
-        workload.check_clients(config.clients)?;
+        workload.check_clients(config.total_clients())?;
         workload.before_run(&mut conn).await?;
         let setup = Setup {
             server_version: conn.server_version().to_string(),
@@ -170,12 +179,13 @@ pub fn start(config: RunConfig) -> Result<RunningRun, Error> {
         .min(workload.shared_connections().unwrap_or(u32::MAX).max(1));
     let seed = config.seed.unwrap_or_else(rand::random);
     let shared = Arc::new(RunShared {
-        merger: Arc::new(Mutex::new(IntervalMerger::new(
-            config.interval_s,
-            threads as usize,
-            config.duration_s,
-        ))),
+        merger: Arc::new(Mutex::new(
+            IntervalMerger::new(config.interval_s, threads as usize, config.duration_s)
+                .with_detail(config.share.is_some()),
+        )),
         ready: Barrier::new(threads as usize + 1),
+        started: Barrier::new(threads as usize + 1),
+        gate: StartGate::new(config.share.is_some()),
         start: OnceLock::new(),
         cancelled: AtomicBool::new(false),
         aborted: AtomicBool::new(false),
@@ -224,7 +234,9 @@ fn coordinate(shared: &Arc<RunShared>, threads: u32, setup: Setup) -> Result<Run
         handles.push(handle);
     }
     shared.ready.wait();
-    let start = shared.start_instant();
+    let go = shared.gate.connected_then_wait(&shared.cancelled);
+    let start = *shared.start.get_or_init(|| go + shared.ramp);
+    shared.started.wait();
     let cpu_before = cpu::process_cpu();
     let mut totals = Vec::new();
     for handle in handles {
@@ -251,6 +263,17 @@ impl RunningRun {
             .wait_timeout_while(guard, timeout, |done| !*done)
             .expect("done lock");
         *guard
+    }
+
+    /// A worker of a scaled-out run: true once every client has connected and the run waits
+    /// for [`RunningRun::go`].
+    pub fn is_ready(&self) -> bool {
+        self.shared.gate.is_waiting()
+    }
+
+    /// A gated run starts its measured window (after its ramp) `delay` from now.
+    pub fn go(&self, delay: Duration) {
+        self.shared.gate.open(Instant::now() + delay);
     }
 
     /// First call: stop at the next transaction boundary. Second call: stop now, abandoning

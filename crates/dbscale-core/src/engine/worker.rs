@@ -68,6 +68,7 @@ pub fn run_thread(
     }
 
     shared.ready.wait();
+    shared.started.wait(); // the coordinator has fixed the start (after `go` when gated)
     let start = shared.start_instant();
     let duration = Duration::from_secs_f64(shared.config.duration_s);
     let deadline = start + duration;
@@ -130,13 +131,18 @@ pub fn run_thread(
                 conn,
                 pool: pool.clone(),
                 slot: *client_id,
-                workload: shared.workload.client(*client_id, shared.config.clients),
+                workload: shared.workload.client(
+                    shared.config.client_id(*client_id),
+                    shared.config.total_clients(),
+                ),
                 rng: SmallRng::seed_from_u64(client_seed(shared.seed, *client_id)),
                 // Clients start one after another over the ramp.
+                // Over a scaled-out run's whole set of clients, so workers' ramps interleave.
                 begin_at: ramp_start
-                    + shared
-                        .ramp
-                        .mul_f64(f64::from(*client_id) / f64::from(shared.config.clients)),
+                    + shared.ramp.mul_f64(
+                        f64::from(shared.config.client_id(*client_id))
+                            / f64::from(shared.config.total_clients()),
+                    ),
                 deadline,
                 connect_state,
             };

@@ -64,6 +64,43 @@ pub struct IntervalSnapshot {
     /// ended after it (counted in the run's totals, kept out of its last second).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub drain: bool,
+    /// A scaled-out run's worker: what merging its intervals with the others' exactly needs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<IntervalDetail>,
+}
+
+/// The parts of an interval a summary drops: its index, its latency histogram (HDR V2 deflate,
+/// base64) and the schedule lag's sum, maximum and count.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct IntervalDetail {
+    pub index: u64,
+    pub histogram: String,
+    pub lag_sum_us: u64,
+    pub lag_max_us: u64,
+    pub lag_count: u64,
+}
+
+impl IntervalSnapshot {
+    /// The interval as a piece to merge again (a worker's, with its detail).
+    pub fn to_stats(&self) -> Result<(u64, IntervalStats), String> {
+        let detail = self
+            .detail
+            .as_ref()
+            .ok_or("an interval without the detail a merge needs")?;
+        let stats = IntervalStats {
+            transactions: self.transactions,
+            failed: self.failed,
+            errors: self.errors,
+            latency: LatencyHistogram::from_base64(&detail.histogram)?,
+            lag_sum_us: detail.lag_sum_us,
+            lag_max_us: detail.lag_max_us,
+            lag_count: detail.lag_count,
+            queries: self.queries,
+            retries: self.retries,
+            clients_connected: self.clients_connected,
+        };
+        Ok((detail.index, stats))
+    }
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
@@ -92,6 +129,8 @@ pub struct IntervalMerger {
     pending: BTreeMap<u64, (usize, IntervalStats)>,
     finished: Vec<IntervalSnapshot>,
     polled: usize,
+    /// Keep each interval's detail (a worker of a scaled-out run).
+    detail: bool,
 }
 
 impl IntervalMerger {
@@ -103,7 +142,14 @@ impl IntervalMerger {
             pending: BTreeMap::new(),
             finished: Vec::new(),
             polled: 0,
+            detail: false,
         }
+    }
+
+    /// Snapshots that keep their detail, for a merge across workers.
+    pub fn with_detail(mut self, detail: bool) -> Self {
+        self.detail = detail;
+        self
     }
 
     /// A thread hands in its piece of interval `index` (each thread once per index, in order).
@@ -164,7 +210,15 @@ impl IntervalMerger {
                 stats.lag_max_us as f64 / 1000.0,
             )
         });
+        let detail = self.detail.then(|| IntervalDetail {
+            index,
+            histogram: stats.latency.to_base64(),
+            lag_sum_us: stats.lag_sum_us,
+            lag_max_us: stats.lag_max_us,
+            lag_count: stats.lag_count,
+        });
         self.finished.push(IntervalSnapshot {
+            detail,
             t_s: end_s,
             transactions: stats.transactions,
             tps: stats.transactions as f64 / width,

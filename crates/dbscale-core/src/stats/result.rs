@@ -68,6 +68,21 @@ pub struct RunResult {
     /// TPC-C's figures and verdict (tpmC, efficiency, pass rule, audits).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tpcc: Option<TpccSummary>,
+    /// A scaled-out run's worker: what an exact merge with the other workers needs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<ResultDetail>,
+}
+
+/// The parts of a worker's result that its summary drops: the connect and schedule-lag
+/// histograms (HDR V2 deflate, base64), the workload's tallies, the transactions abandoned at
+/// the end and the clients that never connected.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ResultDetail {
+    pub connect_histogram: String,
+    pub lag_histogram: String,
+    pub tally: Vec<u64>,
+    pub abandoned: u64,
+    pub clients_never_connected: u32,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -212,7 +212,36 @@ impl Tpcc {
         duration_s: f64,
     ) -> Option<TpccSummary> {
         let shape = self.shape.as_ref()?;
-        let name = if shape.wait { "spec" } else { "cloud-report" };
+        let found = (shape.warehouses, shape.active, shape.wait);
+        self.summarize_shape(found, self.c_last_source, types, tally, duration_s)
+    }
+
+    /// The figures of workers' merged histograms and tallies; the shape (warehouses, active
+    /// ones, waits) from the parameters as their results resolved them.
+    pub fn summarize_merged(
+        &self,
+        c_last_source: &str,
+        types: &[LatencyHistogram],
+        tally: &[u64],
+        duration_s: f64,
+    ) -> Option<TpccSummary> {
+        let found = (
+            self.params.int("warehouses"),
+            self.params.int("active_warehouses"),
+            self.params.bool("wait"),
+        );
+        self.summarize_shape(found, c_last_source, types, tally, duration_s)
+    }
+
+    fn summarize_shape(
+        &self,
+        (warehouses, active, wait): (i64, i64, bool),
+        c_last_source: &str,
+        types: &[LatencyHistogram],
+        tally: &[u64],
+        duration_s: f64,
+    ) -> Option<TpccSummary> {
+        let name = if wait { "spec" } else { "cloud-report" };
         let rule = PassRule {
             name: name.into(),
             p90_limits_s: p90_limits(self.params.str("pass_p90_s")).ok()?,
@@ -220,14 +249,14 @@ impl Tpcc {
             new_order_p95_limit_s: self.params.float("pass_new_order_p95_s"),
         };
         Some(summary::summarize(&SummaryInput {
-            warehouses: shape.warehouses,
-            active: shape.active,
-            wait: shape.wait,
+            warehouses,
+            active,
+            wait,
             rule,
             types,
             tally,
             duration_s,
-            c_last_source: self.c_last_source,
+            c_last_source,
         }))
     }
 }
