@@ -18,6 +18,10 @@ class RunHandle:
         """JSON list of the per-second intervals completed since the last poll."""
     def wait(self, timeout_s: float) -> bool:
         """Blocks up to timeout_s; True once the run has finished (or failed)."""
+    def ready(self) -> bool:
+        """A scaled-out run's worker: True once connected and waiting for go()."""
+    def go(self, delay_s: float) -> None:
+        """A scaled-out run's worker starts delay_s from now."""
     def cancel(self) -> None:
         """Asks the run to stop at the next transaction boundary; result() then holds what ran."""
     def result(self) -> str:
@@ -56,6 +60,9 @@ def histogram_figures(blobs: list[str], quantiles: list[float]) -> str:
 
 def merge_histograms(blobs: list[str]) -> str:
     """Stored histograms merged exactly into one, base64 HDR V2 deflate."""
+
+def merge_worker_results(config_json: str, results: list[str]) -> str:
+    """One result from a scaled-out run's worker results (JSON each), as JSON."""
 
 def micro_cpu(config_json: str) -> str:
     """The CPU micro-benchmark: JSON {"threads", "seconds"} in; JSON {"threads", "iterations",

@@ -51,6 +51,14 @@ MAX_RATE_TPS = 1e8
 MAX_TRIES = 1_000_000
 
 
+class WorkerShare(_Model):
+    """A worker's part of a scaled-out run (dbscale/scaleout): its clients are `first_client`
+    onwards of the run's `total_clients`; it waits after connecting until told to start."""
+
+    first_client: int = Field(ge=0)
+    total_clients: int = Field(ge=1, le=MAX_CLIENTS)
+
+
 class RunConfig(_Model):
     """Everything one run, prepare or cleanup needs. Defaults match config.rs."""
 
@@ -68,6 +76,7 @@ class RunConfig(_Model):
     max_tries: int = Field(default=1, ge=1, le=MAX_TRIES)
     seed: int | None = Field(default=None, ge=0, le=MAX_SEED)
     interval_s: float = Field(default=1.0, ge=0.05, allow_inf_nan=False)
+    share: WorkerShare | None = None  # set on a scaled-out run's workers only
 
     @field_validator("clients", "threads", "max_tries")
     @classmethod
@@ -78,11 +87,14 @@ class RunConfig(_Model):
 
     def to_core_json(self) -> str:
         """The JSON text `_core.start_run`/`prepare`/`cleanup`/`probe` accept."""
-        return json.dumps(self.model_dump(mode="json"), separators=(",", ":"))
+        return json.dumps(self._dump(), separators=(",", ":"))
+
+    def _dump(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude={"share"} if self.share is None else set())
 
     def redacted(self) -> dict[str, Any]:
         """The configuration as stored in results: the target URL without its password."""
-        data = self.model_dump(mode="json")
+        data = self._dump()
         data["target"]["url"] = redact_url(self.target.url)
         data["target"]["more_urls"] = [redact_url(url) for url in self.target.more_urls]
         return data

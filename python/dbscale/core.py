@@ -228,14 +228,34 @@ class Run:
         """First call: stop at the next transaction boundary; second: abandon those in flight."""
         self._handle.cancel()
 
+    def ready(self) -> bool:
+        """A scaled-out run's worker: its clients are connected and it waits for `go`."""
+        return bool(self._handle.ready())
+
+    def go(self, delay_s: float) -> None:
+        """A scaled-out run's worker starts `delay_s` from now."""
+        self._handle.go(delay_s)
+
+    def result_json(self) -> JsonObject:
+        """Blocks until the run ends: its result as the core wrote it, or the start-up error."""
+        with _translated():
+            return _object(self._handle.result(), "run result")
+
     def result(self) -> RunRecord:
         """Blocks until the run ends: its result (`stats/result.rs`) as a record without
         dbscale's fields yet, or the start-up error."""
         from dbscale.results.record import RunRecord
 
-        with _translated():
-            native = _object(self._handle.result(), "run result")
-        return RunRecord.from_json(native, "the native run result")
+        return RunRecord.from_json(self.result_json(), "the native run result")
+
+
+def merge_worker_results(config: RunConfig, results: Sequence[JsonObject]) -> JsonObject:
+    """One result from a scaled-out run's worker results (the core's exact merge)."""
+    texts = [json.dumps(r, separators=(",", ":")) for r in results]
+    with _translated():
+        return _object(
+            load_core().merge_worker_results(config.to_core_json(), texts), "merged result"
+        )
 
 
 class Session:

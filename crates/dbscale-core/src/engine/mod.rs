@@ -163,7 +163,11 @@ pub fn start(config: RunConfig) -> Result<RunningRun, Error> {
         let mut conn = endpoints[0].open(config.protocol).await?;
         workload.check(&mut conn).await?;
         workload.check_clients(config.total_clients())?;
-        workload.before_run(&mut conn).await?;
+        // A scaled-out run's maintenance before the run (pgbench's vacuum) is its first
+        // worker's; the others only check.
+        if config.share.as_ref().is_none_or(|s| s.first_client == 0) {
+            workload.before_run(&mut conn).await?;
+        }
         let setup = Setup {
             server_version: conn.server_version().to_string(),
             tls: conn.is_tls(),

@@ -1,0 +1,238 @@
+"""One run over several workers, driven like a local run (`wait`, `poll`, `cancel`, `result`, the
+interface of `core.Run`), so the runner, the live display and the records do not change:
+
+1. The run is split into shares (split.py) and every worker prepares its own: it connects its
+   clients and waits.
+2. Barrier: each worker reports ready with a reading of its own monotonic clock. The coordinator
+   notes when each answer arrived and the request's round trip. It picks a common start a little
+   after the last arrival and sends each worker that instant in the worker's own clock (Rally's
+   rule); the error is at most half that worker's round trip. That bound, and how late the
+   instruction arrived, are kept per worker as its start skew.
+3. While the run goes, every worker is polled: the poll brings its finished intervals (merged
+   exactly, histogram by histogram, for the live display) and is the heartbeat. A worker that
+   dies or does not answer within `HEARTBEAT_S` fails the run loudly, naming it; the others are
+   stopped at their next transaction boundary and what they measured is kept. A worker is never
+   restarted mid-run.
+4. The workers' results are merged by the core (engine/merge.rs) into one record of the same
+   shape as a local run's, plus `workers`: each worker's host, clients, totals, start skew, CPU
+   use and histogram.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable, Sequence
+from contextlib import suppress
+from dataclasses import dataclass, field
+from typing import Any
+
+from dbscale import core, errors
+from dbscale.config import RunConfig
+from dbscale.errors import DbscaleError, RunError
+from dbscale.results.record import Interval, RunRecord
+from dbscale.scaleout.live import merge_intervals
+from dbscale.scaleout.split import Share, split_run
+from dbscale.scaleout.workers import Worker, WorkerLost, gather
+from dbscale.values import JsonObject
+
+HEARTBEAT_S = 3.0  # a worker that does not answer a poll in this long is lost
+READY_TIMEOUT_S = 300.0  # connecting every client of a share
+START_MARGIN_S = 0.25  # the common start, after the last worker reported ready
+RESULT_TIMEOUT_S = 60.0  # after the end: the drain's grace (10 s) and the result's assembly
+SATURATED_PCT = 90.0  # a worker host busier than this limited the run
+
+
+@dataclass
+class WorkerState:
+    worker: Worker
+    share: Share
+    info: JsonObject
+    clock_ns: int = 0  # the worker's monotonic clock when it reported ready
+    received_ns: int = 0  # the coordinator's, when that answer arrived
+    rtt_ns: int = 0
+    late_ms: float = 0.0
+    intervals: list[JsonObject] = field(default_factory=list)
+    ended: bool = False
+    lost: str | None = None
+
+
+class DistributedRun:
+    """A run spread over `workers` (already started; `info` answered)."""
+
+    def __init__(
+        self,
+        config: RunConfig,
+        workers: Sequence[Worker],
+        infos: Sequence[JsonObject],
+        note: Callable[[str], None] = lambda _: None,
+    ) -> None:
+        seed = config.seed if config.seed is not None else secrets.randbits(63)
+        self.config = config.model_copy(update={"seed": seed})
+        shares = split_run(self.config, len(workers), seed)
+        self.states = [WorkerState(w, s, dict(i)) for w, s, i in zip(workers, shares, infos,
+                                                                     strict=False)]  # fmt: skip
+        self.note = note
+        self.failure: str | None = None
+        self.start_ns = 0
+        self._emitted = 0
+        self._prepare()
+        self._start_together()
+
+    # -- start ----------------------------------------------------------------------------
+
+    def _prepare(self) -> None:
+        pending = [s.worker.submit("prepare", s.share.config.to_core_json()) for s in self.states]
+        answers = gather(pending, READY_TIMEOUT_S)
+        refused = next((a for a in answers if isinstance(a, dict) and a.get("error")), None)
+        if refused is not None:
+            self.cancel()
+            kind = getattr(errors, str(refused.get("kind")), DbscaleError)
+            kind = (
+                kind if isinstance(kind, type) and issubclass(kind, DbscaleError) else DbscaleError
+            )
+            raise kind(str(refused["error"]), refused.get("hint"))
+
+    def _start_together(self) -> None:
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        waiting = list(self.states)
+        while waiting:
+            for state in list(waiting):
+                sent = time.monotonic_ns()
+                answer = state.worker.submit("ready").get(HEARTBEAT_S)
+                if answer is None:
+                    continue
+                if answer.get("ended"):
+                    raise RunError(
+                        f"{self._name(state)} ended before its clients connected",
+                        "its result holds the reason; run it alone to see it",
+                    )
+                state.received_ns = time.monotonic_ns()
+                state.rtt_ns = state.received_ns - sent
+                state.clock_ns = int(answer["clock_ns"])
+                waiting.remove(state)
+            if waiting and time.monotonic() > deadline:
+                self.cancel()
+                raise RunError(
+                    f"{self._name(waiting[0])} did not connect its clients in "
+                    f"{READY_TIMEOUT_S:g} s",
+                    "check the worker's reach of the target",
+                )
+            if waiting:
+                time.sleep(0.05)
+        margin_ns = max(int(START_MARGIN_S * 1e9), 4 * max(s.rtt_ns for s in self.states))
+        self.start_ns = max(s.received_ns for s in self.states) + margin_ns
+        pending = [(s, s.worker.submit("go", s.clock_ns + (self.start_ns - s.received_ns)))
+                   for s in self.states]  # fmt: skip
+        for state, answer in pending:
+            state.late_ms = float(answer.get(HEARTBEAT_S)["late_ms"])
+
+    # -- during the run (core.Run's interface) --------------------------------------------
+
+    def wait(self, timeout_s: float) -> bool:
+        """One poll of every worker (the heartbeat); True once all have ended."""
+        until = time.monotonic() + timeout_s
+        self._poll_workers()
+        done = all(s.ended or s.lost for s in self.states)
+        if not done:
+            time.sleep(max(until - time.monotonic(), 0))
+        return done
+
+    def _poll_workers(self) -> None:
+        live = [s for s in self.states if not s.ended and not s.lost]
+        pending = [(s, s.worker.submit("poll")) for s in live]
+        for state, answer in pending:
+            try:
+                polled = answer.get(HEARTBEAT_S)
+            except WorkerLost as exc:
+                self._lose(state, exc.message)
+                continue
+            state.intervals.extend(polled["intervals"])
+            state.ended = bool(polled["ended"])
+
+    def _lose(self, state: WorkerState, why: str) -> None:
+        state.lost = why
+        at = max(time.monotonic_ns() - self.start_ns, 0) / 1e9
+        if self.failure is None:
+            self.failure = (
+                f"{self._name(state)} was lost {at:.1f} s into the run ({why}); the "
+                "run stopped, and the other workers' measurements are kept"
+            )
+            self.note(f"error: {self.failure}")
+            self.cancel()
+
+    def poll(self) -> list[Interval]:
+        """The intervals every live worker has finished, merged exactly, once each."""
+        merged = merge_intervals(
+            [s.intervals for s in self.states if not s.lost], self.config.interval_s
+        )
+        new = merged[self._emitted :]
+        self._emitted = len(merged)
+        return [Interval.model_validate(i) for i in new]
+
+    def cancel(self) -> None:
+        for state in self.states:
+            if not state.lost:
+                with suppress(DbscaleError):
+                    state.worker.submit("cancel").get(HEARTBEAT_S)
+
+    # -- the end --------------------------------------------------------------------------
+
+    def result(self) -> RunRecord:
+        while not self.wait(0.2):
+            pass
+        live = [s for s in self.states if not s.lost]
+        pending = [(s, s.worker.submit("result")) for s in live]
+        results: list[tuple[WorkerState, dict[str, Any]]] = []
+        for state, answer in pending:
+            try:
+                results.append((state, answer.get(RESULT_TIMEOUT_S)))
+            except WorkerLost as exc:
+                self._lose(state, exc.message)
+        if not results:
+            raise RunError(self.failure or "no worker finished the run", "see the workers' hosts")
+        merged = core.merge_worker_results(self.config, [r["result"] for _, r in results])
+        merged["config_workers"] = len(self.states)
+        merged["workers"] = [self._worker_entry(s, dict(r)) for s, r in results] + [
+            self._worker_entry(s, None) for s in self.states if s.lost
+        ]
+        if self.failure is not None:
+            merged["verdict"] = {"status": "failed", "message": self.failure}
+            merged["worker_lost"] = True
+        return RunRecord.from_json(merged, "the merged result of the workers")
+
+    def _worker_entry(self, state: WorkerState, answer: dict[str, Any] | None) -> JsonObject:
+        share = state.share
+        entry: JsonObject = {
+            "worker": share.worker + 1,
+            "host": state.info.get("host"),
+            "pid": state.info.get("pid"),
+            "cpus": state.info.get("cpus"),
+            "first_client": share.first_client,
+            "clients": share.clients,
+            "seed": share.config.seed,
+            "start_skew_bound_ms": round(state.rtt_ns / 2e6 + state.late_ms, 3),
+            "start_late_ms": round(state.late_ms, 3),
+        }
+        if answer is None:
+            entry["lost"] = state.lost
+            entry["intervals_received"] = len(state.intervals)
+            return entry
+        native = answer["result"]
+        busy = answer.get("host_cpu_busy_pct")
+        entry.update({
+            "threads": native.get("threads"),
+            "transactions": native.get("transactions"),
+            "tps": native.get("tps"),
+            "failed": native.get("failed"),
+            "errors": (native.get("errors") or {}).get("total"),
+            "latency_ms": native.get("latency_ms"),
+            "client_cpu_s": native.get("client_cpu_s"),
+            "host_cpu_busy_pct": round(busy, 1) if isinstance(busy, float) else None,
+            "saturated": isinstance(busy, float) and busy > SATURATED_PCT,
+            "histogram": native.get("histogram"),
+        })  # fmt: skip
+        return entry
+
+    def _name(self, state: WorkerState) -> str:
+        return f"worker {state.share.worker + 1} on {state.info.get('host', '?')}"
