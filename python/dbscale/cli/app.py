@@ -78,6 +78,9 @@ def run_cmd(
     quick: o.Quick = False,
     dry_run: o.DryRun = False,
     resume: o.Resume = None,
+    ray: o.Ray = None,
+    workers: o.Workers = None,
+    workers_per_node: o.WorkersPerNode = None,
     output_format: o.Format = OutputFormat.AUTO,
 ) -> None:
     """Run a workload or a plan and record the results; with no arguments, the demo."""

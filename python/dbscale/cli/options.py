@@ -107,6 +107,26 @@ DryRun = Annotated[
     bool,
     typer.Option("--dry-run", help="Print the points, runs and estimated time; run nothing."),
 ]
+Ray = Annotated[
+    str | None,
+    typer.Option(
+        "--ray",
+        help="Spread each run's clients over workers of this Ray cluster "
+        "(HOST:PORT of its head; needs dbscale[ray]).",
+    ),
+]
+Workers = Annotated[
+    int | None,
+    typer.Option(
+        "--workers",
+        help="Load-generator workers per run (Ray actors with --ray, "
+        "else local processes); the clients are split among them.",
+    ),
+]
+WorkersPerNode = Annotated[
+    int | None,
+    typer.Option("--workers-per-node", help="With --ray: workers packed on each node (default 1)."),
+]
 Resume = Annotated[
     Path | None,
     typer.Option("--resume", help="Finish an interrupted study in this results directory."),

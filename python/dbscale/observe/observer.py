@@ -53,6 +53,9 @@ CLIENT_WARNING = (
 class ObserveOptions:
     resource_interval_s: float = 1.0
     wait_interval_s: float = 0.15
+    # Local load-generator worker processes of a scaled-out run: their engine threads count as
+    # dbscale's, not as other processes'.
+    client_pids: tuple[int, ...] = ()
 
 
 @dataclass
@@ -163,6 +166,7 @@ class RunObserver:
     def _loop(self) -> None:
         sampler = ResourceSampler(
             self.proc,
+            extra_pids=self.options.client_pids,
             observer_tid=threading.get_native_id(),
             server_pid=self.server_pid,
             cgroup=self.cgroup,

@@ -61,6 +61,7 @@ class ResourceSampler:
         proc: ProcFs,
         *,
         pid: int | None = None,
+        extra_pids: tuple[int, ...] = (),
         observer_tid: int | None = None,
         server_pid: int | None = None,
         cgroup: CgroupCpu | None = None,
@@ -68,6 +69,7 @@ class ResourceSampler:
     ) -> None:
         self.proc = proc
         self.pid = pid or os.getpid()
+        self.extra_pids = extra_pids  # local worker processes whose engine threads are ours
         self.observer_tid = observer_tid
         self.server_pid = server_pid
         self.cgroup = cgroup
@@ -76,26 +78,29 @@ class ResourceSampler:
     def snapshot(self) -> ResourceSnapshot:
         engine: dict[int, ThreadTimes] = {}
         observer = None
-        for tid in self.proc.thread_ids(self.pid):
-            is_observer = tid == self.observer_tid
-            if not is_observer:
-                comm = self.proc.read(f"{self.pid}/task/{tid}/comm") or ""
-                if not comm.startswith(ENGINE_THREAD_PREFIX):
+        for pid in (self.pid, *self.extra_pids):
+            for tid in self.proc.thread_ids(pid):
+                is_observer = pid == self.pid and tid == self.observer_tid
+                if not is_observer:
+                    comm = self.proc.read(f"{pid}/task/{tid}/comm") or ""
+                    if not comm.startswith(ENGINE_THREAD_PREFIX):
+                        continue
+                times = self._thread_times(pid, tid)
+                if times is None:
                     continue
-            times = self._thread_times(tid)
-            if times is None:
-                continue
-            if is_observer:
-                observer = times
-            else:
-                engine[tid] = times
-        process = self.proc.pid_stat(self.pid)
+                if is_observer:
+                    observer = times
+                else:
+                    engine[tid] = times
+        stats = [self.proc.pid_stat(pid) for pid in (self.pid, *self.extra_pids)]
+        ticks = [p.utime + p.stime for p in stats if p is not None]
+        process = stats[0]
         return ResourceSnapshot(
             mono_s=time.monotonic(),
             host=self.proc.host_cpu(),
             engine=engine,
             observer=observer,
-            process_ticks=None if process is None else process.utime + process.stime,
+            process_ticks=None if process is None else sum(ticks),
             net=self.proc.net_dev(),
             server=None
             if self.server_pid is None
@@ -104,9 +109,9 @@ class ResourceSampler:
             mhz=self._mhz(),
         )
 
-    def _thread_times(self, tid: int) -> ThreadTimes | None:
-        stat = self.proc.pid_stat(self.pid, tid)
-        sched = self.proc.schedstat(self.pid, tid)
+    def _thread_times(self, pid: int, tid: int) -> ThreadTimes | None:
+        stat = self.proc.pid_stat(pid, tid)
+        sched = self.proc.schedstat(pid, tid)
         if stat is None:
             return None
         run, wait = (sched.run_ns, sched.wait_ns) if sched else (0, 0)

@@ -22,6 +22,7 @@ from dbscale.config import (
 from dbscale.errors import ConfigError
 from dbscale.micro.settings import MicroSettings
 from dbscale.modes import ConnectMode, QueryProtocol, TlsMode
+from dbscale.scaleout.settings import ScaleOut
 from dbscale.targets.spec import NAME_PATTERN, TargetEntry
 from dbscale.values import ParamValue, parse_duration
 
@@ -159,6 +160,7 @@ class PlanSchema(_Strict):
     prepare: PrepareSettings = Field(default_factory=PrepareSettings)
     statistics: StatisticsSettings = Field(default_factory=StatisticsSettings)
     micro: MicroSettings | None = None  # micro-benchmarks per target host (docs/micro.md)
+    scale_out: ScaleOut | None = None  # each run's clients over several workers (scaleout.md)
     quick: dict[str, Any] | None = None  # recipes: the overrides of their --quick variant
 
     @field_validator("workload", mode="before")

@@ -60,6 +60,9 @@ class RunOptions:
     recipe: str | None = None
     quick: bool = False
     resume: Path | None = None
+    ray: str | None = None  # scale-out: the Ray cluster's address
+    workers: int | None = None
+    workers_per_node: int | None = None
 
     @property
     def targets(self) -> list[str]:
@@ -214,6 +217,18 @@ def apply_flags(doc: PlanDocument, options: RunOptions, *, plain: bool) -> None:
             doc.set((key,), value, f"command line ({flag})")
     if options.check:
         doc.set(("prepare", "check"), "run", "command line (--check)")
+    for key, value, flag in (
+        ("ray", options.ray, "--ray"),
+        ("workers", options.workers, "--workers"),
+        ("per_node", options.workers_per_node, "--workers-per-node"),
+    ):
+        if value is not None:
+            doc.set(("scale_out", key), value, f"command line ({flag})")
+    if (options.ray is not None or options.workers_per_node is not None) and doc.get(
+        ("scale_out", "workers")
+    ) is None:
+        raise doc.error(("scale_out",), "--ray and --workers-per-node need --workers N",
+                        "e.g. --ray HEAD:6379 --workers 2")  # fmt: skip
     if not plain:
         for pair in options.set_params:
             _apply_set(doc, pair)

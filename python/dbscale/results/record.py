@@ -317,6 +317,11 @@ class RunRecord(_Part):
     consistency: ConsistencySection | None = None
     outages: list[OutageSection] | None = None  # results/outages.py
     outages_counted: bool = False  # the plan's statistics.include_outages when it was recorded
+    # A scaled-out run (dbscale/scaleout): each worker's host, share, totals, start skew,
+    # histogram; `worker_lost` when one died or stopped answering (the run failed; --resume
+    # runs it again).
+    workers: list[dict[str, JsonValue]] = Field(default_factory=list)
+    worker_lost: bool = False
 
     @classmethod
     def from_json(cls, data: Any, where: str = "a record") -> RunRecord:

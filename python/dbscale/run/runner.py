@@ -9,9 +9,10 @@ boundary, twice to abandon transactions in flight; either way the partial run is
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import TYPE_CHECKING, Protocol
 
 from rich.console import Console
 
@@ -35,7 +36,7 @@ from dbscale.results.directory import ResultsDir, RunMeta, make_record
 from dbscale.results.expectations import flag_contradictions
 from dbscale.results.micro_records import MicroRecord, append_micro, micro_summary, read_micro
 from dbscale.results.points import FigureCache, PointSummary, SummarySettings, summarize_points
-from dbscale.results.record import RunRecord
+from dbscale.results.record import Interval, RunRecord
 from dbscale.run import data
 from dbscale.run.console import compact_output, print_points, print_run, print_summary
 from dbscale.run.micro_step import print_micro_record, print_micro_summary, run_micro_step
@@ -47,6 +48,9 @@ from dbscale.targets.facts import load_target_records
 from dbscale.targets.lifecycle import TargetFailedError
 from dbscale.targets.spec import target_info
 from dbscale.values import JsonObject, utc_now
+
+if TYPE_CHECKING:
+    from dbscale.scaleout.pool import WorkerPool
 
 POLL_INTERVAL_S = 0.2
 
@@ -67,14 +71,28 @@ class PlanOutcome:
     records: list[RunRecord] = field(default_factory=list)
 
 
+class RunHandle(Protocol):
+    """What `run_one` drives: the core's `Run`, or a scaled-out run over workers."""
+
+    def wait(self, timeout_s: float) -> bool: ...
+    def poll(self) -> list[Interval]: ...
+    def cancel(self) -> None: ...
+    def result(self) -> RunRecord: ...
+
+
 def run_one(
-    config: RunConfig, progress: RunProgress, slot: RunSlot, observer: StudyObserver | None = None
+    config: RunConfig,
+    progress: RunProgress,
+    slot: RunSlot,
+    observer: StudyObserver | None = None,
+    start: Callable[[RunConfig], RunHandle] = Run,
 ) -> RunOutcome:
-    """Starts one run in the native core and follows it to its end (observed, if asked)."""
+    """Starts one run (in the native core, or over the study's workers) and follows it to its
+    end (observed, if asked)."""
     started = utc_now()
     watch = observer.watch(config) if observer is not None else None
     try:
-        handle = Run(config)
+        handle = start(config)
     except BaseException:
         if watch is not None:
             watch.close()
@@ -115,8 +133,9 @@ def run_one(
 
 
 def done_run_keys(records: Sequence[RunRecord]) -> set[str]:
-    """The runs a resumed study need not repeat: recorded and not cancelled."""
-    return {r.run_key for r in records if r.run_key and not r.cancelled}
+    """The runs a resumed study need not repeat: recorded, not cancelled, and not cut short by
+    a lost load-generator worker (the database did nothing wrong there)."""
+    return {r.run_key for r in records if r.run_key and not r.cancelled and not r.worker_lost}
 
 
 def check_resumable(study: Study, records: Sequence[RunRecord]) -> None:
@@ -181,6 +200,7 @@ class StudyRunner:
         self.failed_targets: dict[str, str] = {}  # target name -> why it was skipped
         self.observer = StudyObserver(results.path)  # host facts once, host.json
         self.micro = read_micro(results.path)  # the micro steps recorded so far
+        self.pool: WorkerPool | None = None  # scale_out: the study's workers, started once
 
     def run(self) -> PlanOutcome:
         outcome = PlanOutcome()
@@ -227,6 +247,8 @@ class StudyRunner:
                 print_points(self.out, points)
                 print_price_performance(self.out, points)
             print_micro_summary(self.out, self._micro_rows())
+            if self.pool is not None:
+                self.pool.close()
         outages = [r for r in outcome.records if r.verdict.status == "outage"]
         if outages:
             raise RunError(
@@ -282,10 +304,25 @@ class StudyRunner:
         data.print_data_summary(self.progress.console, "load", core.prepare(config))
         self.loaded.add((point.target.name, point.data_label))
 
+    def _starter(self) -> Callable[[RunConfig], RunHandle]:
+        """How a run starts: in this process's core, or over the study's workers."""
+        settings = self.study.plan.scale_out
+        if settings is None:
+            return Run
+        if self.pool is None:
+            from dbscale.scaleout.pool import WorkerPool
+
+            self.pool = WorkerPool(settings, self.progress.note)
+            self.observer.options = replace(
+                self.observer.options, client_pids=self.pool.local_pids()
+            )  # local workers' engine threads are dbscale's, not "other processes"
+        return self.pool.start
+
     def _run(self, step: RunStep, config: RunConfig, slot: RunSlot) -> RunRecord:
         point = step.point
+        start = self._starter()
         try:
-            done = run_one(config, self.progress, slot, self.observer)
+            done = run_one(config, self.progress, slot, self.observer, start)
         except NotPreparedError as exc:
             mark = (point.target.name, point.data_label)
             if self.study.plan.prepare.load != "auto" or mark in self.loaded:
@@ -293,7 +330,7 @@ class StudyRunner:
             self.progress.note(f"{point.target.name}: {exc.message}; loading {point.data_label}")
             data.print_data_summary(self.progress.console, "load", core.prepare(config))
             self.loaded.add(mark)
-            done = run_one(config, self.progress, slot, self.observer)
+            done = run_one(config, self.progress, slot, self.observer, start)
         consistency, interrupted = self._check_after(config, done)
         record = make_record(
             done.native,

@@ -235,4 +235,4 @@ class DistributedRun:
         return entry
 
     def _name(self, state: WorkerState) -> str:
-        return f"worker {state.share.worker + 1} on {state.info.get('host', '?')}"
+        return state.worker.name

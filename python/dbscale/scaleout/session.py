@@ -38,6 +38,14 @@ def _host_cpu() -> tuple[int, int] | None:
     return sum(fields) - idle, sum(fields)
 
 
+def _ray_node_ip() -> str | None:
+    """The node's address when this session is a Ray actor."""
+    ray = sys.modules.get("ray")
+    if ray is None or not ray.is_initialized():
+        return None
+    return str(ray.util.get_node_ip_address())
+
+
 class WorkerSession:
     def __init__(self) -> None:
         self._run: core.Run | None = None
@@ -55,6 +63,7 @@ class WorkerSession:
             "core_version": core.version(),
             "python": platform.python_version(),
             "executable": sys.executable,
+            "node_ip": _ray_node_ip(),
         }
 
     def prepare(self, config_json: str) -> JsonObject:

@@ -32,8 +32,7 @@ class Pending(Protocol):
 
 
 class Worker(Protocol):
-    @property
-    def name(self) -> str: ...
+    name: str  # for messages: `worker 2 on db-client-2 (10.0.0.7)` once its host is known
 
     def submit(self, call: str, *args: Any) -> Pending: ...
 
@@ -69,11 +68,8 @@ class ProcessWorker:
             start_new_session=True,  # Ctrl-C is the coordinator's to handle
         )  # fmt: skip
         self.answers: queue.Queue[object] = queue.Queue()
+        self.name = f"worker {index + 1} (local process {self.process.pid})"
         threading.Thread(target=self._read, daemon=True).start()
-
-    @property
-    def name(self) -> str:
-        return f"worker {self.index + 1} (local process {self.process.pid})"
 
     def _read(self) -> None:
         assert self.process.stdout is not None

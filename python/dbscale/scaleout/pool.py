@@ -1,0 +1,65 @@
+"""A study's load-generator workers: started once (local processes, or Ray actors placed on the
+cluster's nodes), checked to run this very dbscale, named by their host, used by every run of
+the study, and stopped at its end."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from dbscale import __version__, core
+from dbscale.config import RunConfig
+from dbscale.errors import ConfigError
+from dbscale.scaleout.coordinator import DistributedRun
+from dbscale.scaleout.settings import ScaleOut
+from dbscale.scaleout.workers import ProcessWorker, Worker, gather, process_workers
+
+START_TIMEOUT_S = 120.0
+
+
+class WorkerPool:
+    def __init__(self, settings: ScaleOut, note: Callable[[str], None]) -> None:
+        self.note = note
+        self._ray: Any = None
+        if settings.ray is not None:
+            from dbscale.scaleout.ray_workers import RayPool
+
+            self._ray = RayPool(settings.ray, settings.workers, settings.per_node)
+            self.workers: list[Worker] = list(self._ray.workers)
+        else:
+            self.workers = process_workers(settings.workers)
+        try:
+            self.infos = gather([w.submit("info") for w in self.workers], START_TIMEOUT_S)
+            self._check_and_name()
+        except BaseException:
+            self.close()
+            raise
+        hosts = sorted({str(i.get("host")) for i in self.infos})
+        where = f"Ray at {settings.ray}" if settings.ray else "local processes"
+        note(f"{len(self.workers)} load-generator workers ({where}) on {', '.join(hosts)}")
+
+    def _check_and_name(self) -> None:
+        mine = (__version__, core.version())
+        for i, (worker, info) in enumerate(zip(self.workers, self.infos, strict=True)):
+            where = info.get("node_ip") or f"pid {info.get('pid')}"
+            worker.name = f"worker {i + 1} on {info.get('host')} ({where})"
+            theirs = (info.get("dbscale_version"), info.get("core_version"))
+            if theirs != mine:
+                raise ConfigError(
+                    f"{worker.name} runs dbscale {theirs[0]} (core {theirs[1]}); this is "
+                    f"{mine[0]} (core {mine[1]})",
+                    "install the same dbscale on every node (results would not be comparable)",
+                )
+
+    def local_pids(self) -> tuple[int, ...]:
+        """The worker processes on this machine (none for Ray workers)."""
+        return tuple(w.process.pid for w in self.workers if isinstance(w, ProcessWorker))
+
+    def start(self, config: RunConfig) -> DistributedRun:
+        return DistributedRun(config, self.workers, self.infos, self.note)
+
+    def close(self) -> None:
+        for worker in self.workers:
+            worker.close()
+        if self._ray is not None:
+            self._ray.close()
