@@ -4,6 +4,7 @@ the study, and stopped at its end."""
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable
 from typing import Any
 
@@ -12,7 +13,7 @@ from dbscale.config import RunConfig
 from dbscale.errors import ConfigError
 from dbscale.scaleout.coordinator import DistributedRun
 from dbscale.scaleout.settings import ScaleOut
-from dbscale.scaleout.workers import ProcessWorker, Worker, gather, process_workers
+from dbscale.scaleout.workers import Worker, gather, process_workers
 
 START_TIMEOUT_S = 120.0
 
@@ -34,15 +35,15 @@ class WorkerPool:
         except BaseException:
             self.close()
             raise
-        hosts = sorted({str(i.get("host")) for i in self.infos})
         where = f"Ray at {settings.ray}" if settings.ray else "local processes"
-        note(f"{len(self.workers)} load-generator workers ({where}) on {', '.join(hosts)}")
+        names = "; ".join(w.name for w in self.workers)
+        note(f"{len(self.workers)} load-generator workers ({where}): {names}")
 
     def _check_and_name(self) -> None:
         mine = (__version__, core.version())
         for i, (worker, info) in enumerate(zip(self.workers, self.infos, strict=True)):
-            where = info.get("node_ip") or f"pid {info.get('pid')}"
-            worker.name = f"worker {i + 1} on {info.get('host')} ({where})"
+            node = f"{info['node_ip']}, " if info.get("node_ip") else ""
+            worker.name = f"worker {i + 1} on {info.get('host')} ({node}pid {info.get('pid')})"
             theirs = (info.get("dbscale_version"), info.get("core_version"))
             if theirs != mine:
                 raise ConfigError(
@@ -52,8 +53,9 @@ class WorkerPool:
                 )
 
     def local_pids(self) -> tuple[int, ...]:
-        """The worker processes on this machine (none for Ray workers)."""
-        return tuple(w.process.pid for w in self.workers if isinstance(w, ProcessWorker))
+        """The worker processes on this machine (local ones, and Ray actors placed here)."""
+        here = socket.gethostname()
+        return tuple(int(str(i["pid"])) for i in self.infos if i.get("host") == here)
 
     def start(self, config: RunConfig) -> DistributedRun:
         return DistributedRun(config, self.workers, self.infos, self.note)

@@ -8,7 +8,10 @@ merge and failure policy are the coordinator's own. A dead actor (its process or
 from __future__ import annotations
 
 import math
+import os
 import signal
+import socket
+import sys
 from contextlib import suppress
 from typing import Any
 
@@ -17,15 +20,36 @@ from dbscale.scaleout.session import WorkerSession
 from dbscale.scaleout.workers import Worker, WorkerLost
 
 PLACEMENT_TIMEOUT_S = 120.0
+CONNECT_TIMEOUT_S = 5.0
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 INSTALL_HINT = "pip install 'dbscale[ray]' (Ray 2.52 or later, the same version on every node)"
 
 
-def _ray() -> Any:
+def _ray(loopback: bool) -> Any:
+    if loopback and "ray" not in sys.modules:
+        # A head on 127.0.0.1 (tests, one machine) listens there only; Ray would look for it
+        # at this machine's outside address unless told the cluster is this machine alone.
+        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
     try:
         import ray
     except ImportError:
         raise ConfigError("--ray needs Ray, which is not installed", INSTALL_HINT) from None
     return ray
+
+
+def _reachable(address: str) -> str:
+    """The head's host, after checking its port answers (Ray itself would retry for minutes)."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise ConfigError(f"--ray {address}: not HOST:PORT", "e.g. --ray 10.0.0.5:6379")
+    try:
+        with socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S):
+            return host
+    except OSError as exc:
+        raise TargetError(
+            f"--ray {address}: no Ray head answers there ({exc.strerror or exc})",
+            "start it first: ray start --head --port 6379 (docs/scaleout.md), and open the port",
+        ) from None
 
 
 class _RayPending:
@@ -63,7 +87,8 @@ class RayPool:
     """Connects to the cluster at `address`, places `count` workers and starts them."""
 
     def __init__(self, address: str, count: int, per_node: int = 1) -> None:
-        ray = self.ray = _ray()
+        host = _reachable(address)
+        ray = self.ray = _ray(host in LOOPBACK)
         from ray.util.placement_group import placement_group, remove_placement_group
         from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 

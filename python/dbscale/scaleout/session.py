@@ -38,12 +38,12 @@ def _host_cpu() -> tuple[int, int] | None:
     return sum(fields) - idle, sum(fields)
 
 
-def _ray_node_ip() -> str | None:
-    """The node's address when this session is a Ray actor."""
+def _ray_node() -> tuple[str | None, str | None]:
+    """The node's address and id when this session is a Ray actor."""
     ray = sys.modules.get("ray")
     if ray is None or not ray.is_initialized():
-        return None
-    return str(ray.util.get_node_ip_address())
+        return None, None
+    return str(ray.util.get_node_ip_address()), str(ray.get_runtime_context().get_node_id())
 
 
 class WorkerSession:
@@ -55,6 +55,7 @@ class WorkerSession:
     def info(self) -> JsonObject:
         from dbscale import __version__
 
+        node_ip, node_id = _ray_node()
         return {
             "host": socket.gethostname(),
             "pid": os.getpid(),
@@ -63,7 +64,8 @@ class WorkerSession:
             "core_version": core.version(),
             "python": platform.python_version(),
             "executable": sys.executable,
-            "node_ip": _ray_node_ip(),
+            "node_ip": node_ip,
+            "node_id": node_id,
         }
 
     def prepare(self, config_json: str) -> JsonObject:
