@@ -197,6 +197,8 @@ class DistributedRun:
             self._worker_entry(s, None) for s in self.states if s.lost
         ]
         if self.failure is not None:
+            # Stopped by the coordinator, not by the person: a failed run, not a cancelled one.
+            merged["cancelled"] = False
             merged["verdict"] = {"status": "failed", "message": self.failure}
             merged["worker_lost"] = True
         return RunRecord.from_json(merged, "the merged result of the workers")
@@ -207,6 +209,8 @@ class DistributedRun:
             "worker": share.worker + 1,
             "host": state.info.get("host"),
             "pid": state.info.get("pid"),
+            "node_ip": state.info.get("node_ip"),
+            "node_id": state.info.get("node_id"),
             "cpus": state.info.get("cpus"),
             "first_client": share.first_client,
             "clients": share.clients,

@@ -19,7 +19,8 @@ from dbscale.errors import ConfigError, RunError, TargetError
 from dbscale.scaleout.session import WorkerSession
 from dbscale.scaleout.workers import Worker, WorkerLost
 
-PLACEMENT_TIMEOUT_S = 120.0
+# How long Ray may take to find room for the workers (DBSCALE_RAY_PLACEMENT_TIMEOUT_S).
+PLACEMENT_TIMEOUT_S = float(os.environ.get("DBSCALE_RAY_PLACEMENT_TIMEOUT_S", "120"))
 CONNECT_TIMEOUT_S = 5.0
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 INSTALL_HINT = "pip install 'dbscale[ray]' (Ray 2.52 or later, the same version on every node)"
@@ -111,8 +112,8 @@ class RayPool:
         try:
             ray.get(self.group.ready(), timeout=PLACEMENT_TIMEOUT_S)
         except ray.exceptions.GetTimeoutError:
-            self.close()
             alive = [n for n in ray.nodes() if n.get("Alive")]
+            self.close()
             raise TargetError(
                 f"--workers {count}: Ray could not place {nodes} node(s) of {per_node} worker(s) "
                 f"with a CPU each ({len(alive)} node(s) in the cluster)",

@@ -1,0 +1,200 @@
+"""One run's clients over several load-generator workers, against the test PostgreSQL: local
+worker processes, and Ray actors on a two-node Ray cluster bound to 127.0.0.1. The merged record
+must be what one machine would have recorded: transactions the workers' sum, percentiles those of
+the union of their histograms (decoded here by HdrHistogram's own Python package, not by dbscale),
+an open-model rate split so the total is reached; a killed worker fails the run naming it, keeps
+the other's measurements, and the study resumes."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dbscale.errors import EXIT_RUN
+from tests.conftest import REPO, PgTestServer, skip_or_fail
+from tests.integration.conftest import dbscale, read_runs
+
+pytestmark = [pytest.mark.server, pytest.mark.native, pytest.mark.slow]
+
+HIGHEST_US = 3_600_000_000  # the core's histogram range: 1 us to an hour, 3 digits
+
+
+def _decoded(blobs: list[str]) -> Any:
+    """The union of stored histograms, decoded and added by HdrHistogram's Python package."""
+    from hdrh.histogram import HdrHistogram
+
+    union = HdrHistogram(1, HIGHEST_US, 3)
+    for blob in blobs:
+        union.decode_and_add(blob)
+    return union
+
+
+def _buckets(histogram: Any) -> dict[int, int]:
+    return {v.value_iterated_to: v.count_at_value_iterated_to
+            for v in histogram.get_recorded_iterator()}  # fmt: skip
+
+
+def _check_exact_merge(record: dict[str, Any], workers: int) -> None:
+    parts = record["workers"]
+    assert len(parts) == workers and record["config_workers"] == workers
+    assert sum(w["transactions"] for w in parts) == record["transactions"] > 0
+    assert sum(w["clients"] for w in parts) == record["clients"]
+    assert [w["first_client"] for w in parts] == [0, parts[0]["clients"]][:workers]
+    union = _decoded([w["histogram"] for w in parts])
+    merged = _decoded([record["histogram"]])
+    assert _buckets(merged) == _buckets(union)  # value by value, not only percentiles
+    latency = record["latency_ms"]
+    assert union.get_total_count() == latency["count"] == record["transactions"]
+    buckets = sorted(_buckets(union).items())
+    for p in (50, 95, 99, 99.9):
+        assert merged.get_value_at_percentile(p) == union.get_value_at_percentile(p)
+        # The record's percentile: the first value whose cumulative count reaches the rank.
+        rank, seen = max(1, math.ceil(p / 100 * union.get_total_count())), 0
+        value = next(v for v, n in buckets if (seen := seen + n) >= rank)
+        assert latency[f"p{p:g}".replace(".", "")] * 1000 == pytest.approx(value, abs=0.5), p
+    assert sum(i["transactions"] for i in record["intervals"]) == record["transactions"]
+    for part in parts:
+        assert 0 <= part["start_skew_bound_ms"] < 50, part
+
+
+def test_two_local_workers_merge_exactly(tpcb_url: str, tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    done = dbscale("run", "tpcb", "--target", tpcb_url, "--clients", "4", "-T", "2s",
+                   "--workers", "2", "--out", str(out))  # fmt: skip
+    done.assert_ok()
+    assert "2 load-generator workers (local processes): worker 1 on" in done.err
+    (record,) = read_runs(out / "runs.jsonl")
+    _check_exact_merge(record, 2)
+    assert record["verdict"]["status"] in ("ok", "errors")
+    assert "other processes used" not in done.text  # the workers' CPU is dbscale's
+
+
+def test_an_open_model_rate_is_split_to_reach_the_total(tpcb_url: str, tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    dbscale("run", "tpcb-select-only", "--target", tpcb_url, "--clients", "4", "-T", "3s",
+            "--rate", "3000", "--workers", "2", "--out", str(out)).assert_ok()  # fmt: skip
+    (record,) = read_runs(out / "runs.jsonl")
+    assert record["rate_tps"] == 3000
+    assert record["tps"] == pytest.approx(3000, rel=0.08)  # Poisson: ~9,000 arrivals, 1% sd
+    shares = [w["transactions"] for w in record["workers"]]
+    assert all(abs(n - record["transactions"] / 2) < 0.1 * record["transactions"] for n in shares)
+    assert record["schedule_lag_ms"]["count"] == record["transactions"]
+
+
+def test_tpcc_terminals_are_the_runs_own(live: PgTestServer, tmp_path: Path) -> None:
+    url = live.fresh_database("dbscale_scaleout_tpcc")
+    dbscale("prepare", "tpcc", "--target", url, "--set", "warehouses=2").assert_ok()
+    out = tmp_path / "results"
+    dbscale("run", "tpcc", "--target", url, "--clients", "4", "-T", "3s", "--set", "wait=false",
+            "--workers", "2", "--out", str(out)).assert_ok()  # fmt: skip
+    (record,) = read_runs(out / "runs.jsonl")
+    _check_exact_merge(record, 2)
+    tpcc = record["tpcc"]
+    assert tpcc["active_warehouses"] == 2 and tpcc["new_orders"] > 0
+    assert tpcc["new_orders"] == record["transaction_types"]["new_order"]["transactions"]
+    assert tpcc["tpmc"] == pytest.approx(tpcc["new_orders"] / (record["duration_s"] / 60))
+
+
+def _start_and_kill_one(args: list[str], kill_after_s: float) -> tuple[int, str, int]:
+    """Runs `dbscale run ARGS`, kills worker 2's process `kill_after_s` after the workers are
+    named; the exit code, standard error and the killed pid."""
+    process = subprocess.Popen([sys.executable, "-m", "dbscale", "run", *args],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               cwd=REPO)  # fmt: skip
+    assert process.stderr is not None
+    seen = []
+    for line in process.stderr:
+        seen.append(line)
+        if "load-generator workers" in line:
+            break
+    victim = int(line.split("worker 2 on ", 1)[1].split("pid ", 1)[1].split(")", 1)[0])
+    time.sleep(kill_after_s)
+    os.kill(victim, signal.SIGKILL)
+    _, err = process.communicate(timeout=120)
+    return process.returncode, "".join(seen) + err, victim
+
+
+def _check_lost_run(out: Path, code: int, err: str, victim: int) -> None:
+    assert code == EXIT_RUN, err
+    assert "error: worker 2 on " in err and f"pid {victim}) was lost" in err, err
+    assert "the other workers' measurements are kept" in err
+    assert "Traceback" not in err
+    (record,) = read_runs(out / "runs.jsonl")
+    assert record["worker_lost"] is True and record["verdict"]["status"] == "failed"
+    kept, lost = record["workers"]
+    assert kept["transactions"] == record["transactions"] > 0 and "lost" in lost
+
+
+def test_a_killed_worker_fails_the_run_and_the_study_resumes(tpcb_url: str, tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    args = ["tpcb-select-only", "--target", tpcb_url, "--clients", "4", "-T", "5s",
+            "--workers", "2", "--out", str(out)]  # fmt: skip
+    code, err, victim = _start_and_kill_one(args, 2.0)
+    _check_lost_run(out, code, err, victim)
+    resumed = dbscale("run", *args[:-2], "--resume", str(out))
+    resumed.assert_ok()
+    records = read_runs(out / "runs.jsonl")
+    assert len(records) == 2 and records[1]["verdict"]["status"] == "ok"
+    assert records[1]["run_key"] == records[0]["run_key"]
+
+
+@pytest.fixture(scope="module")
+def ray_cluster() -> Iterator[str]:
+    """A head (no CPUs: no load on it) and two one-CPU nodes, all on 127.0.0.1."""
+    try:
+        from ray.cluster_utils import Cluster
+    except ImportError:
+        skip_or_fail("Ray is missing: `make venv` installs the dev extra")
+        raise
+    memory = 80 * 1024 * 1024
+    cluster = Cluster(initialize_head=True, head_node_args={
+        "num_cpus": 0, "include_dashboard": False, "object_store_memory": memory,
+        "node_ip_address": "127.0.0.1"})  # fmt: skip
+    try:
+        for _ in range(2):
+            cluster.add_node(num_cpus=1, object_store_memory=memory, node_ip_address="127.0.0.1")
+        cluster.wait_for_nodes()
+        yield str(cluster.address)
+    finally:
+        cluster.shutdown()
+
+
+def test_ray_workers_one_per_node(ray_cluster: str, tpcb_url: str, tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    done = dbscale("run", "tpcb", "--target", tpcb_url, "--clients", "4", "-T", "2s",
+                   "--ray", ray_cluster, "--workers", "2", "--out", str(out))  # fmt: skip
+    done.assert_ok()
+    assert f"(Ray at {ray_cluster})" in done.err
+    (record,) = read_runs(out / "runs.jsonl")
+    _check_exact_merge(record, 2)
+    nodes = {w["node_id"] for w in record["workers"]}
+    assert len(nodes) == 2 and None not in nodes  # STRICT_SPREAD: a node each
+
+
+def test_three_ray_workers_do_not_fit_two_nodes_one_each(
+    ray_cluster: str, tpcb_url: str, tmp_path: Path
+) -> None:
+    done = dbscale("run", "tpcb", "--target", tpcb_url, "--clients", "4", "-T", "1s",
+                   "--ray", ray_cluster, "--workers", "3", "--out", str(tmp_path / "r"),
+                   env={"DBSCALE_RAY_PLACEMENT_TIMEOUT_S": "5"})  # fmt: skip
+    done.assert_user_error()
+    assert "Ray could not place 3 node(s) of 1 worker(s)" in done.err
+
+
+def test_a_killed_ray_worker_fails_the_run(ray_cluster: str, tpcb_url: str, tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    args = ["tpcb-select-only", "--target", tpcb_url, "--clients", "4", "-T", "5s",
+            "--ray", ray_cluster, "--workers", "2", "--out", str(out)]  # fmt: skip
+    code, err, victim = _start_and_kill_one(args, 2.0)
+    _check_lost_run(out, code, err, victim)
+    assert json.loads((out / "summary.json").read_text())["runs"][0]["status"] == "failed"
