@@ -6,7 +6,7 @@ core receives, and Rust validates it again (`deny_unknown_fields`), so both side
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import ErrorDetails
@@ -59,6 +59,15 @@ class WorkerShare(_Model):
     total_clients: int = Field(ge=1, le=MAX_CLIENTS)
 
 
+class LoadPart(_Model):
+    """`prepare` only: one phase of a load split over workers (`schema` on one, `rows` on
+    every worker, each its `part` of `parts`, `finish` on one)."""
+
+    phase: Literal["schema", "rows", "finish"]
+    part: int = Field(default=0, ge=0)
+    parts: int = Field(default=1, ge=1)
+
+
 class RunConfig(_Model):
     """Everything one run, prepare or cleanup needs. Defaults match config.rs."""
 
@@ -77,6 +86,7 @@ class RunConfig(_Model):
     seed: int | None = Field(default=None, ge=0, le=MAX_SEED)
     interval_s: float = Field(default=1.0, ge=0.05, allow_inf_nan=False)
     share: WorkerShare | None = None  # set on a scaled-out run's workers only
+    load_part: LoadPart | None = None  # set on a split load's parts only
 
     @field_validator("clients", "threads", "max_tries")
     @classmethod
@@ -90,7 +100,8 @@ class RunConfig(_Model):
         return json.dumps(self._dump(), separators=(",", ":"))
 
     def _dump(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", exclude={"share"} if self.share is None else set())
+        unset = {name for name in ("share", "load_part") if getattr(self, name) is None}
+        return self.model_dump(mode="json", exclude=unset)
 
     def redacted(self) -> dict[str, Any]:
         """The configuration as stored in results: the target URL without its password."""

@@ -45,6 +45,47 @@ pub struct RunConfig {
     /// This run is one worker's share of a run spread over several load generators.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub share: Option<WorkerShare>,
+    /// `prepare` only: one phase, or one worker's part of the rows, of a load split over
+    /// several load generators.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_part: Option<LoadPart>,
+}
+
+/// A load split over workers: `schema` (drop and create) on one, `rows` on every worker, each
+/// its `part` of `parts` (TPC-C warehouses, sysbench tables, TPC-B account ranges), then
+/// `finish` (keys, indexes, statistics) on one.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoadPart {
+    pub phase: LoadPhase,
+    #[serde(default)]
+    pub part: u32,
+    #[serde(default = "one")]
+    pub parts: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LoadPhase {
+    Schema,
+    Rows,
+    Finish,
+}
+
+impl LoadPart {
+    /// Whether `phase` runs here (every phase when the load is not split).
+    pub fn runs(part: Option<&LoadPart>, phase: LoadPhase) -> bool {
+        part.is_none_or(|p| p.phase == phase)
+    }
+
+    /// Whether the piece numbered `key` (a warehouse, a table, a range) is this part's.
+    pub fn owns(part: Option<&LoadPart>, key: u64) -> bool {
+        part.is_none_or(|p| key % u64::from(p.parts.max(1)) == u64::from(p.part))
+    }
 }
 
 /// One worker's part of a scaled-out run: its clients are `first_client ..` of the whole run's
@@ -148,6 +189,14 @@ impl RunConfig {
         }
         if self.max_tries == 0 {
             return fail("max_tries must be at least 1".into());
+        }
+        if let Some(part) = &self.load_part {
+            if part.parts == 0 || part.part >= part.parts {
+                return fail(format!(
+                    "load part {} of {} does not exist",
+                    part.part, part.parts
+                ));
+            }
         }
         if let Some(share) = &self.share {
             if u64::from(share.first_client) + u64::from(self.clients)

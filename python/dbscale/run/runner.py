@@ -301,22 +301,30 @@ class StudyRunner:
         point = step.point
         self.progress.note(f"{step.label} ...")
         config = point.run_config(self.opened[point.target.name])
-        data.print_data_summary(self.progress.console, "load", core.prepare(config))
+        data.print_data_summary(self.progress.console, "load", self._load(config))
         self.loaded.add((point.target.name, point.data_label))
 
-    def _starter(self) -> Callable[[RunConfig], RunHandle]:
-        """How a run starts: in this process's core, or over the study's workers."""
+    def _workers(self) -> WorkerPool | None:
+        """The study's load-generator workers (scale_out), started on first use."""
         settings = self.study.plan.scale_out
-        if settings is None:
-            return Run
-        if self.pool is None:
+        if settings is not None and self.pool is None:
             from dbscale.scaleout.pool import WorkerPool
 
             self.pool = WorkerPool(settings, self.progress.note)
             self.observer.options = replace(
                 self.observer.options, client_pids=self.pool.local_pids()
             )  # local workers' engine threads are dbscale's, not "other processes"
-        return self.pool.start
+        return self.pool
+
+    def _starter(self) -> Callable[[RunConfig], RunHandle]:
+        """How a run starts: in this process's core, or over the study's workers."""
+        pool = self._workers()
+        return pool.start if pool is not None else Run
+
+    def _load(self, config: RunConfig) -> core.DataSummary:
+        """Loads a data set: here, or split over the study's workers."""
+        pool = self._workers()
+        return pool.load(config) if pool is not None else core.prepare(config)
 
     def _run(self, step: RunStep, config: RunConfig, slot: RunSlot) -> RunRecord:
         point = step.point
@@ -328,7 +336,7 @@ class StudyRunner:
             if self.study.plan.prepare.load != "auto" or mark in self.loaded:
                 raise
             self.progress.note(f"{point.target.name}: {exc.message}; loading {point.data_label}")
-            data.print_data_summary(self.progress.console, "load", core.prepare(config))
+            data.print_data_summary(self.progress.console, "load", self._load(config))
             self.loaded.add(mark)
             done = run_one(config, self.progress, slot, self.observer, start)
         consistency, interrupted = self._check_after(config, done)

@@ -12,7 +12,7 @@ from typing import Any
 
 from dbscale.scaleout.session import WorkerSession
 
-CALLS = ("info", "prepare", "ready", "go", "poll", "cancel", "result")
+CALLS = ("info", "prepare", "load", "ready", "go", "poll", "cancel", "result")
 
 
 def answer(session: WorkerSession, line: str) -> dict[str, Any]:

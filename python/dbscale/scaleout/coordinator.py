@@ -27,13 +27,13 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
-from dbscale import core, errors
+from dbscale import core
 from dbscale.config import RunConfig
 from dbscale.errors import DbscaleError, RunError
 from dbscale.results.record import Interval, RunRecord
 from dbscale.scaleout.live import merge_intervals
 from dbscale.scaleout.split import Share, split_run
-from dbscale.scaleout.workers import Worker, WorkerLost, gather
+from dbscale.scaleout.workers import Worker, WorkerLost, gather, raise_refusal
 from dbscale.values import JsonObject
 
 HEARTBEAT_S = 3.0  # a worker that does not answer a poll in this long is lost
@@ -84,14 +84,11 @@ class DistributedRun:
     def _prepare(self) -> None:
         pending = [s.worker.submit("prepare", s.share.config.to_core_json()) for s in self.states]
         answers = gather(pending, READY_TIMEOUT_S)
-        refused = next((a for a in answers if isinstance(a, dict) and a.get("error")), None)
-        if refused is not None:
+        try:
+            raise_refusal(answers)
+        except DbscaleError:
             self.cancel()
-            kind = getattr(errors, str(refused.get("kind")), DbscaleError)
-            kind = (
-                kind if isinstance(kind, type) and issubclass(kind, DbscaleError) else DbscaleError
-            )
-            raise kind(str(refused["error"]), refused.get("hint"))
+            raise
 
     def _start_together(self) -> None:
         deadline = time.monotonic() + READY_TIMEOUT_S

@@ -5,17 +5,20 @@ the study, and stopped at its end."""
 from __future__ import annotations
 
 import socket
+import time
 from collections.abc import Callable
 from typing import Any
 
 from dbscale import __version__, core
-from dbscale.config import RunConfig
+from dbscale.config import LoadPart, RunConfig
+from dbscale.core import DataStep, DataSummary
 from dbscale.errors import ConfigError
 from dbscale.scaleout.coordinator import DistributedRun
 from dbscale.scaleout.settings import ScaleOut
-from dbscale.scaleout.workers import Worker, gather, process_workers
+from dbscale.scaleout.workers import Pending, Worker, gather, process_workers, raise_refusal
 
 START_TIMEOUT_S = 120.0
+LOAD_TIMEOUT_S = 7 * 24 * 3600.0  # a load takes what it takes; a dead worker is noticed
 
 
 class WorkerPool:
@@ -56,6 +59,34 @@ class WorkerPool:
         """The worker processes on this machine (local ones, and Ray actors placed here)."""
         here = socket.gethostname()
         return tuple(int(str(i["pid"])) for i in self.infos if i.get("host") == here)
+
+    def load(self, config: RunConfig) -> DataSummary:
+        """The data loaded by the workers together: the schema by the first, each worker's part
+        of the rows at once (TPC-C warehouses, sysbench tables, TPC-B account ranges), then the
+        keys and statistics by the first."""
+        started = time.monotonic()
+        parts = len(self.workers)
+
+        def ask(worker: Worker, phase: str, part: int) -> Pending:
+            piece = LoadPart.model_validate({"phase": phase, "part": part, "parts": parts})
+            return worker.submit("load", config.model_copy(update={"load_part": piece})
+                                 .to_core_json())  # fmt: skip
+
+        first = self.workers[0]
+        answers = [ask(first, "schema", 0).get(LOAD_TIMEOUT_S)]
+        raise_refusal(answers)
+        rows = gather([ask(w, "rows", i) for i, w in enumerate(self.workers)], LOAD_TIMEOUT_S)
+        raise_refusal(rows)
+        finish = ask(first, "finish", 0).get(LOAD_TIMEOUT_S)
+        raise_refusal([finish])
+        steps: list[DataStep] = []
+        total_rows = 0
+        labelled = [(f"{w.name}: ", r) for w, r in zip(self.workers, rows, strict=True)]
+        for label, answer in [("", answers[0]), *labelled, ("", finish)]:
+            summary = DataSummary.of(answer)
+            steps += [DataStep(label + s.name, s.seconds) for s in summary.steps]
+            total_rows += summary.rows or 0
+        return DataSummary(tuple(steps), total_rows, time.monotonic() - started)
 
     def start(self, config: RunConfig) -> DistributedRun:
         return DistributedRun(config, self.workers, self.infos, self.note)

@@ -19,6 +19,7 @@ import platform
 import socket
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 from dbscale import core
@@ -79,6 +80,14 @@ class WorkerSession:
         except DbscaleError as exc:
             return {"error": exc.message, "hint": exc.hint, "kind": type(exc).__name__}
         return {}
+
+    def load(self, config_json: str) -> JsonObject:
+        """One phase or part of a split load (`config.load_part`): the core's prepare summary."""
+        config = RunConfig.model_validate_json(config_json)
+        try:
+            return asdict(core.prepare(config))
+        except DbscaleError as exc:
+            return {"error": exc.message, "hint": exc.hint, "kind": type(exc).__name__}
 
     def ready(self) -> JsonObject | None:
         """This machine's monotonic clock once connected; `ended` if the run ended instead

@@ -111,6 +111,19 @@ def process_workers(count: int) -> list[Worker]:
     return [ProcessWorker(i) for i in range(count)]
 
 
+def raise_refusal(answers: Sequence[Any]) -> None:
+    """A worker's refusal (`{"error": ..., "kind": ...}`, e.g. tables missing) as that error."""
+    from dbscale import errors
+
+    refused = next((a for a in answers if isinstance(a, dict) and a.get("error")), None)
+    if refused is None:
+        return
+    kind = getattr(errors, str(refused.get("kind")), errors.DbscaleError)
+    if not (isinstance(kind, type) and issubclass(kind, errors.DbscaleError)):
+        kind = errors.DbscaleError
+    raise kind(str(refused["error"]), refused.get("hint"))
+
+
 def gather(pending: Sequence[Pending], timeout_s: float) -> list[Any]:
     """The answers of several workers' requests (sent already, so they work at once)."""
     return [p.get(timeout_s) for p in pending]

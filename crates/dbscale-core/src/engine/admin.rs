@@ -20,7 +20,7 @@ pub(super) fn redact_fallback(url: &str) -> String {
 /// Loads the workload's data (`dbscale prepare`).
 pub fn prepare(config: &RunConfig) -> Result<PrepareSummary, Error> {
     let (endpoint, workload) = resolve(config)?;
-    block_on(workload.prepare(&endpoint))?
+    block_on(workload.prepare(&endpoint, config.load_part.as_ref()))?
 }
 
 /// Drops the workload's data (`dbscale cleanup`).

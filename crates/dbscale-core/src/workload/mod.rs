@@ -14,6 +14,7 @@ use std::time::Duration;
 use rand::rngs::SmallRng;
 use serde::Serialize;
 
+use crate::config::LoadPart;
 use crate::config::WorkloadConfig;
 use crate::driver::{Connection, DbError, Dialect, Endpoint, ErrorClass, QueryOutcome, Statement};
 use crate::stats::result::QueryCounts;
@@ -215,11 +216,16 @@ impl Workload {
         }
     }
 
-    pub async fn prepare(&self, endpoint: &Endpoint) -> Result<PrepareSummary, Error> {
+    /// Loads the data; with `part`, one phase or one worker's part of a split load.
+    pub async fn prepare(
+        &self,
+        endpoint: &Endpoint,
+        part: Option<&LoadPart>,
+    ) -> Result<PrepareSummary, Error> {
         match self {
-            Workload::Tpcb(w) => w.prepare(endpoint).await,
-            Workload::Sysbench(w) => w.prepare(endpoint).await,
-            Workload::Tpcc(w) => w.prepare(endpoint).await,
+            Workload::Tpcb(w) => w.prepare(endpoint, part).await,
+            Workload::Sysbench(w) => w.prepare(endpoint, part).await,
+            Workload::Tpcc(w) => w.prepare(endpoint, part).await,
         }
     }
 

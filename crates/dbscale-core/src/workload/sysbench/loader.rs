@@ -14,6 +14,7 @@ use rand::SeedableRng;
 
 use super::rows::{RowBatch, COPY_BINARY_HEADER, COPY_BINARY_TRAILER};
 use super::{Sysbench, Test};
+use crate::config::{LoadPart, LoadPhase};
 use crate::driver::{Connection, Dialect, Endpoint, Param, QueryProtocol, Statement};
 use crate::workload::loading::{exec, join_all};
 use crate::workload::{PrepareStep, PrepareSummary};
@@ -37,7 +38,13 @@ struct LoaderTimes {
 }
 
 impl Sysbench {
-    pub async fn prepare(&self, endpoint: &Endpoint) -> Result<PrepareSummary, Error> {
+    /// Each table is dropped, created, loaded and indexed on its own, so a split load deals
+    /// out tables (the `rows` phase does everything; `schema` and `finish` have nothing to do).
+    pub async fn prepare(
+        &self,
+        endpoint: &Endpoint,
+        part: Option<&LoadPart>,
+    ) -> Result<PrepareSummary, Error> {
         let dialect = endpoint.dialect();
         if self.options.secondary && dialect == Dialect::Postgres {
             return Err(Error::Config(
@@ -45,9 +52,25 @@ impl Sysbench {
             ));
         }
         let started = Instant::now();
-        let loaders = self.options.tables.min(MAX_LOADERS);
+        let tables: Vec<u32> = (1..=self.options.tables)
+            .filter(|t| {
+                LoadPart::runs(part, LoadPhase::Rows) && LoadPart::owns(part, u64::from(t - 1))
+            })
+            .collect();
+        if tables.is_empty() {
+            return Ok(PrepareSummary::default()); // a split load's schema or finish phase
+        }
+        let loaders = (tables.len() as u32).min(MAX_LOADERS);
         let seed: u64 = rand::random();
-        let work = (0..loaders).map(|i| self.load_share(endpoint, i, loaders, seed ^ u64::from(i)));
+        let work = (0..loaders).map(|i| {
+            let mine: Vec<u32> = tables
+                .iter()
+                .copied()
+                .skip(i as usize)
+                .step_by(loaders as usize)
+                .collect();
+            self.load_share(endpoint, mine, seed ^ u64::from(i))
+        });
         let mut totals = LoaderTimes::default();
         for result in join_all(work.collect()).await {
             let times = result?;
@@ -58,7 +81,7 @@ impl Sysbench {
         }
         let on = format!(
             "{} tables on {loaders} connections, seconds summed",
-            self.options.tables
+            tables.len()
         );
         let mut steps = vec![
             PrepareStep {
@@ -101,12 +124,11 @@ impl Sysbench {
         })
     }
 
-    /// Loader `index` of `loaders`: tables index+1, index+1+loaders, …
+    /// One loader's tables (every loaders-th of this part's).
     async fn load_share(
         &self,
         endpoint: &Endpoint,
-        index: u32,
-        loaders: u32,
+        tables: Vec<u32>,
         seed: u64,
     ) -> Result<LoaderTimes, Error> {
         let mut conn = connect_with(endpoint, QueryProtocol::Prepared).await?;
@@ -121,7 +143,7 @@ impl Sysbench {
         } else {
             self.options.table_size
         };
-        for t in (index + 1..=self.options.tables).step_by(loaders as usize) {
+        for t in tables {
             let begun = Instant::now();
             exec(&mut conn, &format!("DROP TABLE IF EXISTS sbtest{t}")).await?;
             // PostgreSQL builds the primary key after the rows are in: one sorted build costs

@@ -7,6 +7,7 @@ use std::time::Instant;
 use bytes::Bytes;
 
 use super::{Tpcb, ACCOUNTS_PER_SCALE, BIGINT_SCALE, BRANCHES_PER_SCALE, TELLERS_PER_SCALE};
+use crate::config::{LoadPart, LoadPhase};
 use crate::driver::{Connection, Endpoint, QueryProtocol};
 use crate::workload::{PrepareStep, PrepareSummary};
 use crate::Error;
@@ -16,37 +17,86 @@ const TABLES: &str = "pgbench_accounts, pgbench_branches, pgbench_history, pgben
 const CHUNK_BYTES: usize = 256 * 1024;
 
 impl Tpcb {
-    pub async fn prepare(&self, endpoint: &Endpoint) -> Result<PrepareSummary, Error> {
-        let (mut conn, mut summary, started) = drop_tables(endpoint).await?;
-        timed(
-            &mut summary,
-            "create tables",
-            exec(&mut conn, &self.create_table_sql()),
-        )
-        .await?;
-        let rows = timed(&mut summary, "generate data", self.generate(&mut conn)).await?;
+    /// pgbench -i's steps; with `part`, one phase of a split load: `schema` drops and creates
+    /// the tables, `rows` copies this part's accounts (the first part also the branches and
+    /// tellers), `finish` vacuums and adds the keys. A split load's COPY cannot use FREEZE (the
+    /// tables were created in another transaction), so its vacuum has the hint bits to set.
+    pub async fn prepare(
+        &self,
+        endpoint: &Endpoint,
+        part: Option<&LoadPart>,
+    ) -> Result<PrepareSummary, Error> {
+        let (mut conn, mut summary, started) = if LoadPart::runs(part, LoadPhase::Schema) {
+            let (mut conn, mut summary, started) = drop_tables(endpoint).await?;
+            timed(
+                &mut summary,
+                "create tables",
+                exec(&mut conn, &self.create_table_sql()),
+            )
+            .await?;
+            (conn, summary, started)
+        } else {
+            (
+                connect(endpoint).await?,
+                PrepareSummary::default(),
+                Instant::now(),
+            )
+        };
+        if LoadPart::runs(part, LoadPhase::Rows) {
+            let rows = match part {
+                None => timed(&mut summary, "generate data", self.generate(&mut conn)).await?,
+                Some(p) => {
+                    let name = format!("generate data, part {} of {}", p.part + 1, p.parts);
+                    timed(&mut summary, &name, self.generate_part(&mut conn, p)).await?
+                }
+            };
+            summary.rows = rows;
+        }
+        if LoadPart::runs(part, LoadPhase::Finish) {
+            self.finish(&mut conn, &mut summary).await?;
+        }
+        conn.close().await;
+        summary.seconds = started.elapsed().as_secs_f64();
+        Ok(summary)
+    }
+
+    async fn finish(
+        &self,
+        conn: &mut Connection,
+        summary: &mut PrepareSummary,
+    ) -> Result<(), Error> {
         let vacuum: Vec<String> = ["branches", "tellers", "accounts", "history"]
             .iter()
             .map(|t| format!("vacuum analyze pgbench_{t}"))
             .collect();
-        timed(&mut summary, "vacuum", exec(&mut conn, &vacuum)).await?;
+        timed(summary, "vacuum", exec(conn, &vacuum)).await?;
         let keys: Vec<String> = [("branches", "bid"), ("tellers", "tid"), ("accounts", "aid")]
             .iter()
             .map(|(t, k)| format!("alter table pgbench_{t} add primary key ({k})"))
             .collect();
-        timed(&mut summary, "primary keys", exec(&mut conn, &keys)).await?;
+        timed(summary, "primary keys", exec(conn, &keys)).await?;
         if self.params.bool("foreign_keys") {
-            timed(
-                &mut summary,
-                "foreign keys",
-                exec(&mut conn, &foreign_key_sql()),
-            )
-            .await?;
+            timed(summary, "foreign keys", exec(conn, &foreign_key_sql())).await?;
         }
-        conn.close().await;
-        summary.rows = rows;
-        summary.seconds = started.elapsed().as_secs_f64();
-        Ok(summary)
+        Ok(())
+    }
+
+    /// This part's rows: its range of the accounts; the first part also the branches and
+    /// tellers. Plain COPY, no FREEZE.
+    async fn generate_part(&self, conn: &mut Connection, part: &LoadPart) -> Result<u64, Error> {
+        let scale = self.scale();
+        let accounts = ACCOUNTS_PER_SCALE * scale;
+        let (p, n) = (i64::from(part.part), i64::from(part.parts.max(1)));
+        let mut pieces = vec![("pgbench_accounts", accounts * p / n, accounts * (p + 1) / n)];
+        if part.part == 0 {
+            pieces.push(("pgbench_branches", 0, BRANCHES_PER_SCALE * scale));
+            pieces.push(("pgbench_tellers", 0, TELLERS_PER_SCALE * scale));
+        }
+        let mut rows = 0;
+        for (table, from, to) in pieces {
+            rows += copy_rows(conn, table, RowChunks::range(table, from, to), "").await?;
+        }
+        Ok(rows)
     }
 
     pub async fn cleanup(&self, endpoint: &Endpoint) -> Result<PrepareSummary, Error> {
@@ -161,14 +211,7 @@ impl Tpcb {
             ),
         ] {
             let with = if freeze { " with (freeze on)" } else { "" };
-            let sql = format!("copy {table} from stdin{with}");
-            rows += conn
-                .copy_in(&sql, RowChunks::new(table, count))
-                .await
-                .map_err(|source| Error::Sql {
-                    context: format!("loading {table}"),
-                    source,
-                })?;
+            rows += copy_rows(conn, table, RowChunks::range(table, 0, count), with).await?;
         }
         exec(conn, &["commit".into()]).await?;
         Ok(rows)
@@ -183,13 +226,27 @@ struct RowChunks {
 }
 
 impl RowChunks {
-    fn new(table: &'static str, total: i64) -> Self {
+    /// Rows `from` (0-based) up to `to` of `table`.
+    fn range(table: &'static str, from: i64, to: i64) -> Self {
         Self {
             table,
-            next: 0,
-            total,
+            next: from,
+            total: to,
         }
     }
+}
+
+async fn copy_rows(
+    conn: &mut Connection,
+    table: &'static str,
+    rows: RowChunks,
+    with: &str,
+) -> Result<u64, Error> {
+    let sql = format!("copy {table} from stdin{with}");
+    conn.copy_in(&sql, rows).await.map_err(|source| Error::Sql {
+        context: format!("loading {table}"),
+        source,
+    })
 }
 
 impl Iterator for RowChunks {

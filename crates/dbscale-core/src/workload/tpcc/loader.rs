@@ -19,6 +19,7 @@ use super::random::NurandConstants;
 use super::rows::RowBuffer;
 use super::schema::{self, LOAD_TABLE, TABLES};
 use super::Tpcc;
+use crate::config::{LoadPart, LoadPhase};
 use crate::driver::{Connection, Dialect, Endpoint, QueryProtocol};
 use crate::workload::loading::{exec, join_all};
 use crate::workload::{PrepareStep, PrepareSummary};
@@ -40,46 +41,110 @@ enum Unit {
     Orders(i64, i64),
 }
 
+impl Unit {
+    /// What a split load deals out: a warehouse's units go together; item ranges one by one.
+    fn owner(self) -> u64 {
+        let key = match self {
+            Unit::Items(from, _) => (from - 1) / RANGE_ROWS,
+            Unit::Warehouse(w)
+            | Unit::Stock(w, ..)
+            | Unit::Customers(w, _)
+            | Unit::Orders(w, _) => w - 1,
+        };
+        key.max(0) as u64
+    }
+}
+
 impl Tpcc {
-    pub async fn prepare(&self, endpoint: &Endpoint) -> Result<PrepareSummary, Error> {
+    pub async fn prepare(
+        &self,
+        endpoint: &Endpoint,
+        part: Option<&LoadPart>,
+    ) -> Result<PrepareSummary, Error> {
         let started = Instant::now();
-        let dialect = endpoint.dialect();
         let mut summary = PrepareSummary::default();
         let mut admin = endpoint.open(QueryProtocol::Simple).await?;
+        let constants = if LoadPart::runs(part, LoadPhase::Schema) {
+            self.create_tables(&mut admin, &mut summary).await?
+        } else {
+            // The other parts' customers take their names from the same constants.
+            super::load_constants(&mut admin).await.ok_or_else(|| {
+                Error::NotPrepared("the TPC-C load's first phase has not run".into())
+            })?
+        };
+        if LoadPart::runs(part, LoadPhase::Rows) {
+            self.load_rows(endpoint, &mut admin, constants, part, &mut summary)
+                .await?;
+        }
+        if LoadPart::runs(part, LoadPhase::Finish) {
+            self.finish(endpoint, &mut admin, &mut summary).await?;
+        }
+        admin.close().await;
+        summary.seconds = started.elapsed().as_secs_f64();
+        Ok(summary)
+    }
+
+    async fn create_tables(
+        &self,
+        admin: &mut Connection,
+        summary: &mut PrepareSummary,
+    ) -> Result<NurandConstants, Error> {
+        let dialect = admin.dialect();
         let mut rng = SmallRng::from_entropy();
         let constants = NurandConstants::for_load(&mut rng);
         let begun = Instant::now();
         for sql in schema::drop_sql(dialect) {
-            exec(&mut admin, &sql).await?;
+            exec(admin, &sql).await?;
         }
         for table in TABLES {
             exec(
-                &mut admin,
+                admin,
                 &schema::create_table(table, dialect, dialect == Dialect::Mysql),
             )
             .await?;
         }
         exec(
-            &mut admin,
+            admin,
             &format!(
                 "CREATE TABLE {LOAD_TABLE} (warehouses INT, c_last INT, c_id INT, ol_i_id INT)"
             ),
         )
         .await?;
         exec(
-            &mut admin,
+            admin,
             &format!(
                 "INSERT INTO {LOAD_TABLE} VALUES ({}, {}, {}, {})",
                 self.warehouses, constants.c_last, constants.c_id, constants.ol_i_id
             ),
         )
         .await?;
-        step(&mut summary, "drop and create tables", begun);
+        step(summary, "drop and create tables", begun);
+        Ok(constants)
+    }
 
-        let method =
-            BulkMethod::choose(&mut admin, self.params.str("load_method") == "insert").await?;
-        let units = self.units();
+    /// The rows of the units this part owns (all of them when the load is not split).
+    async fn load_rows(
+        &self,
+        endpoint: &Endpoint,
+        admin: &mut Connection,
+        constants: NurandConstants,
+        part: Option<&LoadPart>,
+        summary: &mut PrepareSummary,
+    ) -> Result<(), Error> {
+        let method = BulkMethod::choose(admin, self.params.str("load_method") == "insert").await?;
+        let units: Vec<Unit> = self
+            .units()
+            .into_iter()
+            .filter(|u| LoadPart::owns(part, u.owner()))
+            .collect();
+        if units.is_empty() {
+            return Ok(());
+        }
         let loaders = self.loaders().min(units.len());
+        let what = match part {
+            Some(p) => format!("part {} of {}: {} units", p.part + 1, p.parts, units.len()),
+            None => format!("{} warehouses", self.warehouses),
+        };
         let queue = Arc::new(Mutex::new(units.into_iter().collect::<VecDeque<_>>()));
         let time = LoadTime::now();
         let seed: u64 = rand::random();
@@ -105,15 +170,22 @@ impl Tpcc {
             summary.rows += loaded??;
         }
         step(
-            &mut summary,
-            &format!(
-                "load {} warehouses on {loaders} connections ({})",
-                self.warehouses,
-                method.label()
-            ),
+            summary,
+            &format!("load {what} on {loaders} connections ({})", method.label()),
             begun,
         );
+        Ok(())
+    }
 
+    /// Keys, indexes, statistics and (optionally) foreign keys, once every row is in.
+    async fn finish(
+        &self,
+        endpoint: &Endpoint,
+        admin: &mut Connection,
+        summary: &mut PrepareSummary,
+    ) -> Result<(), Error> {
+        let dialect = admin.dialect();
+        let loaders = self.loaders();
         let begun = Instant::now();
         let keys = RefCell::new(
             TABLES
@@ -126,7 +198,7 @@ impl Tpcc {
         for done in join_all(work.collect()).await {
             done?;
         }
-        step(&mut summary, "primary keys and indexes", begun);
+        step(summary, "primary keys and indexes", begun);
 
         let begun = Instant::now();
         for table in TABLES {
@@ -139,17 +211,15 @@ impl Tpcc {
                 source,
             })?;
         }
-        step(&mut summary, "analyze", begun);
+        step(summary, "analyze", begun);
         if self.params.bool("foreign_keys") {
             let begun = Instant::now();
             for sql in schema::foreign_key_sql() {
-                exec(&mut admin, &sql).await?;
+                exec(admin, &sql).await?;
             }
-            step(&mut summary, "foreign keys", begun);
+            step(summary, "foreign keys", begun);
         }
-        admin.close().await;
-        summary.seconds = started.elapsed().as_secs_f64();
-        Ok(summary)
+        Ok(())
     }
 
     pub async fn cleanup(&self, endpoint: &Endpoint) -> Result<PrepareSummary, Error> {
