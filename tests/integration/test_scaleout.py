@@ -198,3 +198,41 @@ def test_a_killed_ray_worker_fails_the_run(ray_cluster: str, tpcb_url: str, tmp_
     code, err, victim = _start_and_kill_one(args, 2.0)
     _check_lost_run(out, code, err, victim)
     assert json.loads((out / "summary.json").read_text())["runs"][0]["status"] == "failed"
+
+
+SPLIT_PLAN = """
+targets: [{{name: db, url: "{url}"}}]
+workloads:
+  - {{name: tpcc, params: {{warehouses: 3, wait: false}}}}
+  - {{name: tpcb, params: {{scale: 2}}}}
+  - {{name: oltp_read_only, params: {{tables: 3, table_size: 2000}}}}
+load: {{clients: 2, duration: 1s}}
+repeat: 1
+warmup_runs: 0
+prepare: {{load: fresh}}
+scale_out: {{workers: 2}}
+"""
+
+
+def test_a_load_split_over_workers_is_whole(live: PgTestServer, tmp_path: Path) -> None:
+    """TPC-C by warehouses, TPC-B by account ranges, sysbench by tables: every row once, the
+    keys built, and TPC-C's consistency conditions hold on the result."""
+    name = "dbscale_scaleout_split"
+    url = live.fresh_database(name)
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(SPLIT_PLAN.format(url=url))
+    done = dbscale("run", str(plan), "--out", str(tmp_path / "results"))
+    done.assert_ok()
+    for workload, what in (("tpcc", "units"), ("tpcb", "generate data"), ("sysbench", "tables")):
+        assert "worker 2 on " in done.err and what in done.err, workload
+    assert "load part 2 of 2" in done.err and "generate data, part 2 of 2" in done.err
+    checked = dbscale("check", "tpcc", "--target", url)
+    checked.assert_ok()
+    assert "all 13 conditions hold (3 warehouses" in checked.text
+    counts = live.psql(
+        "select (select count(*) from pgbench_accounts), (select count(distinct aid) from "
+        "pgbench_accounts), (select count(*) from pgbench_branches), (select count(*) from "
+        "sbtest1) + (select count(*) from sbtest2) + (select count(*) from sbtest3), (select "
+        "count(*) from pg_index where indrelid = 'pgbench_accounts'::regclass)", name,
+    )  # fmt: skip
+    assert counts == "200000|200000|2|6000|1"
