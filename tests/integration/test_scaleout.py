@@ -105,9 +105,11 @@ def test_tpcc_terminals_are_the_runs_own(live: PgTestServer, tmp_path: Path) -> 
     assert tpcc["tpmc"] == pytest.approx(tpcc["new_orders"] / (record["duration_s"] / 60))
 
 
-def _start_and_kill_one(args: list[str], kill_after_s: float) -> tuple[int, str, int]:
-    """Runs `dbscale run ARGS`, kills worker 2's process `kill_after_s` after the workers are
-    named; the exit code, standard error and the killed pid."""
+def _start_and_kill_one(
+    args: list[str], kill_after_s: float, victim_no: int
+) -> tuple[int, str, int]:
+    """Runs `dbscale run ARGS`, kills worker `victim_no`'s process `kill_after_s` after the
+    workers are named; the exit code, standard error and the killed pid."""
     process = subprocess.Popen([sys.executable, "-m", "dbscale", "run", *args],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                cwd=REPO)  # fmt: skip
@@ -117,16 +119,17 @@ def _start_and_kill_one(args: list[str], kill_after_s: float) -> tuple[int, str,
         seen.append(line)
         if "load-generator workers" in line:
             break
-    victim = int(line.split("worker 2 on ", 1)[1].split("pid ", 1)[1].split(")", 1)[0])
+    named = line.split(f"worker {victim_no} on ", 1)[1]
+    victim = int(named.split("pid ", 1)[1].split(")", 1)[0])
     time.sleep(kill_after_s)
     os.kill(victim, signal.SIGKILL)
     _, err = process.communicate(timeout=120)
     return process.returncode, "".join(seen) + err, victim
 
 
-def _check_lost_run(out: Path, code: int, err: str, victim: int) -> None:
+def _check_lost_run(out: Path, code: int, err: str, victim: int, victim_no: int) -> None:
     assert code == EXIT_RUN, err
-    assert "error: worker 2 on " in err and f"pid {victim}) was lost" in err, err
+    assert f"error: worker {victim_no} on " in err and f"pid {victim}) was lost" in err, err
     assert "the other workers' measurements are kept" in err
     assert "Traceback" not in err
     (record,) = read_runs(out / "runs.jsonl")
@@ -139,8 +142,8 @@ def test_a_killed_worker_fails_the_run_and_the_study_resumes(tpcb_url: str, tmp_
     out = tmp_path / "results"
     args = ["tpcb-select-only", "--target", tpcb_url, "--clients", "4", "-T", "5s",
             "--workers", "2", "--out", str(out)]  # fmt: skip
-    code, err, victim = _start_and_kill_one(args, 2.0)
-    _check_lost_run(out, code, err, victim)
+    code, err, victim = _start_and_kill_one(args, 2.0, 1)  # the first polled: the others wait
+    _check_lost_run(out, code, err, victim, 1)
     resumed = dbscale("run", *args[:-2], "--resume", str(out))
     resumed.assert_ok()
     records = read_runs(out / "runs.jsonl")
@@ -195,8 +198,8 @@ def test_a_killed_ray_worker_fails_the_run(ray_cluster: str, tpcb_url: str, tmp_
     out = tmp_path / "results"
     args = ["tpcb-select-only", "--target", tpcb_url, "--clients", "4", "-T", "5s",
             "--ray", ray_cluster, "--workers", "2", "--out", str(out)]  # fmt: skip
-    code, err, victim = _start_and_kill_one(args, 2.0)
-    _check_lost_run(out, code, err, victim)
+    code, err, victim = _start_and_kill_one(args, 2.0, 2)
+    _check_lost_run(out, code, err, victim, 2)
     assert json.loads((out / "summary.json").read_text())["runs"][0]["status"] == "failed"
 
 

@@ -138,7 +138,8 @@ class DistributedRun:
     def _poll_workers(self) -> None:
         live = [s for s in self.states if not s.ended and not s.lost]
         pending = [(s, s.worker.submit("poll")) for s in live]
-        for state, answer in pending:
+        first_loss = self.failure is None
+        for state, answer in pending:  # every answer first: a worker takes one request at a time
             try:
                 polled = answer.get(HEARTBEAT_S)
             except WorkerLost as exc:
@@ -146,6 +147,8 @@ class DistributedRun:
                 continue
             state.intervals.extend(polled["intervals"])
             state.ended = bool(polled["ended"])
+        if first_loss and self.failure is not None:
+            self.cancel()  # the others stop at their next transaction boundary
 
     def _lose(self, state: WorkerState, why: str) -> None:
         state.lost = why
@@ -156,7 +159,6 @@ class DistributedRun:
                 "run stopped, and the other workers' measurements are kept"
             )
             self.note(f"error: {self.failure}")
-            self.cancel()
 
     def poll(self) -> list[Interval]:
         """The intervals every live worker has finished, merged exactly, once each."""
