@@ -58,7 +58,8 @@ def run(
     from dbscale.report.command import report_after_run
     from dbscale.results.directory import ResultsDir
     from dbscale.run.progress import make_progress
-    from dbscale.run.runner import StudyRunner, done_run_keys
+    from dbscale.run.resume_checks import done_run_keys
+    from dbscale.run.runner import StudyRunner
     from dbscale.run.study_output import print_dry_run, print_skipped
 
     study = build_study(options, load_catalog=Catalog.load, env=env, now=now)

@@ -9,7 +9,7 @@ boundary, twice to abandon transactions in flight; either way the partial run is
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
@@ -24,7 +24,6 @@ from dbscale.errors import (
     DbscaleError,
     InconsistentDataError,
     NotPreparedError,
-    PlanError,
     RunError,
 )
 from dbscale.observe import StudyObserver, print_limits, print_verdict
@@ -34,7 +33,7 @@ from dbscale.results.cost import add_price_performance
 from dbscale.results.cost_tables import print_price_performance
 from dbscale.results.directory import ResultsDir, RunMeta, make_record
 from dbscale.results.expectations import flag_contradictions
-from dbscale.results.micro_records import MicroRecord, append_micro, micro_summary, read_micro
+from dbscale.results.micro_records import append_micro, micro_summary, read_micro
 from dbscale.results.points import FigureCache, PointSummary, SummarySettings, summarize_points
 from dbscale.results.record import Interval, RunRecord
 from dbscale.run import data
@@ -42,6 +41,13 @@ from dbscale.run.console import compact_output, print_points, print_run, print_s
 from dbscale.run.micro_step import print_micro_record, print_micro_summary, run_micro_step
 from dbscale.run.output_format import OutputFormat
 from dbscale.run.progress import RunProgress, RunSlot
+from dbscale.run.resume_checks import (
+    check_micro_resumable,
+    check_resumable,
+    done_run_keys,
+    refused_hint,
+    saturated_workers,
+)
 from dbscale.run.study_output import study_plan_json
 from dbscale.targets import OpenTarget
 from dbscale.targets.facts import load_target_records
@@ -130,48 +136,6 @@ def run_one(
     cancelled = cancel_requested or native.cancelled
     observed = watch.finish(native) if watch is not None else None
     return RunOutcome(native, cancelled, started, utc_now(), observed)
-
-
-def done_run_keys(records: Sequence[RunRecord]) -> set[str]:
-    """The runs a resumed study need not repeat: recorded, not cancelled, and not cut short by
-    a lost load-generator worker (the database did nothing wrong there)."""
-    return {r.run_key for r in records if r.run_key and not r.cancelled and not r.worker_lost}
-
-
-def check_resumable(study: Study, records: Sequence[RunRecord]) -> None:
-    """Refuses to resume into a directory whose runs this plan would not have made."""
-    points = study.points_by_key()
-    for record in records:
-        key = record.point_key
-        if not key or record.warmup_kind == "data":
-            continue
-        point = points.get(key)
-        if point is None:
-            raise PlanError(
-                f"{study.out_dir} holds runs of point {key}, which {study.source} does not have",
-                "resume with the plan and flags the study was started with",
-            )
-        if record.point_fingerprint not in (None, point.fingerprint):
-            raise PlanError(
-                f"point {key} in {study.out_dir} ran with other settings than {study.source} "
-                "gives it now",
-                "resume with the plan and flags the study was started with, or start a new "
-                "results directory",
-            )
-
-
-def check_micro_resumable(study: Study, records: Sequence[MicroRecord]) -> None:
-    """Refuses to resume micro steps recorded with other settings than the plan gives now."""
-    steps = {s.key: s for s in study.steps if isinstance(s, MicroStep)}
-    for record in records:
-        step = steps.get(record.key)
-        if step is not None and record.settings and record.settings != step.fingerprint:
-            raise PlanError(
-                f"{step.label} in {study.out_dir} ran with other micro.{step.kind} settings than "
-                f"{study.source} gives it now",
-                "resume with the plan and flags the study was started with, or start a new "
-                "results directory",
-            )
 
 
 class StudyRunner:
@@ -360,6 +324,8 @@ class StudyRunner:
         print_run(self.out, record, step.label, self.output_format)
         if not compact_output(self.out, self.output_format):
             print_verdict(self.out, record)
+        for worker in saturated_workers(record):
+            self.out.print(f"warning: {worker}", highlight=False, soft_wrap=True)
         if done.cancelled or interrupted:
             during = "the consistency check after" if interrupted else "during"
             raise Cancelled(
@@ -424,16 +390,3 @@ class StudyRunner:
             },
             points=self._points(),
         )
-
-
-def refused_hint(record: RunRecord) -> str | None:
-    """The hint for a run whose clients the server refused (None: the default hint)."""
-    if not record.clients_refused:
-        return None
-    limit = record.server_max_connections
-    setting = f"max_connections ({limit})" if limit is not None else "max_connections"
-    return (
-        f"the server accepts at most {setting} connections, some of them reserved or in use: "
-        f"run fewer clients than that, or raise max_connections on the server "
-        f"(MySQL/MariaDB say 'Too many connections')"
-    )

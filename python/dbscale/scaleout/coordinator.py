@@ -206,6 +206,7 @@ class DistributedRun:
         share = state.share
         entry: JsonObject = {
             "worker": share.worker + 1,
+            "name": state.worker.name,
             "host": state.info.get("host"),
             "pid": state.info.get("pid"),
             "node_ip": state.info.get("node_ip"),
