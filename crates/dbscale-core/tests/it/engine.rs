@@ -230,3 +230,55 @@ fn clients_reconnect_after_losing_their_connection() {
     );
     assert_eq!(result.verdict.status, "errors");
 }
+
+#[cfg_attr(not(test_pg), ignore = "needs DBSCALE_TEST_PG_URL")]
+#[test]
+fn gated_shares_start_together_and_merge_exactly() {
+    use dbscale_core::config::WorkerShare;
+
+    let url = prepared_database("shares");
+    let whole = config(&url, "tpcb", 4, 1.0);
+    let runs: Vec<_> = (0..2u32)
+        .map(|i| {
+            let share = RunConfig {
+                clients: 2,
+                threads: Some(1),
+                seed: Some(7 + u64::from(i)),
+                share: Some(WorkerShare {
+                    first_client: 2 * i,
+                    total_clients: 4,
+                }),
+                ..whole.clone()
+            };
+            engine::start(share).unwrap()
+        })
+        .collect();
+    while !runs.iter().all(|r| r.is_ready()) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    for run in &runs {
+        run.go(Duration::from_millis(50));
+    }
+    let parts: Vec<_> = runs.into_iter().map(|mut r| r.result().unwrap()).collect();
+    assert!(parts
+        .iter()
+        .all(|p| p.detail.is_some() && p.transactions > 0));
+    let merged = engine::merge_workers(&whole, &parts).unwrap();
+    let sum: u64 = parts.iter().map(|p| p.transactions).sum();
+    assert_eq!(merged.transactions, sum);
+    assert_eq!((merged.clients, merged.threads), (4, 2));
+    assert_eq!(merged.latency_ms.as_ref().unwrap().count, sum);
+    let by_interval: u64 = merged.intervals.iter().map(|i| i.transactions).sum();
+    assert_eq!(by_interval, sum, "every transaction in one merged interval");
+    assert!(merged.intervals.iter().all(|i| i.detail.is_none()));
+    let mut union = LatencyHistogram::new();
+    for part in &parts {
+        union.merge(&LatencyHistogram::from_base64(&part.histogram).unwrap());
+    }
+    assert_eq!(
+        merged.histogram,
+        union.to_base64(),
+        "the merge is the union"
+    );
+    assert_eq!(merged.verdict.status, "ok");
+}

@@ -72,6 +72,8 @@ pub fn run_config(url: &str, workload: &str) -> RunConfig {
         max_tries: 1,
         seed: Some(42),
         interval_s: 1.0,
+        share: None,
+        load_part: None,
     }
 }
 

@@ -330,7 +330,7 @@ mod tests {
     use super::*;
 
     fn text(table: &'static str, total: i64) -> String {
-        RowChunks::new(table, total)
+        RowChunks::range(table, 0, total)
             .map(|b| String::from_utf8(b.to_vec()).unwrap())
             .collect()
     }
