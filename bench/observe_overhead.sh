@@ -4,10 +4,6 @@
 # Extra arguments go to observe_overhead.py (e.g. --repeat 6 --duration 10 --clients 16).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-url="${DBSCALE_BENCH_PG_URL:-}"
-if [ -z "$url" ]; then
-  . bench/servers.bash
-  bench_servers_start
-  url="${DBSCALE_TEST_PG_URL}?sslmode=disable"
-fi
+. bench/servers.bash
+bench_pg_url
 .venv/bin/python bench/observe_overhead.py --url "$url" "$@"  # no exec: the EXIT trap stops the server

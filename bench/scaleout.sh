@@ -4,11 +4,7 @@
 # Extra arguments go to scaleout.py (e.g. --rounds 5 --clients 8 --duration 10).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-url="${DBSCALE_BENCH_PG_URL:-}"
-if [ -z "$url" ]; then
-  . bench/servers.bash
-  bench_servers_start
-  url="${DBSCALE_TEST_PG_URL}?sslmode=disable"
-fi
+. bench/servers.bash
+bench_pg_url
 .venv/bin/dbscale prepare tpcb --target "$url" --set scale=1 >/dev/null
 PYTHONPATH=python .venv/bin/python bench/scaleout.py --url "$url" "$@"  # no exec: the EXIT trap stops the server

@@ -8,3 +8,13 @@ bench_servers_start() {
   # shellcheck disable=SC1090
   set -a; . "$bench_env_file"; set +a
 }
+
+# Sets $url: $DBSCALE_BENCH_PG_URL when given, else the private test server's over plain TCP
+# (TLS would measure the cipher, not the client), started for the duration of the script.
+bench_pg_url() {
+  url="${DBSCALE_BENCH_PG_URL:-}"
+  if [ -z "$url" ]; then
+    bench_servers_start
+    url="${DBSCALE_TEST_PG_URL}?sslmode=disable"
+  fi
+}

@@ -6,13 +6,8 @@
 # on CPU 0, so neither tool competes with the server for a core and client CPU compares cleanly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-url="${DBSCALE_BENCH_PG_URL:-}"
-if [ -z "$url" ]; then
-  . bench/servers.bash
-  bench_servers_start
-  # Plain TCP for both tools: TLS would measure the cipher, not the client.
-  url="${DBSCALE_TEST_PG_URL}?sslmode=disable"
-fi
+. bench/servers.bash
+bench_pg_url
 pin=()
 if [ "${DBSCALE_BENCH_PIN:-0}" = 1 ] && [ -n "${DBSCALE_TEST_PG_DIR:-}" ]; then
   postmaster=$(head -1 "$DBSCALE_TEST_PG_DIR/data/postmaster.pid")

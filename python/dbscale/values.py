@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from enum import Enum
 from typing import Any
@@ -158,3 +158,20 @@ def utc_now() -> datetime:
 
 def iso_utc(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def seconds_validator(what: str, example: str) -> Callable[[Any], Any]:
+    """A pydantic before-validator for a time: a number of seconds, or `30s`, `2m`, `500ms`;
+    `what` names it in the message, `example` shows good values."""
+
+    def validate(value: Any) -> Any:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, str):
+            try:
+                return parse_duration(value, what)
+            except ConfigError as exc:
+                raise ValueError(exc.message.removeprefix(f"{what}: ")) from None
+        raise ValueError(f"must be a duration like {example}")
+
+    return validate

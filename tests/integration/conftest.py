@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import REPO, PgTestServer
+from tests.conftest import REPO, PgTestServer, skip_or_fail
 
 
 @dataclass(frozen=True)
@@ -77,3 +77,18 @@ def tpcb_url(live: PgTestServer) -> str:
 def read_runs(path: Path) -> list[dict[str, Any]]:
     """runs.jsonl as written on disk: one JSON object per line (what other tools read)."""
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def local_sizes_dir(name: str) -> Path:
+    """A directory for a local server in sizes of 1 and 2 CPUs (under /var/tmp: a path short
+    enough for its Unix socket); skips (fails in CI) without PostgreSQL's server programs,
+    skips on a machine with fewer than 2 CPUs."""
+    from dbscale.targets.local.binaries import find_postgres_binaries
+
+    try:
+        find_postgres_binaries()
+    except Exception as exc:
+        skip_or_fail(f"no PostgreSQL server programs: {exc}")
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs 2 CPUs")
+    return Path("/var/tmp") / f"dbscale-test-{name}-{os.getpid()}"

@@ -18,10 +18,9 @@ from typing import Any
 import pytest
 
 from dbscale.errors import EXIT_CANCELLED, EXIT_TARGET, EXIT_USAGE
-from dbscale.targets.local.binaries import find_postgres_binaries
 from dbscale.targets.local.server import free_port
-from tests.conftest import REPO, skip_or_fail
-from tests.integration.conftest import dbscale
+from tests.conftest import REPO
+from tests.integration.conftest import dbscale, local_sizes_dir
 from tests.integration.test_report_browser import _open, browser
 
 __all__ = ["browser"]  # the Chromium fixture, shared with the report's browser test
@@ -53,13 +52,7 @@ def _micro_lines(out: Path) -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def sized_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    try:
-        find_postgres_binaries()
-    except Exception as exc:
-        skip_or_fail(f"no PostgreSQL server programs: {exc}")
-    if len(os.sched_getaffinity(0)) < 2:
-        pytest.skip("needs 2 CPUs")
-    server_dir = Path("/var/tmp") / f"dbscale-test-micro-{os.getpid()}"
+    server_dir = local_sizes_dir("micro")
     base = tmp_path_factory.mktemp("micro")
     plan = base / "plan.yaml"
     plan.write_text(LOCAL_PLAN.format(dir=server_dir) + MICRO.format(port=free_port()))

@@ -16,9 +16,7 @@ from types import ModuleType
 import pytest
 
 from dbscale.errors import EXIT_TARGET
-from dbscale.targets.local.binaries import find_postgres_binaries
-from tests.conftest import skip_or_fail
-from tests.integration.conftest import dbscale
+from tests.integration.conftest import dbscale, local_sizes_dir
 
 PLAN = """
 name: local-sizes
@@ -52,13 +50,7 @@ warmup_runs: 0
 
 @pytest.mark.slow
 def test_a_study_steps_through_local_cpu_sizes(core: ModuleType, tmp_path: Path) -> None:
-    try:
-        find_postgres_binaries()
-    except Exception as exc:
-        skip_or_fail(f"no PostgreSQL server programs: {exc}")
-    if len(os.sched_getaffinity(0)) < 2:
-        pytest.skip("needs 2 CPUs")
-    server_dir = Path("/var/tmp") / f"dbscale-test-sizes-{os.getpid()}"
+    server_dir = local_sizes_dir("sizes")
     plan = tmp_path / "plan.yaml"
     plan.write_text(PLAN.format(dir=server_dir))
     out = tmp_path / "results"

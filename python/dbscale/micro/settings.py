@@ -13,12 +13,11 @@ steps).
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
-from dbscale.errors import ConfigError
-from dbscale.values import parse_duration
+from dbscale.values import seconds_validator
 
 MAX_MICRO_REPEAT = 100
 CPU_REPETITIONS, CPU_SECONDS = 10, 2.0
@@ -26,16 +25,7 @@ DISK_SIZE_MIB, DISK_RUNTIME_S = 1024, 30.0
 NET_SECONDS, NET_STEP_S, NET_BUFFER_MIB, NET_PORT = 10.0, 2.0, 16, 12865
 
 
-def _seconds(value: Any) -> Any:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return parse_duration(value, "duration")
-        except ConfigError as exc:
-            raise ValueError(exc.message.removeprefix("duration: ")) from None
-    raise ValueError("must be a duration like 30s, 2m or 500ms")
-
+_seconds = seconds_validator("duration", "30s, 2m or 500ms")
 
 ShortSeconds = Annotated[  # a CPU run, a request/response period
     float, BeforeValidator(_seconds), Field(ge=0.01, le=3600, allow_inf_nan=False)

@@ -16,28 +16,21 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
-from dbscale.errors import ConfigError, PlanError
+from dbscale.errors import PlanError
 from dbscale.targets.url import EMBEDDED, redact_url
 from dbscale.targets.variables import fill, target_variables, text_value
-from dbscale.values import JsonObject, parse_duration
+from dbscale.values import JsonObject, seconds_validator
 
 LOCAL = "local"
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$"  # target, workload and plan names
 HOURS_PER_MONTH = 730.0  # the clouds' monthly pricing convention (8760 h / 12)
 
 
-def _seconds(value: Any) -> Any:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return parse_duration(value, "timeout")
-        except ConfigError as exc:
-            raise ValueError(exc.message.removeprefix("timeout: ")) from None
-    raise ValueError("must be a duration like 30s, 10m or 1h")
-
-
-Seconds = Annotated[float, BeforeValidator(_seconds), Field(gt=0, allow_inf_nan=False)]
+Seconds = Annotated[
+    float,
+    BeforeValidator(seconds_validator("timeout", "30s, 10m or 1h")),
+    Field(gt=0, allow_inf_nan=False),
+]
 Money = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 SettingValue = str | int | float | bool
 

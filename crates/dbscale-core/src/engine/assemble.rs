@@ -167,13 +167,10 @@ pub fn assemble(
             .iter()
             .zip(per_type)
             .map(|(name, (histogram, failed))| {
-                let result = TransactionTypeResult {
-                    transactions: histogram.count(),
-                    failed,
-                    latency_ms: histogram.summary(),
-                    histogram: histogram.to_base64(),
-                };
-                (name.to_string(), result)
+                (
+                    name.to_string(),
+                    TransactionTypeResult::of(&histogram, failed),
+                )
             })
             .collect(),
         histogram: overall.to_base64(),

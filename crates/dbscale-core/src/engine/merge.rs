@@ -180,13 +180,7 @@ pub fn merge_workers(config: &RunConfig, parts: &[RunResult]) -> Result<RunResul
         transaction_types: types
             .into_iter()
             .map(|(name, (histogram, failed))| {
-                let result = TransactionTypeResult {
-                    transactions: histogram.count(),
-                    failed,
-                    latency_ms: histogram.summary(),
-                    histogram: histogram.to_base64(),
-                };
-                (name, result)
+                (name, TransactionTypeResult::of(&histogram, failed))
             })
             .collect(),
         histogram: overall.to_base64(),

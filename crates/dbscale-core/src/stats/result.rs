@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::interval::IntervalSnapshot;
-use super::latency::LatencySummary;
+use super::latency::{LatencyHistogram, LatencySummary};
 use crate::driver::{ConnectMode, QueryProtocol};
 use crate::workload::tpcc::TpccSummary;
 
@@ -128,6 +128,18 @@ pub struct TransactionTypeResult {
     pub failed: u64,
     pub latency_ms: Option<LatencySummary>,
     pub histogram: String,
+}
+
+impl TransactionTypeResult {
+    /// A type's figures from its histogram of successful transactions and its failures.
+    pub fn of(histogram: &LatencyHistogram, failed: u64) -> Self {
+        Self {
+            transactions: histogram.count(),
+            failed,
+            latency_ms: histogram.summary(),
+            histogram: histogram.to_base64(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
