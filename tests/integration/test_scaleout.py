@@ -11,6 +11,7 @@ import json
 import math
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -239,3 +240,19 @@ def test_a_load_split_over_workers_is_whole(live: PgTestServer, tmp_path: Path) 
         "count(*) from pg_index where indrelid = 'pgbench_accounts'::regclass)", name,
     )  # fmt: skip
     assert counts == "200000|200000|2|6000|1"
+
+
+def test_without_ray_installed_ray_says_how_to_install_it(tpcb_url: str, tmp_path: Path) -> None:
+    fake = tmp_path / "no-ray" / "ray"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('No module named ray')\n")
+    with socket.socket() as listener:  # something answers at the address
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        address = f"127.0.0.1:{listener.getsockname()[1]}"
+        path = f"{fake.parent}{os.pathsep}{REPO / 'python'}"
+        done = dbscale("run", "tpcb", "--target", tpcb_url, "--ray", address, "--workers", "2",
+                       "--out", str(tmp_path / "r"), env={"PYTHONPATH": path})  # fmt: skip
+    done.assert_user_error()
+    assert "error: --ray needs Ray, which is not installed" in done.err
+    assert "hint: pip install 'dbscale[ray]'" in done.err
