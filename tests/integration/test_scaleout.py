@@ -78,6 +78,8 @@ def test_two_local_workers_merge_exactly(tpcb_url: str, tmp_path: Path) -> None:
     _check_exact_merge(record, 2)
     assert record["verdict"]["status"] in ("ok", "errors")
     assert "other processes used" not in done.text  # the workers' CPU is dbscale's
+    page = (out / "report.html").read_text()
+    assert 'id="workers"' in page and "start skew bound ms" in page
 
 
 def test_an_open_model_rate_is_split_to_reach_the_total(tpcb_url: str, tmp_path: Path) -> None:

@@ -14,7 +14,14 @@ from typing import Any
 
 from dbscale.report import headline
 from dbscale.report.chart import Chart
-from dbscale.report.tables import html_table, micro_table, point_table, run_table, summary_csv
+from dbscale.report.tables import (
+    html_table,
+    micro_table,
+    point_table,
+    run_table,
+    summary_csv,
+    worker_table,
+)
 from dbscale.report.view import ResultsView
 
 STYLE = """
@@ -161,6 +168,19 @@ def header_facts(study: ResultsView, host_note: str) -> dict[str, str]:
     }
 
 
+def workers_section(study: ResultsView) -> str:
+    """The load-generator workers of scaled-out runs, when there were any (docs/scaleout.md)."""
+    headers, rows = worker_table(study)
+    if not rows:
+        return ""
+    return (
+        '<h2 id="workers">Load-generator workers</h2>\n<p>Each scaled-out run\'s clients were '
+        "spread over these workers; the run's figures above are their exact merge (histograms "
+        "merged, never percentiles averaged).</p>\n"
+        f'<div class="table-wrap">{html_table(headers, rows)}</div>'
+    )
+
+
 def machine_section(study: ResultsView) -> str:
     """The micro-benchmarks' figures per host, when the study ran any (micro.jsonl)."""
     if not study.micro_rows:
@@ -210,6 +230,7 @@ href="{data_uri(summary_csv(study))}">Download summary.csv</a>
 <div class="table-wrap">{html_table(p_headers, p_rows)}</div>
 <h2 id="runs">Runs</h2>
 <div class="table-wrap">{html_table(r_headers, r_rows)}</div>
+{workers_section(study)}
 {machine_section(study)}
 </main>
 <footer>Drawn by dbscale {escape(generated.get("dbscale", "?"))} at

@@ -114,6 +114,25 @@ def run_table(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
     return headers, rows
 
 
+def worker_table(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
+    """Scaled-out runs: one row per worker of each run (its share, throughput, p99, start skew
+    bound, its host's CPU use), so an uneven share or a saturated client shows."""
+    headers = ["run", "worker", "host", "clients", "transactions", "TPS", "p99 ms",
+               "start skew bound ms", "host CPU busy %", "note"]  # fmt: skip
+    rows: list[list[Cell]] = []
+    for run in study.runs:
+        for w in run.record.workers:
+            latency = w.get("latency_ms")
+            p99 = latency.get("p99") if isinstance(latency, dict) else None
+            note = "lost: " + str(w["lost"]) if w.get("lost") else (
+                "saturated" if w.get("saturated") else None)  # fmt: skip
+            rows.append([run.label, _cell(w.get("worker")), str(w.get("host")),
+                         _cell(w.get("clients")), _cell(w.get("transactions")),
+                         _cell(w.get("tps")), _cell(p99), _cell(w.get("start_skew_bound_ms")),
+                         _cell(w.get("host_cpu_busy_pct")), note])  # fmt: skip
+    return headers, rows
+
+
 def summary_csv(study: ResultsView) -> str:
     """The statistics' own summary.csv when the study has one, else the point table as CSV."""
     if study.summary_csv is not None:
