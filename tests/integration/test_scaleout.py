@@ -139,6 +139,7 @@ def _check_lost_run(out: Path, code: int, err: str, victim: int, victim_no: int)
     assert record["worker_lost"] is True and record["verdict"]["status"] == "failed"
     kept, lost = record["workers"]
     assert kept["transactions"] == record["transactions"] > 0 and "lost" in lost
+    assert lost["intervals"] and lost["transactions_received"] > 0  # what it measured, kept
 
 
 def test_a_killed_worker_fails_the_run_and_the_study_resumes(tpcb_url: str, tmp_path: Path) -> None:

@@ -127,7 +127,8 @@ def worker_table(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
             note = "lost: " + str(w["lost"]) if w.get("lost") else (
                 "saturated" if w.get("saturated") else None)  # fmt: skip
             rows.append([run.label, _cell(w.get("worker")), str(w.get("host")),
-                         _cell(w.get("clients")), _cell(w.get("transactions")),
+                         _cell(w.get("clients")),
+                         _cell(w.get("transactions", w.get("transactions_received"))),
                          _cell(w.get("tps")), _cell(p99), _cell(w.get("start_skew_bound_ms")),
                          _cell(w.get("host_cpu_busy_pct")), note])  # fmt: skip
     return headers, rows

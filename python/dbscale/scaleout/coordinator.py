@@ -219,8 +219,13 @@ class DistributedRun:
             "start_late_ms": round(state.late_ms, 3),
         }
         if answer is None:
+            # What it measured until it was lost: the intervals its polls brought, with their
+            # histograms (its totals died with it).
             entry["lost"] = state.lost
-            entry["intervals_received"] = len(state.intervals)
+            entry["intervals"] = list(state.intervals)
+            entry["transactions_received"] = sum(
+                int(str(i.get("transactions", 0))) for i in state.intervals
+            )
             return entry
         native = answer["result"]
         busy = answer.get("host_cpu_busy_pct")
