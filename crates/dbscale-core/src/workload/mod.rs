@@ -4,6 +4,7 @@
 
 pub(crate) mod loading;
 pub mod params;
+pub mod script;
 pub mod sysbench;
 pub mod tpcb;
 pub mod tpcc;

@@ -1,0 +1,481 @@
+//! The expression language of pgbench's `\set` and `\if`: a lexer and a precedence-climbing
+//! parser with pgbench's precedence (lowest first): OR; AND; NOT; IS, ISNULL, NOTNULL;
+//! comparisons; `| # & << >>`; `+ -`; `* / %`; unary `+ - ~`. Comparisons and IS do not chain.
+//! `a > b` is `b < a`, `-x` is `0 - x`, `~x` is `-1 # x`, `x IS NOT NULL` is `NOT (x IS NULL)`,
+//! as pgbench builds them, so evaluation has fewer cases.
+
+use super::eval::Value;
+
+/// A parsed expression.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    Const(Value),
+    Var(String),
+    Call(Func, Vec<Expr>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Func {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Eq,
+    Ne,
+    Le,
+    Lt,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+    And,
+    Or,
+    Not,
+    Is,
+    Case,
+    Abs,
+    Debug,
+    Double,
+    Exp,
+    Greatest,
+    Hash,
+    HashFnv1a,
+    HashMurmur2,
+    Int,
+    Least,
+    Ln,
+    ModFn,
+    Permute,
+    Pi,
+    Pow,
+    Random,
+    RandomExponential,
+    RandomGaussian,
+    RandomZipfian,
+    Sqrt,
+}
+
+/// Functions callable by name: (name, function, fewest and most arguments).
+const FUNCTIONS: &[(&str, Func, usize, usize)] = &[
+    ("abs", Func::Abs, 1, 1),
+    ("debug", Func::Debug, 1, 1),
+    ("double", Func::Double, 1, 1),
+    ("exp", Func::Exp, 1, 1),
+    ("greatest", Func::Greatest, 1, 16),
+    ("hash", Func::Hash, 1, 2),
+    ("hash_fnv1a", Func::HashFnv1a, 1, 2),
+    ("hash_murmur2", Func::HashMurmur2, 1, 2),
+    ("int", Func::Int, 1, 1),
+    ("least", Func::Least, 1, 16),
+    ("ln", Func::Ln, 1, 1),
+    ("mod", Func::ModFn, 2, 2),
+    ("permute", Func::Permute, 2, 3),
+    ("pi", Func::Pi, 0, 0),
+    ("pow", Func::Pow, 2, 2),
+    ("power", Func::Pow, 2, 2),
+    ("random", Func::Random, 2, 2),
+    ("random_exponential", Func::RandomExponential, 3, 3),
+    ("random_gaussian", Func::RandomGaussian, 3, 3),
+    ("random_zipfian", Func::RandomZipfian, 3, 3),
+    ("sqrt", Func::Sqrt, 1, 1),
+];
+
+/// A parse error: what is wrong and the 0-based character column where it was noticed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    pub message: String,
+    pub column: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Int(i64),
+    MaxIntPlusOne, // 9223372036854775808: valid only after a unary minus
+    Double(f64),
+    Bool(bool),
+    Null,
+    Var(String),
+    Word(String), // a function name or a keyword
+    Op(&'static str),
+    End,
+}
+
+const OPERATORS: &[&str] = &[
+    "<=", ">=", "<>", "!=", "<<", ">>", "(", ")", ",", "+", "-", "*", "/", "%", "<", ">", "=", "|",
+    "#", "&", "~",
+];
+
+fn lex(text: &str) -> Result<Vec<(Tok, usize)>, ParseError> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_whitespace() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let ident = |i: &mut usize| {
+            let from = *i;
+            while *i < chars.len() && (chars[*i].is_alphanumeric() || chars[*i] == '_') {
+                *i += 1;
+            }
+            chars[from..*i].iter().collect::<String>()
+        };
+        if c == ':' {
+            i += 1;
+            let name = ident(&mut i);
+            if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+                return Err(error("a variable name must follow ':'", start));
+            }
+            out.push((Tok::Var(name), start));
+        } else if c.is_ascii_digit()
+            || (c == '.' && chars.get(i + 1).is_some_and(char::is_ascii_digit))
+        {
+            out.push((number(&chars, &mut i)?, start));
+        } else if c.is_alphabetic() || c == '_' {
+            let word = ident(&mut i);
+            let tok = match word.to_ascii_lowercase().as_str() {
+                "true" => Tok::Bool(true),
+                "false" => Tok::Bool(false),
+                "null" => Tok::Null,
+                _ => Tok::Word(word.to_ascii_lowercase()),
+            };
+            out.push((tok, start));
+        } else if let Some(op) = OPERATORS.iter().find(|op| text_at(&chars, i, op)) {
+            i += op.len();
+            out.push((Tok::Op(op), start));
+        } else {
+            return Err(error(&format!("unexpected character \"{c}\""), start));
+        }
+    }
+    out.push((Tok::End, chars.len()));
+    Ok(out)
+}
+
+fn text_at(chars: &[char], i: usize, s: &str) -> bool {
+    s.chars()
+        .enumerate()
+        .all(|(k, c)| chars.get(i + k) == Some(&c))
+}
+
+fn number(chars: &[char], i: &mut usize) -> Result<Tok, ParseError> {
+    let start = *i;
+    while *i < chars.len() && chars[*i].is_ascii_digit() {
+        *i += 1;
+    }
+    let mut double = false;
+    if chars.get(*i) == Some(&'.') {
+        double = true;
+        *i += 1;
+        while *i < chars.len() && chars[*i].is_ascii_digit() {
+            *i += 1;
+        }
+    }
+    if matches!(chars.get(*i), Some('e' | 'E')) {
+        let sign = matches!(chars.get(*i + 1), Some('+' | '-'));
+        if chars
+            .get(*i + 1 + usize::from(sign))
+            .is_some_and(char::is_ascii_digit)
+        {
+            double = true;
+            *i += 1 + usize::from(sign);
+            while *i < chars.len() && chars[*i].is_ascii_digit() {
+                *i += 1;
+            }
+        }
+    }
+    let text: String = chars[start..*i].iter().collect();
+    if double {
+        return text
+            .parse()
+            .map(Tok::Double)
+            .map_err(|_| error(&format!("invalid double constant \"{text}\""), start));
+    }
+    match text.parse::<i64>() {
+        Ok(n) => Ok(Tok::Int(n)),
+        Err(_) if text == "9223372036854775808" => Ok(Tok::MaxIntPlusOne),
+        Err(_) => Err(error(
+            &format!("bigint constant overflow \"{text}\""),
+            start,
+        )),
+    }
+}
+
+fn error(message: &str, column: usize) -> ParseError {
+    ParseError {
+        message: message.to_string(),
+        column,
+    }
+}
+
+/// Parses one expression (the rest of a `\set` line).
+pub fn parse(text: &str) -> Result<Expr, ParseError> {
+    let mut parser = Parser {
+        toks: lex(text)?,
+        at: 0,
+    };
+    let expr = parser.expr(0)?;
+    match parser.peek() {
+        Tok::End => Ok(expr),
+        _ => Err(parser.unexpected()),
+    }
+}
+
+struct Parser {
+    toks: Vec<(Tok, usize)>,
+    at: usize,
+}
+
+/// Binary operators by precedence level (0 lowest); comparisons (3) do not chain.
+const LEVELS: &[&[&str]] = &[
+    &["or"],
+    &["and"],
+    &[],
+    &["=", "<>", "!=", "<", ">", "<=", ">="],
+    &["|", "#", "&", "<<", ">>"],
+    &["+", "-"],
+    &["*", "/", "%"],
+];
+const NOT_LEVEL: usize = 2;
+const COMPARE_LEVEL: usize = 3;
+
+impl Parser {
+    fn peek(&self) -> &Tok {
+        &self.toks[self.at].0
+    }
+
+    fn column(&self) -> usize {
+        self.toks[self.at].1
+    }
+
+    fn next(&mut self) -> Tok {
+        let tok = self.toks[self.at].0.clone();
+        self.at = (self.at + 1).min(self.toks.len() - 1);
+        tok
+    }
+
+    fn unexpected(&self) -> ParseError {
+        let what = match self.peek() {
+            Tok::End => "unexpected end of expression".to_string(),
+            _ => "syntax error".to_string(),
+        };
+        error(&what, self.column())
+    }
+
+    fn is_word(&self, word: &str) -> bool {
+        matches!(self.peek(), Tok::Word(w) if w == word)
+    }
+
+    fn expect_op(&mut self, op: &str) -> Result<(), ParseError> {
+        match self.peek() {
+            Tok::Op(o) if *o == op => {
+                self.next();
+                Ok(())
+            }
+            _ => Err(self.unexpected()),
+        }
+    }
+
+    fn expect_word(&mut self, word: &str) -> Result<(), ParseError> {
+        if self.is_word(word) {
+            self.next();
+            Ok(())
+        } else {
+            Err(self.unexpected())
+        }
+    }
+
+    /// Operators of `level` and above.
+    fn expr(&mut self, level: usize) -> Result<Expr, ParseError> {
+        if level == NOT_LEVEL {
+            if self.is_word("not") {
+                self.next();
+                return Ok(Expr::Call(Func::Not, vec![self.expr(NOT_LEVEL)?]));
+            }
+            return self.is_expr();
+        }
+        if level >= LEVELS.len() {
+            return self.unary();
+        }
+        let mut left = self.expr(level + 1)?;
+        loop {
+            let op = match self.peek() {
+                Tok::Op(o) if LEVELS[level].contains(o) => *o,
+                Tok::Word(w) if LEVELS[level].contains(&w.as_str()) => {
+                    if w == "or" {
+                        "or"
+                    } else {
+                        "and"
+                    }
+                }
+                _ => return Ok(left),
+            };
+            self.next();
+            let right = self.expr(level + 1)?;
+            left = binary(op, left, right);
+            if level == COMPARE_LEVEL {
+                if let Tok::Op(o) = self.peek() {
+                    if LEVELS[COMPARE_LEVEL].contains(o) {
+                        return Err(error("syntax error", self.column()));
+                    }
+                }
+                return Ok(left);
+            }
+        }
+    }
+
+    /// `x IS [NOT] NULL|TRUE|FALSE`, `x ISNULL`, `x NOTNULL` (non-associative).
+    fn is_expr(&mut self) -> Result<Expr, ParseError> {
+        let left = self.expr(COMPARE_LEVEL)?;
+        let is = |e: Expr, v: Value| Expr::Call(Func::Is, vec![e, Expr::Const(v)]);
+        let not = |e: Expr| Expr::Call(Func::Not, vec![e]);
+        if self.is_word("isnull") {
+            self.next();
+            return Ok(is(left, Value::Null));
+        }
+        if self.is_word("notnull") {
+            self.next();
+            return Ok(not(is(left, Value::Null)));
+        }
+        if !self.is_word("is") {
+            return Ok(left);
+        }
+        self.next();
+        let negated = self.is_word("not");
+        if negated {
+            self.next();
+        }
+        let value = match self.next() {
+            Tok::Null => Value::Null,
+            Tok::Bool(b) => Value::Bool(b),
+            _ => return Err(error("syntax error", self.toks[self.at - 1].1)),
+        };
+        let test = is(left, value);
+        Ok(if negated { not(test) } else { test })
+    }
+
+    fn unary(&mut self) -> Result<Expr, ParseError> {
+        match self.peek().clone() {
+            Tok::Op("+") => {
+                self.next();
+                self.unary()
+            }
+            Tok::Op("-") => {
+                self.next();
+                if *self.peek() == Tok::MaxIntPlusOne {
+                    self.next();
+                    return Ok(Expr::Const(Value::Int(i64::MIN)));
+                }
+                Ok(binary("-", Expr::Const(Value::Int(0)), self.unary()?))
+            }
+            Tok::Op("~") => {
+                self.next();
+                Ok(binary("#", Expr::Const(Value::Int(-1)), self.unary()?))
+            }
+            _ => self.primary(),
+        }
+    }
+
+    fn primary(&mut self) -> Result<Expr, ParseError> {
+        let column = self.column();
+        match self.next() {
+            Tok::Int(n) => Ok(Expr::Const(Value::Int(n))),
+            Tok::Double(d) => Ok(Expr::Const(Value::Double(d))),
+            Tok::Bool(b) => Ok(Expr::Const(Value::Bool(b))),
+            Tok::Null => Ok(Expr::Const(Value::Null)),
+            Tok::Var(name) => Ok(Expr::Var(name)),
+            Tok::MaxIntPlusOne => Err(error("bigint constant overflow", column)),
+            Tok::Op("(") => {
+                let inner = self.expr(0)?;
+                self.expect_op(")")?;
+                Ok(inner)
+            }
+            Tok::Word(w) if w == "case" => self.case(),
+            Tok::Word(name) => self.call(&name, column),
+            Tok::End => Err(error("unexpected end of expression", column)),
+            _ => Err(error("syntax error", column)),
+        }
+    }
+
+    fn case(&mut self) -> Result<Expr, ParseError> {
+        let mut args = Vec::new();
+        while self.is_word("when") {
+            self.next();
+            args.push(self.expr(0)?);
+            self.expect_word("then")?;
+            args.push(self.expr(0)?);
+        }
+        if args.is_empty() {
+            return Err(self.unexpected());
+        }
+        if self.is_word("else") {
+            self.next();
+            args.push(self.expr(0)?);
+        } else {
+            args.push(Expr::Const(Value::Null));
+        }
+        self.expect_word("end")?;
+        Ok(Expr::Call(Func::Case, args))
+    }
+
+    fn call(&mut self, name: &str, column: usize) -> Result<Expr, ParseError> {
+        let Some(&(_, func, fewest, most)) = FUNCTIONS.iter().find(|f| f.0 == name) else {
+            return Err(error(
+                &format!("unexpected function name \"{name}\""),
+                column,
+            ));
+        };
+        self.expect_op("(")?;
+        let mut args = Vec::new();
+        if *self.peek() != Tok::Op(")") {
+            loop {
+                args.push(self.expr(0)?);
+                if *self.peek() != Tok::Op(",") {
+                    break;
+                }
+                self.next();
+            }
+        }
+        self.expect_op(")")?;
+        if !(fewest..=most).contains(&args.len()) {
+            return Err(error(
+                &format!("unexpected number of arguments ({name})"),
+                column,
+            ));
+        }
+        Ok(Expr::Call(func, args))
+    }
+}
+
+fn binary(op: &str, left: Expr, right: Expr) -> Expr {
+    let (func, swap) = match op {
+        "+" => (Func::Add, false),
+        "-" => (Func::Sub, false),
+        "*" => (Func::Mul, false),
+        "/" => (Func::Div, false),
+        "%" => (Func::Mod, false),
+        "=" => (Func::Eq, false),
+        "<>" | "!=" => (Func::Ne, false),
+        "<" => (Func::Lt, false),
+        "<=" => (Func::Le, false),
+        ">" => (Func::Lt, true),
+        ">=" => (Func::Le, true),
+        "&" => (Func::BitAnd, false),
+        "|" => (Func::BitOr, false),
+        "#" => (Func::BitXor, false),
+        "<<" => (Func::Shl, false),
+        ">>" => (Func::Shr, false),
+        "and" => (Func::And, false),
+        _ => (Func::Or, false),
+    };
+    let args = if swap {
+        vec![right, left]
+    } else {
+        vec![left, right]
+    };
+    Expr::Call(func, args)
+}
