@@ -5,6 +5,7 @@
 //! as pgbench builds them, so evaluation has fewer cases.
 
 use super::eval::Value;
+use super::lex::{error, lex, Tok};
 
 /// A parsed expression.
 #[derive(Debug, Clone, PartialEq)]
@@ -87,129 +88,6 @@ const FUNCTIONS: &[(&str, Func, usize, usize)] = &[
 pub struct ParseError {
     pub message: String,
     pub column: usize,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-enum Tok {
-    Int(i64),
-    MaxIntPlusOne, // 9223372036854775808: valid only after a unary minus
-    Double(f64),
-    Bool(bool),
-    Null,
-    Var(String),
-    Word(String), // a function name or a keyword
-    Op(&'static str),
-    End,
-}
-
-const OPERATORS: &[&str] = &[
-    "<=", ">=", "<>", "!=", "<<", ">>", "(", ")", ",", "+", "-", "*", "/", "%", "<", ">", "=", "|",
-    "#", "&", "~",
-];
-
-fn lex(text: &str) -> Result<Vec<(Tok, usize)>, ParseError> {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c.is_whitespace() {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        let ident = |i: &mut usize| {
-            let from = *i;
-            while *i < chars.len() && (chars[*i].is_alphanumeric() || chars[*i] == '_') {
-                *i += 1;
-            }
-            chars[from..*i].iter().collect::<String>()
-        };
-        if c == ':' {
-            i += 1;
-            let name = ident(&mut i);
-            if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
-                return Err(error("a variable name must follow ':'", start));
-            }
-            out.push((Tok::Var(name), start));
-        } else if c.is_ascii_digit()
-            || (c == '.' && chars.get(i + 1).is_some_and(char::is_ascii_digit))
-        {
-            out.push((number(&chars, &mut i)?, start));
-        } else if c.is_alphabetic() || c == '_' {
-            let word = ident(&mut i);
-            let tok = match word.to_ascii_lowercase().as_str() {
-                "true" => Tok::Bool(true),
-                "false" => Tok::Bool(false),
-                "null" => Tok::Null,
-                _ => Tok::Word(word.to_ascii_lowercase()),
-            };
-            out.push((tok, start));
-        } else if let Some(op) = OPERATORS.iter().find(|op| text_at(&chars, i, op)) {
-            i += op.len();
-            out.push((Tok::Op(op), start));
-        } else {
-            return Err(error(&format!("unexpected character \"{c}\""), start));
-        }
-    }
-    out.push((Tok::End, chars.len()));
-    Ok(out)
-}
-
-fn text_at(chars: &[char], i: usize, s: &str) -> bool {
-    s.chars()
-        .enumerate()
-        .all(|(k, c)| chars.get(i + k) == Some(&c))
-}
-
-fn number(chars: &[char], i: &mut usize) -> Result<Tok, ParseError> {
-    let start = *i;
-    while *i < chars.len() && chars[*i].is_ascii_digit() {
-        *i += 1;
-    }
-    let mut double = false;
-    if chars.get(*i) == Some(&'.') {
-        double = true;
-        *i += 1;
-        while *i < chars.len() && chars[*i].is_ascii_digit() {
-            *i += 1;
-        }
-    }
-    if matches!(chars.get(*i), Some('e' | 'E')) {
-        let sign = matches!(chars.get(*i + 1), Some('+' | '-'));
-        if chars
-            .get(*i + 1 + usize::from(sign))
-            .is_some_and(char::is_ascii_digit)
-        {
-            double = true;
-            *i += 1 + usize::from(sign);
-            while *i < chars.len() && chars[*i].is_ascii_digit() {
-                *i += 1;
-            }
-        }
-    }
-    let text: String = chars[start..*i].iter().collect();
-    if double {
-        return text
-            .parse()
-            .map(Tok::Double)
-            .map_err(|_| error(&format!("invalid double constant \"{text}\""), start));
-    }
-    match text.parse::<i64>() {
-        Ok(n) => Ok(Tok::Int(n)),
-        Err(_) if text == "9223372036854775808" => Ok(Tok::MaxIntPlusOne),
-        Err(_) => Err(error(
-            &format!("bigint constant overflow \"{text}\""),
-            start,
-        )),
-    }
-}
-
-fn error(message: &str, column: usize) -> ParseError {
-    ParseError {
-        message: message.to_string(),
-        column,
-    }
 }
 
 /// Parses one expression (the rest of a `\set` line).

@@ -5,6 +5,7 @@
 
 pub mod eval;
 pub mod expr;
+mod lex;
 
 #[cfg(test)]
 mod tests;
