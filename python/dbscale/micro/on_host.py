@@ -132,7 +132,8 @@ def _host_command(place: Place) -> list[str]:
 
 
 def _remote(kind: str, place: Place, settings: MicroSettings, note: Note) -> JsonObject:
-    command = _host_command(place) + remote_arguments(kind, place, settings)
+    arguments = remote_arguments(kind, place, settings)
+    command = _host_command(place) + arguments
     if kind == "net":
         with _remote_server(command, note):
             assert settings.net is not None and place.net_host is not None
@@ -140,20 +141,25 @@ def _remote(kind: str, place: Place, settings: MicroSettings, note: Note) -> Jso
             _wait_listening(addr)
             return _net_measure(addr, settings, note)
     timeout = settings.estimate_s(kind) * 3 + 120
-    note(f"on the target's host: dbscale {' '.join(remote_arguments(kind, place, settings))}")
+    note(f"on the target's host: dbscale {' '.join(arguments)}")
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
                               check=False, stdin=subprocess.DEVNULL)  # fmt: skip
     except FileNotFoundError:
-        raise MicroStepError(f"host.command: {command[0]!r} is not a program here",
-                             "host.command runs dbscale on the target's host, e.g. "
-                             "'ssh db1 dbscale'") from None  # fmt: skip
+        raise _not_a_program(command) from None
     except subprocess.TimeoutExpired:
         raise MicroStepError(
             f"micro {kind} on the target's host did not end in {timeout:g} s",
             "check that host.command reaches the host and ends",
         ) from None
     return _result_of(kind, done)
+
+
+def _not_a_program(command: list[str]) -> MicroStepError:
+    return MicroStepError(
+        f"host.command: {command[0]!r} is not a program here",
+        "host.command runs dbscale on the target's host, e.g. 'ssh db1 dbscale'",
+    )
 
 
 def _result_of(kind: str, done: subprocess.CompletedProcess[str]) -> JsonObject:
@@ -176,12 +182,12 @@ def _result_of(kind: str, done: subprocess.CompletedProcess[str]) -> JsonObject:
 def _remote_server(command: list[str], note: Note) -> Iterator[None]:
     note("starting micro net --serve on the target's host")
     try:
+        # Its output is not read (an unread pipe could fill and stop it): an unreachable
+        # server is reported by _wait_listening.
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.PIPE, text=True)  # fmt: skip
+                                   stderr=subprocess.DEVNULL)  # fmt: skip
     except FileNotFoundError:
-        raise MicroStepError(
-            f"host.command: {command[0]!r} is not a program here", "e.g. 'ssh db1 dbscale'"
-        ) from None
+        raise _not_a_program(command) from None
     try:
         yield
     finally:

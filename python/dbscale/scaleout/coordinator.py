@@ -71,7 +71,7 @@ class DistributedRun:
         self.config = config.model_copy(update={"seed": seed})
         shares = split_run(self.config, len(workers), seed)
         self.states = [WorkerState(w, s, dict(i)) for w, s, i in zip(workers, shares, infos,
-                                                                     strict=False)]  # fmt: skip
+                                                                     strict=True)]  # fmt: skip
         self.note = note
         self.failure: str | None = None
         self.start_ns = 0
@@ -162,11 +162,10 @@ class DistributedRun:
 
     def poll(self) -> list[Interval]:
         """The intervals every live worker has finished, merged exactly, once each."""
-        merged = merge_intervals(
-            [s.intervals for s in self.states if not s.lost], self.config.interval_s
+        new = merge_intervals(
+            [s.intervals for s in self.states if not s.lost], self.config.interval_s, self._emitted
         )
-        new = merged[self._emitted :]
-        self._emitted = len(merged)
+        self._emitted += len(new)
         return [Interval.model_validate(i) for i in new]
 
     def cancel(self) -> None:

@@ -21,17 +21,22 @@ def _index(interval: Mapping[str, Any]) -> int | None:
 
 
 def merge_intervals(
-    per_worker: Sequence[Sequence[Mapping[str, Any]]], interval_s: float
+    per_worker: Sequence[Sequence[Mapping[str, Any]]], interval_s: float, first: int = 0
 ) -> list[JsonObject]:
-    """The measured intervals (not the drain) that every worker has, merged, in order."""
+    """The measured intervals (not the drain) from index `first` on that every worker has,
+    merged, in order; the ones before `first` were shown already and are not merged again."""
     if not per_worker:
         return []
     by_worker = [
-        {i: x for x in intervals if not x.get("drain") and (i := _index(x)) is not None}
+        {
+            i: x
+            for x in intervals
+            if not x.get("drain") and (i := _index(x)) is not None and i >= first
+        }
         for intervals in per_worker
     ]
     merged: list[JsonObject] = []
-    index = 0
+    index = first
     while all(index in mine for mine in by_worker):
         merged.append(merge_one([mine[index] for mine in by_worker], index, interval_s))
         index += 1

@@ -70,7 +70,10 @@ impl RunShared {
     /// The start of the measured window, fixed by the coordinator before the threads pass the
     /// `started` barrier: now (or the instant `go` named) plus the ramp, which comes first.
     fn start_instant(&self) -> Instant {
-        *self.start.get_or_init(|| Instant::now() + self.ramp)
+        *self
+            .start
+            .get()
+            .expect("the coordinator fixes the start before `started`")
     }
 
     /// The first host: the dialect and the target's name in results come from it.
@@ -239,7 +242,8 @@ fn coordinate(shared: &Arc<RunShared>, threads: u32, setup: Setup) -> Result<Run
     }
     shared.ready.wait();
     let go = shared.gate.connected_then_wait(&shared.cancelled);
-    let start = *shared.start.get_or_init(|| go + shared.ramp);
+    let start = go + shared.ramp;
+    shared.start.set(start).expect("the start is fixed once");
     shared.started.wait();
     let cpu_before = cpu::process_cpu();
     let mut totals = Vec::new();
