@@ -50,6 +50,20 @@ def test_target_rate_when_keeping_up() -> None:
     assert verdict["client_bound"] is False
 
 
+def test_target_rate_allows_for_poisson_arrivals_in_a_short_run() -> None:
+    # 3 s at 200/s: 600 +- 24.5 arrivals. 539 done is 2.5 deviations short, chance, not a limit.
+    short = {"duration_s": 3.0, "rate_tps": 200.0, "schedule_lag_ms": {"p99": 1.1}}
+    chance = _native(**short, tps=179.7, transactions=539)
+    assert _judge(IDLE_HOST, chance)["verdict"] == "target-rate"
+    # 480 done is 4.9 deviations short: the rate was not delivered.
+    behind = _native(**short, tps=160.0, transactions=480)
+    assert _judge(IDLE_HOST, behind)["verdict"] != "target-rate"
+    # A long run is held to 90% of the rate whatever the noise.
+    long_run = _native(duration_s=600.0, rate_tps=200.0, schedule_lag_ms={"p99": 1.1},
+                       tps=170.0, transactions=102000)  # fmt: skip
+    assert _judge(IDLE_HOST, long_run)["verdict"] != "target-rate"
+
+
 def test_rate_not_met_falls_through() -> None:
     native = _native(rate_tps=5000.0, tps=3100.0, schedule_lag_ms={"p99": 900.0})
     means = {"host_idle_pct": 1.0, "server_cpu_user_cores": 1.2, "server_cpu_system_cores": 0.4,
