@@ -7,7 +7,7 @@ come out once, per-second intervals are polled. See docs/results.md for the shap
 class CoreError(Exception):
     """Raised by every native call. ``args == (kind, message, hint)``.
 
-    kind is one of: "config", "connect_unreachable", "connect_auth", "connect_database",
+    kind is one of: "config", "script", "connect_unreachable", "connect_auth", "connect_database",
     "connect_tls", "connect_unavailable", "connect_invalid", "not_prepared", "sql", "histogram", "internal".
     """
 
@@ -40,6 +40,10 @@ def workloads() -> str:
     """JSON catalog: {name: {"description": str, "params": {key: {"default": any, "doc": str}}}}."""
 
 def start_run(config_json: str) -> RunHandle: ...
+def check_workload(workload_json: str) -> None:
+    """Builds the workload from its configuration (parses scripts); raises CoreError if it cannot
+    run: an unknown name or parameter, a script that does not parse."""
+
 def prepare(config_json: str) -> str:
     """Loads the workload's data; JSON summary {"steps": [{"name", "seconds"}], "rows": int}."""
 

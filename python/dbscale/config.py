@@ -34,11 +34,23 @@ class TargetConfig(_Model):
     tls: TlsMode | None = None
 
 
+class ScriptSource(_Model):
+    """One script of the `script` workload's mix: a file's text under its name, or a built-in
+    (no text). The text is read once, when the plan is built, and recorded with the run."""
+
+    name: str = Field(min_length=1)
+    text: str | None = None
+    weight: int = Field(default=1, ge=0, le=2**32 - 1)
+
+
 class WorkloadConfig(_Model):
-    """A workload by its catalog name, with `--set` parameters (the core refuses unknown keys)."""
+    """A workload by its catalog name, with `--set` parameters (the core refuses unknown keys);
+    the `script` workload also carries its scripts and `--define` variables."""
 
     name: str = Field(min_length=1)
     params: dict[str, ParamValue] = Field(default_factory=dict)
+    scripts: list[ScriptSource] = Field(default_factory=list)
+    defines: dict[str, str] = Field(default_factory=dict)
 
 
 # Bounds at the edge (the plan's and the core's): every value the engine gets is one it can
@@ -83,6 +95,7 @@ class RunConfig(_Model):
     ramp_s: float = Field(default=0.0, ge=0, le=MAX_DURATION_S, allow_inf_nan=False)
     rate_tps: float | None = Field(default=None, gt=0, le=MAX_RATE_TPS, allow_inf_nan=False)
     max_tries: int = Field(default=1, ge=1, le=MAX_TRIES)
+    transactions: int | None = Field(default=None, ge=1, le=2**63 - 1)
     seed: int | None = Field(default=None, ge=0, le=MAX_SEED)
     interval_s: float = Field(default=1.0, ge=0.05, allow_inf_nan=False)
     share: WorkerShare | None = None  # set on a scaled-out run's workers only
@@ -100,7 +113,15 @@ class RunConfig(_Model):
         return json.dumps(self._dump(), separators=(",", ":"))
 
     def _dump(self) -> dict[str, Any]:
-        unset = {name for name in ("share", "load_part") if getattr(self, name) is None}
+        unset: dict[str, Any] = {
+            name: True
+            for name in ("share", "load_part", "transactions")
+            if getattr(self, name) is None
+        }
+        # Only the script workload has scripts and defines; others' records stay as they were.
+        empty = {name for name in ("scripts", "defines") if not getattr(self.workload, name)}
+        if empty:
+            unset["workload"] = empty
         return self.model_dump(mode="json", exclude=unset)
 
     def redacted(self) -> dict[str, Any]:
@@ -120,6 +141,7 @@ OPTION_NAMES = {
     "ramp_s": "--ramp",
     "rate_tps": "--rate",
     "max_tries": "--max-tries",
+    "transactions": "--transactions",
     "seed": "--seed",
     "interval_s": "interval",
     "protocol": "--protocol",

@@ -18,7 +18,7 @@ from dbscale.errors import DbscaleError, InternalError, NativeModuleMissingError
 from dbscale.values import JsonObject
 
 if TYPE_CHECKING:
-    from dbscale.config import RunConfig
+    from dbscale.config import RunConfig, WorkloadConfig
     from dbscale.results.record import Interval, RunRecord
 
 # One row of a session query: text values or NULL.
@@ -116,6 +116,13 @@ def _list(value: object) -> list[object]:
 
 def _float(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def check_workload(workload: WorkloadConfig) -> None:
+    """Builds the workload without connecting: a script that does not parse is refused here,
+    with its file, line and column, before anything runs."""
+    with _translated():
+        load_core().check_workload(workload.model_dump_json())
 
 
 def prepare(config: RunConfig) -> DataSummary:

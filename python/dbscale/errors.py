@@ -46,6 +46,14 @@ class ConfigError(DbscaleError):
     )
 
 
+class ScriptError(ConfigError):
+    """A pgbench-style script that does not parse; the message names file, line and column."""
+
+    default_hint = (
+        "fix the script at the line and column shown; docs/scripts.md describes the language"
+    )
+
+
 class TargetError(DbscaleError):
     """The target could not be reached, started or used."""
 
@@ -141,6 +149,7 @@ class Cancelled(DbscaleError):  # noqa: N818 - a user's decision, not a failure
 
 _KINDS: dict[str, type[DbscaleError]] = {
     "config": ConfigError,
+    "script": ScriptError,
     "connect_unreachable": TargetUnreachableError,
     "connect_auth": AuthenticationError,
     "connect_database": DatabaseMissingError,

@@ -27,6 +27,10 @@ pub struct RunConfig {
     /// Measured duration.
     #[serde(default = "default_duration_s")]
     pub duration_s: f64,
+    /// Transactions per client (pgbench `-t`): each client stops after this many, and the run
+    /// ends when every client has; `duration_s` is then a limit, not a length.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transactions: Option<u64>,
     /// Unmeasured time before it, over which the clients start one after another.
     #[serde(default)]
     pub ramp_s: f64,
@@ -127,12 +131,29 @@ pub struct TargetConfig {
 }
 
 /// A workload by name with its parameters (`--set key=value`); unknown keys are refused.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadConfig {
     pub name: String,
     #[serde(default)]
     pub params: BTreeMap<String, serde_json::Value>,
+    /// The `script` workload's mix: files (their text, read once by the caller) and built-ins.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scripts: Vec<ScriptSource>,
+    /// Script variables every client starts with (pgbench `--define name=value`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub defines: BTreeMap<String, String>,
+}
+
+/// One script of a mix: a file's `text` under its `name`, or a built-in by name (no text).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptSource {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(default = "one")]
+    pub weight: u32,
 }
 
 fn default_clients() -> u32 {
@@ -186,6 +207,9 @@ impl RunConfig {
             if !(rate > 0.0 && rate.is_finite()) {
                 return fail(format!("rate must be positive, got {rate}"));
             }
+        }
+        if self.transactions == Some(0) {
+            return fail("transactions must be at least 1".into());
         }
         if self.max_tries == 0 {
             return fail("max_tries must be at least 1".into());

@@ -8,6 +8,9 @@ pub enum Error {
     /// Malformed configuration: bad values, unknown workload or parameter.
     #[error("{0}")]
     Config(String),
+    /// A script that does not parse: file, line, column and what is wrong.
+    #[error("{0}")]
+    Script(String),
     /// A connection could not be made.
     #[error("cannot connect to {target}: {source}")]
     Connect { target: String, source: DbError },
@@ -30,6 +33,7 @@ impl Error {
     pub fn kind(&self) -> &'static str {
         match self {
             Error::Config(_) => "config",
+            Error::Script(_) => "script",
             Error::Connect { source, .. } => match source.connect {
                 Some(ConnectFailure::Unreachable) => "connect_unreachable",
                 Some(ConnectFailure::Authentication) => "connect_auth",
@@ -52,6 +56,7 @@ impl Error {
             Error::Config(_) => "check the option's spelling and value; `dbscale workloads` lists workloads and their parameters".into(),
             Error::Connect { target, source } if is_mysql_target(target) => mysql_connect_hint(source.connect).into(),
             Error::Connect { source, .. } => postgres_connect_hint(source.connect).into(),
+            Error::Script(_) => "fix the script at the line and column shown; docs/scripts.md describes the language".into(),
             Error::NotPrepared(message) if message.contains("sbtest") => "run `dbscale prepare WORKLOAD --target URL` with the run's --set tables=N and table_size=M (or sysbench's own `prepare` with the same --tables and --table-size)".into(),
             Error::NotPrepared(_) => "run `dbscale prepare WORKLOAD --target URL` first (with the same --set parameters)".into(),
             Error::Sql { .. } => "the server refused a statement; its message above says why".into(),

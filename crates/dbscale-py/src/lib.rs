@@ -117,6 +117,20 @@ fn workloads() -> PyResult<String> {
     to_json(&catalog)
 }
 
+/// Builds a workload from its configuration alone (no connection): a script that does not
+/// parse, an unknown parameter or name is refused before anything runs.
+#[pyfunction]
+fn check_workload(workload_json: &str) -> PyResult<()> {
+    let config: dbscale_core::config::WorkloadConfig = serde_json::from_str(workload_json)
+        .map_err(|e| {
+            to_py_err(dbscale_core::Error::Config(format!(
+                "invalid workload: {e}"
+            )))
+        })?;
+    dbscale_core::workload::Workload::from_config(&config).map_err(to_py_err)?;
+    Ok(())
+}
+
 #[pyfunction]
 fn start_run(py: Python<'_>, config_json: &str) -> PyResult<RunHandle> {
     let config = parse_config(config_json)?;
@@ -282,6 +296,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(workloads, m)?)?;
     m.add_function(wrap_pyfunction!(start_run, m)?)?;
+    m.add_function(wrap_pyfunction!(check_workload, m)?)?;
     m.add_function(wrap_pyfunction!(prepare, m)?)?;
     m.add_function(wrap_pyfunction!(cleanup, m)?)?;
     m.add_function(wrap_pyfunction!(probe, m)?)?;

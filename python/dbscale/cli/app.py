@@ -20,7 +20,7 @@ from dbscale.cli import options as o
 from dbscale.errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, Cancelled, DbscaleError
 from dbscale.run.output_format import OutputFormat
 
-LIST_FLAGS = ("clients", "set_params")
+LIST_FLAGS = ("clients", "set_params", "defines")
 
 app = typer.Typer(
     name="dbscale",
@@ -65,8 +65,10 @@ def run_cmd(
     rate: o.Rate = None,
     threads: o.Threads = None,
     max_tries: o.MaxTries = None,
+    transactions: o.Transactions = None,
     tls: o.Tls = None,
     set_params: o.SetPairs = None,
+    defines: o.Defines = None,
     out: o.Out = None,
     warmup: o.Warmup = None,
     seed: o.Seed = None,
@@ -87,6 +89,7 @@ def run_cmd(
     # The flags are RunOptions' fields by the same names (lists arrive as None when not given).
     given = {k: v for k, v in locals().items() if k not in ("dry_run", "output_format")}
     flags = {k: [] if v is None and k in LIST_FLAGS else v for k, v in given.items()}
+    flags["workload"] = workload or None  # no words: the demo
     from dbscale.plan.build import (
         RunOptions,  # here, not at the top: heavy, and only `run` needs it
     )

@@ -13,12 +13,21 @@ from dbscale.modes import ConnectMode, QueryProtocol, TlsMode
 from dbscale.run.output_format import OutputFormat
 
 Workload = Annotated[
-    str | None,
+    list[str] | None,
     typer.Argument(
-        help="Workload name (`dbscale workloads`) or a plan file (plan.yaml); omitted: the demo.",
+        help="Workload name (`dbscale workloads`) or a plan file (plan.yaml); or pgbench script "
+        "files and built-ins in a weighted mix: script:FILE[@W] ... tpcb@W. Omitted: the demo.",
         show_default=False,
     ),
 ]
+Defines = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--define", "-D",
+        help="A script variable every client starts with, name=value (pgbench -D); repeatable.",
+        show_default=False,
+    ),
+]  # fmt: skip
 DataWorkload = Annotated[str, typer.Argument(help="Workload name (`dbscale workloads`).")]
 Targets = Annotated[
     list[str] | None,
@@ -70,6 +79,15 @@ Rate = Annotated[
 Threads = Annotated[
     int | None, typer.Option("--threads", "-j", help="Worker threads (default: cores).")
 ]
+Transactions = Annotated[
+    int | None,
+    typer.Option(
+        "--transactions", "-t",
+        help="Transactions per client (pgbench -t); the run ends when all are done and "
+        "--duration, if given, is a limit.",
+        show_default=False,
+    ),
+]  # fmt: skip
 MaxTries = Annotated[
     int | None,
     typer.Option("--max-tries", help="Tries per transaction on serialization/deadlock."),

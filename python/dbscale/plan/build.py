@@ -20,6 +20,7 @@ from dbscale.plan.data import DataPlan, build_data_plan
 from dbscale.plan.document import PathKey, PlanDocument
 from dbscale.plan.matrix import Matrix, parse_matrix
 from dbscale.plan.schema import LoadSettings, PlanSchema, Transport
+from dbscale.plan.scripts import ResolvedScripts, resolve_scripts
 from dbscale.plan.sources import (
     DEMO_CLIENTS,
     DEMO_DURATION_S,
@@ -74,7 +75,8 @@ def build_study(
     targets = _resolve_targets(doc, plan, env)
     catalog = load_catalog()
     workloads = check_workloads(doc, plan, matrix, catalog)
-    points = _points(doc, plan, matrix, targets, workloads)
+    scripts = resolve_scripts(doc, plan)
+    points = _points(doc, plan, matrix, targets, workloads, scripts)
     _refuse_unchecked(doc, plan, points)
     if options.resume is not None and options.out is not None:
         raise PlanError("--resume and --out both name a results directory", "give only --resume")
@@ -154,6 +156,7 @@ def _points(
     matrix: Matrix,
     targets: dict[str, TargetEntry],
     workloads: dict[str, WorkloadInfo],
+    scripts: dict[str, ResolvedScripts],
 ) -> list[Point]:
     entries = {w.display: w for w in plan.workload_entries()}
     only_target = next(iter(targets.values()))
@@ -175,6 +178,7 @@ def _points(
         if sized_clients is not None:
             load_update["clients"] = sized_clients
         load = LoadSettings.model_validate({**plan.load.model_dump(), **load_update})
+        sources, defines = scripts.get(entry.display, ([], {}))
         point = Point(
             key=point_key(values),
             values=values,
@@ -183,6 +187,8 @@ def _points(
             params=params,
             load=load,
             skipped=_skip_reason(target, load),
+            scripts=tuple(sources),
+            defines=defines,
         )
         _refuse_impossible(doc, plan, point)
         points.append(point)

@@ -77,12 +77,30 @@ class Transport(StrEnum):
     UNIX = "unix"
 
 
+class ScriptEntry(_Strict):
+    """One script of the `script` workload: a pgbench script file (relative to the plan) or a
+    built-in (`tpcb`, `tpcb-simple-update`, `tpcb-select-only`), with its weight in the mix."""
+
+    file: str | None = Field(default=None, min_length=1)
+    builtin: str | None = Field(default=None, min_length=1)
+    weight: int = Field(default=1, ge=0, le=2**32 - 1)
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ScriptEntry:
+        if (self.file is None) == (self.builtin is None):
+            raise ValueError("a script is a `file` or a `builtin`, one of them")
+        return self
+
+
 class WorkloadEntry(_Strict):
-    """A workload from `dbscale workloads` and its parameters."""
+    """A workload from `dbscale workloads` and its parameters; the `script` workload also has
+    its scripts and the variables its clients start with (pgbench `--define`)."""
 
     name: str = Field(min_length=1)
     params: dict[str, ParamValue] = Field(default_factory=dict)
     label: str | None = Field(default=None, pattern=NAME_PATTERN)
+    scripts: list[ScriptEntry] = Field(default_factory=list)
+    defines: dict[str, ParamValue] = Field(default_factory=dict)
 
     @property
     def display(self) -> str:
@@ -101,6 +119,9 @@ class LoadSettings(_Strict):
     connect: ConnectMode = ConnectMode.PERSISTENT
     rate: float | None = Field(default=None, gt=0, le=MAX_RATE_TPS, allow_inf_nan=False)
     max_tries: int = Field(default=1, ge=1, le=MAX_TRIES)
+    # Transactions per client (pgbench -t): the run ends when every client has run them;
+    # `duration` is then a limit.
+    transactions: int | None = Field(default=None, ge=1, le=2**63 - 1)
     tls: TlsMode | None = None
     transport: Transport = Transport.TCP
     pooling: Switch = False

@@ -11,6 +11,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from dbscale.config import MAX_DURATION_S
 from dbscale.errors import PlanError
 from dbscale.modes import ConnectMode, QueryProtocol, TlsMode
 from dbscale.plan.document import (
@@ -22,6 +23,7 @@ from dbscale.plan.document import (
 )
 from dbscale.plan.recipes import load_recipe
 from dbscale.plan.schema import LOAD_FIELDS, PlanSchema
+from dbscale.plan.scripts import SCRIPT_WORKLOAD, is_mix, mix_entries, parse_defines
 from dbscale.targets.url import EMBEDDED
 from dbscale.values import ParamValue, parse_clients, parse_param_value, parse_set
 
@@ -38,7 +40,10 @@ PLAN_SUFFIXES = (".yaml", ".yml")
 class RunOptions:
     """`dbscale run`'s command line as typed (strings where the CLI takes text)."""
 
-    workload: str | None = None  # a workload name, or the path of a plan file
+    # A workload name or the path of a plan file; several words, or `script:FILE`, are a
+    # script mix (`script:a.sql@2 tpcb@1`).
+    workload: str | Sequence[str] | None = None
+    defines: Sequence[str] = ()  # --define name=value for script workloads
     target: str | Sequence[str] | None = None
     clients: Sequence[str] = ()
     duration: str | None = None
@@ -48,6 +53,7 @@ class RunOptions:
     rate: float | None = None  # transactions/s over all clients
     threads: int | None = None
     max_tries: int | None = None
+    transactions: int | None = None  # per client (pgbench -t); --duration is then a limit
     tls: TlsMode | None = None
     set_params: Sequence[str] = ()
     out: Path | None = None
@@ -71,8 +77,20 @@ class RunOptions:
         return [self.target] if isinstance(self.target, str) else list(self.target)
 
     @property
+    def workload_words(self) -> list[str]:
+        if self.workload is None:
+            return []
+        return [self.workload] if isinstance(self.workload, str) else list(self.workload)
+
+    @property
+    def single_workload(self) -> str | None:
+        """The one workload word (None for the demo or a script mix)."""
+        words = self.workload_words
+        return words[0] if len(words) == 1 and not is_mix(words) else None
+
+    @property
     def plan_path(self) -> Path | None:
-        name = self.workload
+        name = self.single_workload
         if name is None:
             return None
         if name.endswith(PLAN_SUFFIXES) or (Path(name).is_file() and "/" in name):
@@ -82,7 +100,9 @@ class RunOptions:
 
 def plan_document(options: RunOptions) -> tuple[PlanDocument, bool]:
     """The plan document and whether it was built from the flags alone."""
-    if options.workload is not None and not options.workload.strip():
+    if any(not word.strip() for word in options.workload_words) or (
+        options.workload is not None and not options.workload_words
+    ):
         raise PlanError(
             "the workload is empty ('')",
             "name a workload (`dbscale workloads` lists them) or a plan file; `dbscale run` "
@@ -91,11 +111,18 @@ def plan_document(options: RunOptions) -> tuple[PlanDocument, bool]:
     if options.recipe is not None:
         if options.workload is not None:
             raise PlanError(
-                f"--recipe {options.recipe} and {options.workload!r} both say what to run",
+                f"--recipe {options.recipe} and {' '.join(options.workload_words)!r} both say "
+                "what to run",
                 "give a recipe, a plan file or a workload, not two",
             )
         return load_recipe(options.recipe), False
     path = options.plan_path
+    if options.defines and not is_mix(options.workload_words):
+        raise PlanError(
+            "--define sets variables of script workloads",
+            "run script files (`dbscale run script:FILE -D name=value`); a plan's script "
+            "workload takes `defines:`",
+        )
     if path is not None:
         return load_plan_file(path), False
     if options.quick:
@@ -107,12 +134,18 @@ def _plain_run_document(options: RunOptions) -> PlanDocument:
     """A plain run's plan before its flags: one point, one run, nothing loaded. The demo is
     TPC-B at scale 10 on 1, 4 and 8 clients after a warm-up."""
     demo = options.workload is None
+    words = options.workload_words
+    workload: dict[str, Any] = {
+        "name": options.single_workload or DEMO_WORKLOAD,
+        "params": {**(DEMO_PARAMS if demo else {}), **parse_set(options.set_params)},
+    }
+    if is_mix(words):
+        workload.update(
+            name=SCRIPT_WORKLOAD, scripts=mix_entries(words), defines=parse_defines(options.defines)
+        )
     data: dict[str, Any] = {
         "targets": [],
-        "workload": {
-            "name": options.workload or DEMO_WORKLOAD,
-            "params": {**(DEMO_PARAMS if demo else {}), **parse_set(options.set_params)},
-        },
+        "workload": workload,
         "load": {"clients": 1, "duration": DEMO_DURATION_S if demo else CLI_DURATION_S},
         "repeat": 1,
         "warmup_runs": 0,
@@ -153,7 +186,10 @@ def _load_flag_values(options: RunOptions) -> dict[str, object]:
         "duration": options.duration, "ramp": options.ramp, "protocol": options.protocol,
         "connect": options.connect, "rate": options.rate, "threads": options.threads,
         "max_tries": options.max_tries, "tls": options.tls, "seed": options.seed,
+        "transactions": options.transactions,
     }  # fmt: skip
+    if options.transactions is not None and options.duration is None:
+        values["duration"] = f"{int(MAX_DURATION_S)}s"  # counted runs end by themselves
     return {k: (v.value if isinstance(v, Enum) else v) for k, v in values.items() if v is not None}
 
 

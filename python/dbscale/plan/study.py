@@ -12,7 +12,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from dbscale.config import RunConfig, TargetConfig, WorkloadConfig, make_run_config
+from dbscale.config import RunConfig, ScriptSource, TargetConfig, WorkloadConfig, make_run_config
 from dbscale.modes import TlsMode
 from dbscale.plan.load_estimate import LoadEstimate, estimate_load, server_kind
 from dbscale.plan.micro_steps import MicroStep, client_steps, target_steps
@@ -22,6 +22,7 @@ from dbscale.plan.schema import (
     Transport,
     default_protocol,
 )
+from dbscale.plan.scripts import scripts_digest
 from dbscale.targets import OpenTarget
 from dbscale.targets.socket_dir import discover_socket_dir
 from dbscale.targets.spec import TargetEntry, shared_groups
@@ -44,10 +45,16 @@ class Point:
     params: dict[str, ParamValue]
     load: LoadSettings
     skipped: str | None = None
+    # The script workload's mix (files read) and --define variables.
+    scripts: tuple[ScriptSource, ...] = ()
+    defines: dict[str, str] = field(default_factory=dict)
 
     @property
     def data_label(self) -> str:
         """The data set: the workload and its parameters."""
+        if self.scripts:
+            mix = ",".join(f"{s.name}@{s.weight}" for s in self.scripts)
+            return f"{self.workload}({mix})"
         if not self.params:
             return self.workload
         inner = ",".join(f"{k}={format_value(v)}" for k, v in sorted(self.params.items()))
@@ -63,6 +70,8 @@ class Point:
             "params": self.params,
             "load": self.load.model_dump(mode="json", exclude={"seed"}),
         }
+        if self.scripts:
+            settings["scripts"] = scripts_digest(self.scripts, self.defines)
         text = json.dumps(settings, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -88,7 +97,12 @@ class Point:
                 more_urls=self.target.more_urls if load.transport is Transport.TCP else [],
                 tls=load.tls,
             ),
-            workload=WorkloadConfig(name=self.workload, params=self.params),
+            workload=WorkloadConfig(
+                name=self.workload,
+                params=self.params,
+                scripts=list(self.scripts),
+                defines=self.defines,
+            ),
             protocol=load.protocol or default_protocol(self.workload),
             connect=load.connect,
             clients=load.clients,
@@ -97,6 +111,7 @@ class Point:
             ramp_s=load.ramp,
             rate_tps=load.rate,
             max_tries=load.max_tries,
+            transactions=load.transactions,
             seed=load.seed,
         )
 

@@ -107,9 +107,17 @@ class RecordedTarget(_Part):
     tls: str | None = None
 
 
+class RecordedScript(_Part):
+    """One script of a script workload's mix as it ran (its text is kept too)."""
+
+    name: str = ""
+    weight: int = 1
+
+
 class RecordedWorkload(_Part):
     name: str | None = None
     params: dict[str, JsonValue] = Field(default_factory=dict)
+    scripts: list[RecordedScript] = Field(default_factory=list)
 
 
 class TpccRule(_Part):
@@ -198,6 +206,7 @@ class RecordedConfig(_Part):
     ramp_s: float = 0.0
     rate_tps: float | None = None
     max_tries: int | None = None
+    transactions: int | None = None  # per client, for a counted run (pgbench -t)
     seed: int | None = None
     interval_s: float = 1.0
 

@@ -32,7 +32,11 @@ def pgbench_lines(record: RunRecord) -> list[str]:
     attempted = transactions + failed
     failed_pct = 100.0 * failed / attempted if attempted else 0.0
     per_transaction = record.connect == "per-transaction"
-    lines = [f"transaction type: {record.workload}"]
+    scripts = record.config.workload.scripts
+    kind = record.workload
+    if scripts:
+        kind = scripts[0].name if len(scripts) == 1 else "multiple scripts"
+    lines = [f"transaction type: {kind}"]
     if record.workload_params.get("scale") is not None:
         lines.append(f"scaling factor: {record.workload_params['scale']}")
     lines += [
@@ -40,10 +44,20 @@ def pgbench_lines(record: RunRecord) -> list[str]:
         f"number of clients: {record.clients}"
         + (f" ({record.clients_connected} connected)" if record.clients_refused else ""),
         f"number of threads: {record.threads}",
-        f"duration: {record.duration_s:.1f} s",
-        f"number of transactions actually processed: {transactions}",
-        f"number of failed transactions: {failed} ({failed_pct:.3f}%)",
     ]
+    per_client = record.config.transactions
+    if per_client is not None:
+        wanted = per_client * record.clients
+        lines += [
+            f"number of transactions per client: {per_client}",
+            f"number of transactions actually processed: {transactions}/{wanted}",
+        ]
+    else:
+        lines += [
+            f"duration: {record.duration_s:.1f} s",
+            f"number of transactions actually processed: {transactions}",
+        ]
+    lines.append(f"number of failed transactions: {failed} ({failed_pct:.3f}%)")
     if record.retried:
         lines.append(
             f"number of transactions retried: {record.retried} (total retries: {record.retries})"
@@ -64,6 +78,33 @@ def pgbench_lines(record: RunRecord) -> list[str]:
         lines.append(f"initial connection time = {_f(record.connect_ms.mean)} ms")
     mode = "including reconnection times" if per_transaction else "without initial connection time"
     lines.append(f"tps = {record.tps:.6f} ({mode})")
+    if len(scripts) > 1:
+        lines += script_lines(record)
+    return lines
+
+
+def script_lines(record: RunRecord) -> list[str]:
+    """pgbench's block per script of a weighted mix: its weight, its share, its latency."""
+    scripts = record.config.workload.scripts
+    total_weight = sum(s.weight for s in scripts) or 1
+    all_done = sum(t.transactions for t in record.transaction_types.values()) or 1
+    lines: list[str] = []
+    for number, script in enumerate(scripts, 1):
+        kind = record.transaction_types.get(script.name)
+        done = kind.transactions if kind else 0
+        failed = kind.failed if kind else 0
+        tps = done / record.duration_s if record.duration_s else 0.0
+        latency = kind.latency_ms if kind else None
+        target_pct = 100 * script.weight / total_weight
+        lines += [
+            f"SQL script {number}: {script.name}",
+            f" - weight: {script.weight} (targets {target_pct:.1f}% of total)",
+            f" - {done} transactions ({100 * done / all_done:.1f}% of total, tps = {tps:.6f})",
+            f" - number of failed transactions: {failed} "
+            f"({100 * failed / (done + failed) if done + failed else 0:.3f}%)",
+            f" - latency average = {_f(latency.mean if latency else None)} ms",
+            f" - latency stddev = {_f(latency.stddev if latency else None)} ms",
+        ]
     return lines
 
 

@@ -34,6 +34,13 @@ class RunSlot:
     eta_s: float | None = None
     workload: str = ""
     clients: int = 0
+    transactions: int | None = None  # per client: a counted run, `duration_s` only its limit
+
+    @property
+    def length(self) -> str:
+        if self.transactions is not None:
+            return f"{self.transactions} transactions per client"
+        return f"{self.duration_s:g} s"
 
 
 class RunProgress(Protocol):
@@ -110,7 +117,7 @@ class PlainProgress:
             else ""
         )
         self.console.print(
-            f"run {slot.index}/{slot.total}: {slot.label}, {slot.duration_s:g} s{eta}",
+            f"run {slot.index}/{slot.total}: {slot.label}, {slot.length}{eta}",
             highlight=False,
             soft_wrap=True,  # a log line is not cut to the 80 columns of a pipe
         )
@@ -198,6 +205,11 @@ class LiveProgress:
             ("─" * (self.BAR_WIDTH - filled), "grey50"),
             f" {shown:.0f}/{slot.duration_s:g} s, {remaining:.0f} s left",
         )
+        if slot.transactions is not None:  # a counted run: how long is not known
+            head = Text.assemble(
+                (f"run {slot.index}/{slot.total} ", "bold"),
+                f"{slot.label}  {slot.length}, {elapsed:.0f} s so far",
+            )
         lines = [head, self._figures()]
         if slot.eta_s is not None and slot.total > 1:
             left = max(slot.eta_s - shown, 0.0)

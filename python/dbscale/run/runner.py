@@ -197,8 +197,10 @@ class StudyRunner:
                 )
                 config = step.point.run_config(self.opened[step.point.target.name])
                 slot = RunSlot(
-                    step.label, index, total, config.duration_s, eta,
+                    step.label, index, total, config.duration_s,
+                    None if config.transactions is not None else eta,
                     workload=config.workload.name, clients=config.clients,
+                    transactions=config.transactions,
                 )  # fmt: skip
                 record = self._run(step, config, slot)
                 outcome.records.append(record)

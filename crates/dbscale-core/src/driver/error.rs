@@ -39,6 +39,8 @@ pub enum ErrorClass {
     Connect,
     /// Any other SQL error, by SQLSTATE (or MySQL error number).
     Sql(String),
+    /// A script's run-time error (pgbench's language): where, and pgbench's words for it.
+    Script(String),
 }
 
 impl ErrorClass {
@@ -52,6 +54,7 @@ impl ErrorClass {
             ErrorClass::ConnectionLost => "connection_lost".into(),
             ErrorClass::Connect => "connect".into(),
             ErrorClass::Sql(code) => format!("sql_{code}"),
+            ErrorClass::Script(what) => format!("script {what}"),
         }
     }
 
@@ -128,6 +131,18 @@ impl DbError {
             connect: None,
             code: None,
             message: message.into(),
+            mysql_code: false,
+        }
+    }
+
+    /// A script's run-time error at `place` (`file:line`), in pgbench's words.
+    pub fn script(place: &str, message: &str) -> Self {
+        let what = format!("{place}: {message}");
+        Self {
+            class: ErrorClass::Script(what.clone()),
+            connect: None,
+            code: None,
+            message: what,
             mysql_code: false,
         }
     }

@@ -11,7 +11,8 @@ mod tls;
 mod transport;
 
 pub use error::{ConnectFailure, DbError, ErrorClass};
-pub use statement::{numbered_placeholders, Param, QueryOutcome, Rows, Statement};
+pub(crate) use statement::RowSink;
+pub use statement::{numbered_placeholders, Param, QueryOutcome, ResultSet, Rows, Statement};
 
 use serde::{Deserialize, Serialize};
 
@@ -170,6 +171,15 @@ impl Connection {
         match self {
             Connection::Postgres(c) => c.query(sql).await,
             Connection::Mysql(c) => c.query(sql).await,
+        }
+    }
+
+    /// Runs SQL text (several statements joined by `;` allowed) and returns each statement's
+    /// result with its column names, in order.
+    pub async fn query_sets(&mut self, sql: &str) -> Result<Vec<ResultSet>, DbError> {
+        match self {
+            Connection::Postgres(c) => c.query_sets(sql).await,
+            Connection::Mysql(c) => c.query_sets(sql).await,
         }
     }
 

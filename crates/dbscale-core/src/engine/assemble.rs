@@ -70,9 +70,9 @@ pub fn assemble(
     }
     let cancelled = shared.is_cancelled();
     // pgbench's rule: time from the common start to the end of the last transaction, but never
-    // less than the configured duration unless the run was cut short.
+    // less than the configured duration unless the run was cut short or counted transactions.
     let mut duration_s = last_end.saturating_duration_since(start).as_secs_f64();
-    if !cancelled {
+    if !cancelled && config.transactions.is_none() {
         duration_s = duration_s.max(config.duration_s);
     }
     let duration_s = duration_s.max(1e-9);

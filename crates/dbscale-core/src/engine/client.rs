@@ -76,10 +76,12 @@ impl Client {
         let per_transaction = self.shared.config.connect == ConnectMode::PerTransaction;
         let max_tries = self.shared.workload.max_tries(self.shared.config.max_tries);
         let paced = self.schedule.is_none();
+        let limit = self.shared.config.transactions.unwrap_or(u64::MAX);
+        let mut ran = 0u64;
         if self.sleep_until(self.begin_at).await {
             loop {
                 let now = Instant::now();
-                if now >= self.deadline || self.shared.is_cancelled() {
+                if now >= self.deadline || self.shared.is_cancelled() || ran >= limit {
                     break;
                 }
                 // TPC-C's keying time (the closed model only: the open one has its own arrivals).
@@ -95,6 +97,7 @@ impl Client {
                         continue;
                     }
                     self.transaction(intended, max_tries).await;
+                    ran += 1;
                     match self.conn.take() {
                         Some(conn) => pool.release(conn, self.slot),
                         None => pool.discard(self.slot),
@@ -104,6 +107,7 @@ impl Client {
                         continue;
                     }
                     self.transaction(intended, max_tries).await;
+                    ran += 1;
                     if per_transaction {
                         if let Some(conn) = self.conn.take() {
                             conn.close().await;

@@ -237,7 +237,7 @@ fn merged_tpcc(
     let ordered: Vec<LatencyHistogram> = workload
         .transaction_types()
         .iter()
-        .map(|name| types.get(*name).map(|t| t.0.clone()).unwrap_or_default())
+        .map(|name| types.get(name).map(|t| t.0.clone()).unwrap_or_default())
         .collect();
     Ok(workload.summarize_merged(&worker_summary.c_last_source, &ordered, tally, duration_s))
 }

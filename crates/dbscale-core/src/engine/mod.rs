@@ -160,7 +160,9 @@ pub fn start(config: RunConfig) -> Result<RunningRun, Error> {
         }
         endpoints.push(endpoint);
     }
+    let seed = config.seed.unwrap_or_else(rand::random);
     let mut workload = Workload::from_config(&config.workload)?;
+    workload.bind_run(seed, config.protocol);
     let statements = workload.statements(endpoints[0].dialect())?;
     let setup = block_on(async {
         let mut conn = endpoints[0].open(config.protocol).await?;
@@ -184,7 +186,6 @@ pub fn start(config: RunConfig) -> Result<RunningRun, Error> {
     let threads = config
         .effective_threads()
         .min(workload.shared_connections().unwrap_or(u32::MAX).max(1));
-    let seed = config.seed.unwrap_or_else(rand::random);
     let shared = Arc::new(RunShared {
         merger: Arc::new(Mutex::new(
             IntervalMerger::new(config.interval_s, threads as usize, config.duration_s)

@@ -122,9 +122,19 @@ impl ThreadRecorder {
         self.roll_to(index);
     }
 
-    /// Hands in every interval up to the last; call once when the thread ends.
-    /// Hands in every interval and the drain; call once when the thread ends.
-    pub fn close(&mut self) {
+    /// Hands in every interval and the drain; call once when the thread ends. A counted run
+    /// (`transactions` per client) ends when its clients are done: `ended` then stops the
+    /// intervals at that moment instead of at the time limit.
+    pub fn close(&mut self, ended: Option<Instant>) {
+        if let Some(at) = ended {
+            let last = self.index_of(at).min(self.last_index);
+            self.roll_to(last);
+            self.current.clients_connected = u64::from(self.totals.clients_connected);
+            let mut merger = self.merger.lock().expect("merger lock");
+            merger.submit_last(last, std::mem::take(&mut self.current));
+            self.current_index = last + 1;
+            return;
+        }
         let drain = self.last_index + 1;
         self.roll_to(drain);
         let mut merger = self.merger.lock().expect("merger lock");
@@ -253,7 +263,7 @@ mod tests {
         rec.success(&outcome(0, 3), ms(2), start + ms(100), 1);
         rec.success(&outcome(1, 3), ms(4), start + ms(900), 1);
         rec.success(&outcome(0, 3), ms(8), start + ms(2500), 1);
-        rec.close();
+        rec.close(None);
         let mut merger = merger.lock().unwrap();
         merger.finish(3.0);
         let counts: Vec<u64> = merger.all().iter().map(|i| i.transactions).collect();
@@ -270,7 +280,7 @@ mod tests {
     fn ends_past_the_window_go_to_the_drain_not_the_last_second() {
         let (mut rec, merger, start) = recorder(2);
         rec.success(&outcome(0, 1), SECOND / 100, start + SECOND * 5, 1);
-        rec.close();
+        rec.close(None);
         let mut merger = merger.lock().unwrap();
         merger.finish(5.0);
         let counts: Vec<(u64, bool)> = merger
@@ -283,6 +293,23 @@ mod tests {
     }
 
     #[test]
+    fn a_counted_run_hands_in_its_intervals_up_to_its_end_only() {
+        // The time limit is 3 s; the clients were done 1.5 s in.
+        let (mut rec, merger, start) = recorder(3);
+        rec.success(&outcome(0, 1), SECOND / 100, start + SECOND / 2, 1);
+        rec.success(&outcome(0, 1), SECOND / 100, start + SECOND * 3 / 2, 1);
+        rec.close(Some(start + SECOND * 3 / 2));
+        let mut merger = merger.lock().unwrap();
+        merger.finish(1.5);
+        let ends: Vec<(u64, f64, f64)> = merger
+            .all()
+            .iter()
+            .map(|i| (i.transactions, i.t_s, i.tps))
+            .collect();
+        assert_eq!(ends, [(1, 1.0, 1.0), (1, 1.5, 2.0)]);
+    }
+
+    #[test]
     fn retries_failures_and_errors_are_counted_apart() {
         let (mut rec, merger, start) = recorder(1);
         let at = start + SECOND / 2;
@@ -291,7 +318,7 @@ mod tests {
         rec.success(&outcome(0, 1), SECOND / 100, at, 3);
         rec.error(&ErrorClass::Serialization, at);
         rec.failure(1, at, 2);
-        rec.close();
+        rec.close(None);
         let totals = &rec.totals;
         assert_eq!((totals.retried, totals.retries, totals.failed), (1, 3, 1));
         assert_eq!(totals.types[1].failed, 1);

@@ -169,7 +169,8 @@ pub fn run_thread(
     if let Some(schedule) = schedule {
         recorder.totals.unstarted += schedule.borrow_mut().count_remaining_before(deadline);
     }
-    recorder.close();
+    let counted = shared.config.transactions.is_some() && !shared.is_cancelled();
+    recorder.close(counted.then(Instant::now));
     Ok(recorder.totals)
 }
 

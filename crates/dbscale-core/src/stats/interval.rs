@@ -167,6 +167,12 @@ impl IntervalMerger {
         }
     }
 
+    /// A thread of a counted run hands in the interval it ended in: that interval (and every
+    /// later one) stays open until [`IntervalMerger::finish`] knows when the run ended.
+    pub fn submit_last(&mut self, index: u64, stats: IntervalStats) {
+        self.pending.entry(index).or_default().1.merge(&stats);
+    }
+
     fn drain_index(&self) -> u64 {
         window_intervals(self.measured_s, self.interval_s)
     }

@@ -17,7 +17,9 @@ use serde::Serialize;
 
 use crate::config::LoadPart;
 use crate::config::WorkloadConfig;
-use crate::driver::{Connection, DbError, Dialect, Endpoint, ErrorClass, QueryOutcome, Statement};
+use crate::driver::{
+    Connection, DbError, Dialect, Endpoint, ErrorClass, QueryOutcome, QueryProtocol, Statement,
+};
 use crate::stats::result::QueryCounts;
 use crate::stats::LatencyHistogram;
 use crate::Error;
@@ -89,6 +91,7 @@ pub fn catalog() -> Vec<WorkloadInfo> {
     let mut all = tpcb::catalog();
     all.extend(sysbench::catalog());
     all.extend(tpcc::catalog());
+    all.extend(script::catalog());
     all
 }
 
@@ -112,6 +115,7 @@ pub enum Workload {
     Tpcb(tpcb::Tpcb),
     Sysbench(sysbench::Sysbench),
     Tpcc(tpcc::Tpcc),
+    Script(Box<script::ScriptWorkload>),
 }
 
 impl Workload {
@@ -124,6 +128,9 @@ impl Workload {
         }
         if let Some(w) = tpcc::Tpcc::from_config(config)? {
             return Ok(Workload::Tpcc(w));
+        }
+        if let Some(w) = script::ScriptWorkload::from_config(config)? {
+            return Ok(Workload::Script(Box::new(w)));
         }
         let names: Vec<&str> = catalog().iter().map(|w| w.name).collect();
         Err(Error::Config(format!(
@@ -138,6 +145,7 @@ impl Workload {
             Workload::Tpcb(w) => w.name(),
             Workload::Sysbench(w) => w.name(),
             Workload::Tpcc(_) => "tpcc",
+            Workload::Script(_) => script::NAME,
         }
     }
 
@@ -146,22 +154,33 @@ impl Workload {
             Workload::Tpcb(w) => w.params().to_map(),
             Workload::Sysbench(w) => w.params().to_map(),
             Workload::Tpcc(w) => w.params().to_map(),
+            Workload::Script(w) => w.params().to_map(),
         }
     }
 
-    pub fn transaction_types(&self) -> &'static [&'static str] {
-        match self {
+    pub fn transaction_types(&self) -> Vec<String> {
+        let names: &[&str] = match self {
             Workload::Tpcb(w) => w.transaction_types(),
             Workload::Sysbench(w) => w.transaction_types(),
             Workload::Tpcc(_) => tpcc::TRANSACTION_TYPES,
+            Workload::Script(w) => return w.transaction_types(),
+        };
+        names.iter().map(|n| n.to_string()).collect()
+    }
+
+    /// What the run decided that a workload may depend on: its seed and how SQL travels.
+    pub fn bind_run(&mut self, seed: u64, protocol: QueryProtocol) {
+        if let Workload::Script(w) = self {
+            w.bind_run(seed, protocol);
         }
     }
 
-    pub fn statements(&self, dialect: Dialect) -> Result<Vec<Statement>, Error> {
+    pub fn statements(&mut self, dialect: Dialect) -> Result<Vec<Statement>, Error> {
         match self {
             Workload::Tpcb(w) => w.statements(dialect),
             Workload::Sysbench(w) => w.statements(dialect),
             Workload::Tpcc(w) => Ok(w.statements(dialect)),
+            Workload::Script(w) => w.statements(dialect),
         }
     }
 
@@ -171,6 +190,7 @@ impl Workload {
             Workload::Tpcb(w) => w.check(conn).await,
             Workload::Sysbench(w) => w.check(conn).await,
             Workload::Tpcc(w) => w.check(conn).await,
+            Workload::Script(w) => w.check(conn).await,
         }
     }
 
@@ -179,6 +199,7 @@ impl Workload {
         match self {
             Workload::Tpcb(w) => w.before_run(conn).await,
             Workload::Sysbench(w) => w.before_run(conn).await,
+            Workload::Script(w) => w.before_run(conn).await,
             Workload::Tpcc(_) => Ok(()),
         }
     }
@@ -191,6 +212,7 @@ impl Workload {
                 WorkloadClient::Sysbench(Box::new(w.client(client_id, clients)))
             }
             Workload::Tpcc(w) => WorkloadClient::Tpcc(w.client(client_id)),
+            Workload::Script(w) => WorkloadClient::Script(Box::new(w.client(client_id))),
         }
     }
 
@@ -199,7 +221,9 @@ impl Workload {
     /// sysbench restarts events on the errors it ignores (see [`sysbench::Sysbench::is_retryable`]).
     pub fn is_retryable(&self, class: &ErrorClass, dialect: Dialect) -> bool {
         match self {
-            Workload::Tpcb(_) => matches!(class, ErrorClass::Serialization | ErrorClass::Deadlock),
+            Workload::Tpcb(_) | Workload::Script(_) => {
+                matches!(class, ErrorClass::Serialization | ErrorClass::Deadlock)
+            }
             Workload::Sysbench(w) => w.is_retryable(class, dialect),
             // Retried until the run ends (as CockroachDB's workload does): SERIALIZABLE works.
             Workload::Tpcc(_) => class.is_retryable(),
@@ -211,7 +235,7 @@ impl Workload {
     /// does (its ignored errors are counted, never fatal).
     pub fn max_tries(&self, configured: u32) -> u32 {
         match self {
-            Workload::Tpcb(_) => configured,
+            Workload::Tpcb(_) | Workload::Script(_) => configured,
             // Unlimited, so above any configured value.
             Workload::Sysbench(_) | Workload::Tpcc(_) => sysbench::MAX_TRIES,
         }
@@ -227,6 +251,11 @@ impl Workload {
             Workload::Tpcb(w) => w.prepare(endpoint, part).await,
             Workload::Sysbench(w) => w.prepare(endpoint, part).await,
             Workload::Tpcc(w) => w.prepare(endpoint, part).await,
+            Workload::Script(_) => Err(Error::Config(
+                "scripts bring no data of their own: load it with the workload the script \
+                 reads (e.g. `dbscale prepare tpcb`) or your own tools"
+                    .into(),
+            )),
         }
     }
 
@@ -235,6 +264,7 @@ impl Workload {
             Workload::Tpcb(w) => w.cleanup(endpoint).await,
             Workload::Sysbench(w) => w.cleanup(endpoint).await,
             Workload::Tpcc(w) => w.cleanup(endpoint).await,
+            Workload::Script(_) => Ok(PrepareSummary::default()),
         }
     }
 
@@ -307,6 +337,7 @@ pub enum WorkloadClient {
     /// Boxed: its parameter buffers would make every client of any workload as large.
     Sysbench(Box<sysbench::SysbenchClient>),
     Tpcc(tpcc::TpccClient),
+    Script(Box<script::ScriptClient>),
 }
 
 impl WorkloadClient {
@@ -322,6 +353,7 @@ impl WorkloadClient {
             WorkloadClient::Tpcb(c) => c.run(conn, rng).await,
             WorkloadClient::Sysbench(c) => c.run(conn, rng).await,
             WorkloadClient::Tpcc(c) => c.run(conn, rng).await,
+            WorkloadClient::Script(c) => c.run(conn, rng).await,
         }
     }
 

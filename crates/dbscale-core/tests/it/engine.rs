@@ -282,3 +282,19 @@ fn gated_shares_start_together_and_merge_exactly() {
     );
     assert_eq!(merged.verdict.status, "ok");
 }
+
+#[cfg_attr(not(test_pg), ignore = "needs DBSCALE_TEST_PG_URL")]
+#[test]
+fn transactions_per_client_end_the_run_when_every_client_is_done() {
+    let url = prepared_database("counted");
+    let counted = RunConfig {
+        transactions: Some(40),
+        ..config(&url, "tpcb-select-only", 3, 60.0)
+    };
+    let started = std::time::Instant::now();
+    let result = run(counted);
+    assert_eq!(result.transactions + result.failed, 120);
+    // Measured from the start to the last transaction's end, not the 60 s limit.
+    assert!(result.duration_s < 30.0, "{}", result.duration_s);
+    assert!(started.elapsed().as_secs_f64() < 30.0);
+}

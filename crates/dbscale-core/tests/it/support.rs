@@ -61,6 +61,7 @@ pub fn run_config(url: &str, workload: &str) -> RunConfig {
         workload: WorkloadConfig {
             name: workload.into(),
             params: BTreeMap::new(),
+            ..Default::default()
         },
         protocol: QueryProtocol::Prepared,
         connect: ConnectMode::Persistent,
@@ -68,6 +69,7 @@ pub fn run_config(url: &str, workload: &str) -> RunConfig {
         threads: Some(2),
         duration_s: 1.0,
         ramp_s: 0.0,
+        transactions: None,
         rate_tps: None,
         max_tries: 1,
         seed: Some(42),

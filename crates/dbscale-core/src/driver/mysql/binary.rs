@@ -10,6 +10,15 @@ pub(super) struct Column {
     pub unsigned: bool,
 }
 
+/// A column definition's `name` (what the statement called it).
+pub(super) fn column_name(payload: &[u8]) -> String {
+    let mut r = Reader::new(payload);
+    for _ in 0..4 {
+        r.lenenc_bytes(); // catalog, schema, table, org_table
+    }
+    String::from_utf8_lossy(r.lenenc_bytes().unwrap_or_default()).into_owned()
+}
+
 impl Column {
     pub(super) fn parse(payload: &[u8]) -> Column {
         let mut r = Reader::new(payload);

@@ -8,7 +8,9 @@ use super::config::MySqlConfig;
 use super::handshake::Unsupported;
 use super::library::LibraryConnection;
 use super::session::LeanConnection;
-use crate::driver::{ConnectFailure, DbError, Param, QueryOutcome, QueryProtocol, Rows, Statement};
+use crate::driver::{
+    ConnectFailure, DbError, Param, QueryOutcome, QueryProtocol, ResultSet, Rows, Statement,
+};
 
 /// An open session on either client. Enum dispatch keeps the hot loop free of dynamic calls.
 pub struct MySqlConnection(Inner);
@@ -81,6 +83,14 @@ impl MySqlConnection {
         match &mut self.0 {
             Inner::Lean(c) => c.query(sql).await,
             Inner::Library(c) => c.query(sql).await,
+        }
+    }
+
+    /// Runs SQL text; each statement's result with its column names.
+    pub async fn query_sets(&mut self, sql: &str) -> Result<Vec<ResultSet>, DbError> {
+        match &mut self.0 {
+            Inner::Lean(c) => c.query_sets(sql).await,
+            Inner::Library(c) => c.query_sets(sql).await,
         }
     }
 

@@ -14,7 +14,8 @@ use super::config::MySqlConfig;
 use super::errors::{connect_error, query_error};
 use super::literal::TextTemplate;
 use crate::driver::{
-    ConnectFailure, DbError, Param, QueryOutcome, QueryProtocol, Rows, Statement, TlsMode,
+    ConnectFailure, DbError, Param, QueryOutcome, QueryProtocol, ResultSet, Rows, Statement,
+    TlsMode,
 };
 
 /// ER_UNSUPPORTED_PS: the statement cannot be prepared; it runs as text instead.
@@ -133,6 +134,34 @@ impl LibraryConnection {
     pub async fn query(&mut self, sql: &str) -> Result<Rows, DbError> {
         let result = self.conn.query_iter(sql).await.map_err(query_error)?;
         collect(result).await
+    }
+
+    /// Runs SQL text; each statement's result with its column names.
+    pub async fn query_sets(&mut self, sql: &str) -> Result<Vec<ResultSet>, DbError> {
+        let mut result = self.conn.query_iter(sql).await.map_err(query_error)?;
+        let mut sets = Vec::new();
+        loop {
+            let columns = result
+                .columns_ref()
+                .iter()
+                .map(|c| c.name_str().into_owned())
+                .collect();
+            let mut set = ResultSet {
+                columns,
+                rows: Rows::new(),
+            };
+            result
+                .for_each(|row| {
+                    set.rows
+                        .push(row.unwrap_raw().into_iter().map(text).collect())
+                })
+                .await
+                .map_err(query_error)?;
+            sets.push(set);
+            if result.is_empty() {
+                return Ok(sets);
+            }
+        }
     }
 
     /// Bulk loads go through the lean client; sessions on this library load with INSERTs.

@@ -11,7 +11,10 @@ use super::handshake::{self, Unsupported, CLIENT_DEPRECATE_EOF};
 use super::literal::TextTemplate;
 use super::wire::{self, PacketBuffer, Reader, ERR, MORE_RESULTS, OK};
 use crate::driver::transport::Transport;
-use crate::driver::{ConnectFailure, DbError, Param, QueryOutcome, QueryProtocol, Rows, Statement};
+use crate::driver::{
+    ConnectFailure, DbError, Param, QueryOutcome, QueryProtocol, ResultSet, RowSink, Rows,
+    Statement,
+};
 
 const COM_QUIT: u8 = 0x01;
 pub(super) const COM_QUERY: u8 = 0x03;
@@ -152,7 +155,7 @@ impl LeanConnection {
         params: &[Param<'_>],
     ) -> Result<QueryOutcome, DbError> {
         self.send_statement(index, params).await?;
-        self.read_response(None).await
+        self.read_response(RowSink::Count).await
     }
 
     pub(super) async fn fetch(
@@ -162,14 +165,16 @@ impl LeanConnection {
     ) -> Result<Rows, DbError> {
         let mut rows = Rows::new();
         self.send_statement(index, params).await?;
-        self.read_response(Some(&mut rows)).await.map(|_| rows)
+        self.read_response(RowSink::Rows(&mut rows))
+            .await
+            .map(|_| rows)
     }
 
     pub(super) async fn batch(&mut self, sql: &str) -> Result<QueryOutcome, DbError> {
         self.check_usable()?;
         self.command(COM_QUERY, sql.as_bytes())?;
         self.send().await?;
-        self.read_response(None).await
+        self.read_response(RowSink::Count).await
     }
 
     pub(super) async fn query(&mut self, sql: &str) -> Result<Rows, DbError> {
@@ -177,8 +182,17 @@ impl LeanConnection {
         self.command(COM_QUERY, sql.as_bytes())?;
         self.send().await?;
         let mut rows = Rows::new();
-        self.read_response(Some(&mut rows)).await?;
+        self.read_response(RowSink::Rows(&mut rows)).await?;
         Ok(rows)
+    }
+
+    pub(super) async fn query_sets(&mut self, sql: &str) -> Result<Vec<ResultSet>, DbError> {
+        self.check_usable()?;
+        self.command(COM_QUERY, sql.as_bytes())?;
+        self.send().await?;
+        let mut sets = Vec::new();
+        self.read_response(RowSink::Sets(&mut sets)).await?;
+        Ok(sets)
     }
 
     pub(super) async fn reset(&mut self) -> Result<(), DbError> {
@@ -293,10 +307,7 @@ impl LeanConnection {
 
     /// Reads every result of the request to its end, counting; rows are decoded only into `rows`
     /// (the first result set's, as text).
-    async fn read_response(
-        &mut self,
-        mut rows: Option<&mut Rows>,
-    ) -> Result<QueryOutcome, DbError> {
+    async fn read_response(&mut self, mut sink: RowSink<'_>) -> Result<QueryOutcome, DbError> {
         let mut outcome = QueryOutcome::default();
         let mut error = None;
         let mut columns: Vec<Column> = Vec::new();
@@ -304,7 +315,7 @@ impl LeanConnection {
         // 0: result header; 1: column definitions left; 2: EOF after definitions; 3: rows.
         let mut phase = 0u8;
         let mut left = 0u64;
-        let mut collecting = rows.is_some();
+        let mut collecting = !matches!(sink, RowSink::Count);
         loop {
             let Some(packet) = self.reader.next_packet() else {
                 self.fill().await?;
@@ -317,6 +328,9 @@ impl LeanConnection {
                     OK => {
                         let (affected, status) = wire::ok_counts(payload);
                         outcome.rows_affected += affected;
+                        if let RowSink::Sets(sets) = &mut sink {
+                            sets.push(ResultSet::default());
+                        }
                         if status & MORE_RESULTS == 0 {
                             break;
                         }
@@ -337,12 +351,20 @@ impl LeanConnection {
                         outcome.returned_result_set = true;
                         binary = packet_is_binary(&self.wbuf);
                         columns.clear();
+                        if let RowSink::Sets(sets) = &mut sink {
+                            sets.push(ResultSet::default());
+                        }
                         phase = 1;
                     }
                 },
                 1 => {
                     if collecting && binary {
                         columns.push(Column::parse(payload));
+                    }
+                    if let RowSink::Sets(sets) = &mut sink {
+                        if let Some(set) = sets.last_mut() {
+                            set.columns.push(binary::column_name(payload));
+                        }
                     }
                     left -= 1;
                     if left == 0 {
@@ -361,7 +383,8 @@ impl LeanConnection {
                     }
                     if wire::is_end_of_rows(payload) {
                         let (_, status) = wire::ok_counts(payload);
-                        collecting = false;
+                        // `query` keeps the first result set only.
+                        collecting = matches!(sink, RowSink::Sets(_));
                         if status & MORE_RESULTS == 0 {
                             break;
                         }
@@ -369,7 +392,12 @@ impl LeanConnection {
                         continue;
                     }
                     outcome.rows_returned += 1;
-                    if let (true, Some(rows)) = (collecting, rows.as_deref_mut()) {
+                    let rows = match (&mut sink, collecting) {
+                        (RowSink::Rows(rows), true) => Some(&mut **rows),
+                        (RowSink::Sets(sets), true) => sets.last_mut().map(|set| &mut set.rows),
+                        _ => None,
+                    };
+                    if let Some(rows) = rows {
                         rows.push(if binary {
                             binary::row_as_text(&columns, payload)
                         } else {

@@ -177,6 +177,21 @@ pub(super) fn data_row(body: &[u8]) -> Result<Vec<Option<String>>, DbError> {
     Ok(row)
 }
 
+/// The column names of a RowDescription.
+pub(super) fn column_names(body: &[u8]) -> Result<Vec<String>, DbError> {
+    let bad = || DbError::connection_lost("protocol error: malformed RowDescription");
+    let count = i16::from_be_bytes(body.get(..2).ok_or_else(bad)?.try_into().expect("2 bytes"));
+    let mut names = Vec::with_capacity(count.max(0) as usize);
+    let mut rest = &body[2..];
+    for _ in 0..count {
+        let (name, after) = split_cstr(rest);
+        names.push(String::from_utf8_lossy(name).into_owned());
+        // Table OID, column number, type OID, type size, type modifier, format code.
+        rest = after.get(18..).ok_or_else(bad)?;
+    }
+    Ok(names)
+}
+
 /// A NUL-terminated string and what follows it (a missing NUL takes everything).
 pub(super) fn split_cstr(bytes: &[u8]) -> (&[u8], &[u8]) {
     match bytes.iter().position(|&b| b == 0) {

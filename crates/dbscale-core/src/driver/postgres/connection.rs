@@ -3,7 +3,9 @@
 //! Every request is encoded into one reused buffer and leaves in one write; responses are framed
 //! in place in one reused receive buffer. In steady state an `execute` allocates nothing.
 
-use crate::driver::{DbError, Param, QueryOutcome, QueryProtocol, Rows, Statement};
+use crate::driver::{
+    DbError, Param, QueryOutcome, QueryProtocol, ResultSet, RowSink, Rows, Statement,
+};
 
 use super::backend::ReadBuffer;
 use super::config::PgConfig;
@@ -24,7 +26,7 @@ pub(super) enum SessionState {
 
 /// A statement as this connection sends it.
 pub(super) struct PreparedStatement {
-    pub label: &'static str,
+    pub label: String,
     /// Server-side name under the prepared protocol (`P_{index}`).
     pub name: String,
     pub sql: String,
@@ -102,7 +104,7 @@ impl PgConnection {
             .iter()
             .enumerate()
             .map(|(i, s)| PreparedStatement {
-                label: s.name,
+                label: s.name.to_string(),
                 name: format!("P_{i}"),
                 sql: s.sql.clone(),
                 template: SqlTemplate::new(&s.sql),
@@ -134,7 +136,7 @@ impl PgConnection {
         params: &[Param<'_>],
     ) -> Result<QueryOutcome, DbError> {
         self.send_statement(index, params).await?;
-        let mut outcome = self.read_response(None).await?;
+        let mut outcome = self.read_response(RowSink::Count).await?;
         outcome.returned_result_set |= self.statements[index].returns_rows;
         Ok(outcome)
     }
@@ -143,21 +145,29 @@ impl PgConnection {
     pub async fn fetch(&mut self, index: usize, params: &[Param<'_>]) -> Result<Rows, DbError> {
         self.send_statement(index, params).await?;
         let mut rows = Rows::new();
-        self.read_response(Some(&mut rows)).await?;
+        self.read_response(RowSink::Rows(&mut rows)).await?;
         Ok(rows)
     }
 
     /// Runs SQL text with the simple protocol; it may hold several statements.
     pub async fn batch(&mut self, sql: &str) -> Result<QueryOutcome, DbError> {
         self.send_query(sql).await?;
-        self.read_response(None).await
+        self.read_response(RowSink::Count).await
+    }
+
+    /// Runs SQL text with the simple protocol; each statement's result with its columns.
+    pub async fn query_sets(&mut self, sql: &str) -> Result<Vec<ResultSet>, DbError> {
+        self.send_query(sql).await?;
+        let mut sets = Vec::new();
+        self.read_response(RowSink::Sets(&mut sets)).await?;
+        Ok(sets)
     }
 
     /// Runs SQL text with the simple protocol and returns all rows it produced, as text.
     pub async fn query(&mut self, sql: &str) -> Result<Rows, DbError> {
         self.send_query(sql).await?;
         let mut rows = Rows::new();
-        self.read_response(Some(&mut rows)).await?;
+        self.read_response(RowSink::Rows(&mut rows)).await?;
         Ok(rows)
     }
 
@@ -255,7 +265,7 @@ impl PgConnection {
             SessionState::Idle => Ok(()),
             SessionState::AwaitingResponse => {
                 // The abandoned request's outcome, error or not, is of interest to no one.
-                match self.read_response(None).await {
+                match self.read_response(RowSink::Count).await {
                     Err(e) if self.state == SessionState::Broken => Err(e),
                     _ => Ok(()),
                 }

@@ -43,7 +43,7 @@ impl PgConnection {
         }
         frontend::copy_done(&mut self.wbuf);
         self.send().await?;
-        let outcome = self.read_response(None).await?;
+        let outcome = self.read_response(crate::driver::RowSink::Count).await?;
         Ok(outcome.rows_affected)
     }
 

@@ -1,7 +1,7 @@
 //! Reading responses: every request ends at ReadyForQuery, and everything in between is counted
 //! in place (rows, command tags) or, for `fetch`/`query`, copied out as text.
 
-use crate::driver::{DbError, QueryOutcome, Rows};
+use crate::driver::{DbError, QueryOutcome, ResultSet, RowSink};
 
 use super::backend::{self, Frame, ServerError};
 use super::command_tag::CommandTag;
@@ -9,14 +9,16 @@ use super::connection::{PgConnection, SessionState};
 use super::frontend;
 
 impl PgConnection {
-    /// Reads one response up to ReadyForQuery. Rows are counted, and copied into `rows` when
-    /// given. A server error is returned only once the session is ready again.
+    /// Reads one response up to ReadyForQuery. Rows are counted, and copied into the sink when
+    /// it wants them. A server error is returned only once the session is ready again.
     pub(super) async fn read_response(
         &mut self,
-        mut rows: Option<&mut Rows>,
+        mut sink: RowSink<'_>,
     ) -> Result<QueryOutcome, DbError> {
         let mut outcome = QueryOutcome::default();
         let mut error: Option<ServerError> = None;
+        // Sets: whether the last set was opened by this statement's RowDescription.
+        let mut described = false;
         loop {
             let frame = self.next_frame().await?;
             let body = self.reader.body(&frame);
@@ -24,19 +26,44 @@ impl PgConnection {
                 b'D' => {
                     outcome.rows_returned += 1;
                     outcome.returned_result_set = true;
-                    if let Some(rows) = rows.as_deref_mut() {
-                        rows.push(backend::data_row(body).inspect_err(|_| self.break_session())?);
+                    let rows = match &mut sink {
+                        RowSink::Count => continue,
+                        RowSink::Rows(rows) => &mut **rows,
+                        RowSink::Sets(sets) => match sets.last_mut() {
+                            Some(set) => &mut set.rows,
+                            None => continue,
+                        },
+                    };
+                    rows.push(backend::data_row(body).inspect_err(|_| self.break_session())?);
+                }
+                b'C' | b'I' => {
+                    if frame.tag == b'C' {
+                        let tag = CommandTag::parse(backend::split_cstr(body).0);
+                        outcome.rows_affected += tag.rows_affected;
+                        outcome.returned_result_set |= tag.returns_rows;
+                    }
+                    if let RowSink::Sets(sets) = &mut sink {
+                        if !described {
+                            sets.push(ResultSet::default());
+                        }
+                    }
+                    described = false;
+                }
+                b'T' => {
+                    outcome.returned_result_set = true;
+                    if let RowSink::Sets(sets) = &mut sink {
+                        let columns =
+                            backend::column_names(body).inspect_err(|_| self.break_session())?;
+                        sets.push(ResultSet {
+                            columns,
+                            rows: Vec::new(),
+                        });
+                        described = true;
                     }
                 }
-                b'C' => {
-                    let tag = CommandTag::parse(backend::split_cstr(body).0);
-                    outcome.rows_affected += tag.rows_affected;
-                    outcome.returned_result_set |= tag.returns_rows;
-                }
-                b'T' => outcome.returned_result_set = true,
-                // ParseComplete, BindComplete, CloseComplete, NoData, EmptyQueryResponse,
-                // ParameterDescription, PortalSuspended; COPY TO STDOUT data is dropped.
-                b'1' | b'2' | b'3' | b'n' | b'I' | b't' | b's' | b'H' | b'd' | b'c' => {}
+                // ParseComplete, BindComplete, CloseComplete, NoData, ParameterDescription,
+                // PortalSuspended; COPY TO STDOUT data is dropped.
+                b'1' | b'2' | b'3' | b'n' | b't' | b's' | b'H' | b'd' | b'c' => {}
                 b'E' => self.keep_error(&frame, &mut error)?,
                 b'G' => {
                     // COPY FROM STDIN outside copy_in: refuse; the server answers with an error.
@@ -75,7 +102,10 @@ impl PgConnection {
                 b'Z' => {
                     self.ready_for_query(&frame);
                     let Some(e) = error else { return Ok(()) };
-                    let label = self.statements.get(described).map_or("?", |s| s.label);
+                    let label = self
+                        .statements
+                        .get(described)
+                        .map_or("?", |s| s.label.as_str());
                     let mut db_error = e.into_db_error();
                     db_error.message = format!("cannot prepare {label}: {}", db_error.message);
                     return Err(db_error);

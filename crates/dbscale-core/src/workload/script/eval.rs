@@ -27,7 +27,7 @@ pub enum Value {
 }
 
 impl Value {
-    fn type_name(self) -> &'static str {
+    pub(super) fn type_name(self) -> &'static str {
         match self {
             Value::Null => "null",
             Value::Bool(_) => "boolean",
@@ -89,14 +89,16 @@ impl Value {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EvalError(pub String);
 
-fn fail(message: String) -> EvalError {
+pub(super) fn fail(message: String) -> EvalError {
     EvalError(message)
 }
 
 /// What evaluation needs from the client: its variables, `:default_seed`, its generator, and
 /// where `debug()` writes.
 pub trait Context {
-    fn variable(&self, name: &str) -> Option<Value>;
+    /// The variable's value; an undefined variable or a value that is no number, boolean or
+    /// NULL is an error.
+    fn variable(&mut self, name: &str) -> Result<Value, EvalError>;
     fn default_seed(&self) -> i64;
     fn rng(&mut self) -> &mut dyn rand::RngCore;
     fn debug(&mut self, _line: &str) {}
@@ -105,9 +107,7 @@ pub trait Context {
 pub fn evaluate(expr: &Expr, ctx: &mut dyn Context) -> Result<Value, EvalError> {
     match expr {
         Expr::Const(v) => Ok(*v),
-        Expr::Var(name) => ctx
-            .variable(name)
-            .ok_or_else(|| fail(format!("undefined variable \"{name}\""))),
+        Expr::Var(name) => ctx.variable(name),
         Expr::Call(func @ (Func::And | Func::Or | Func::Case), args) => lazy(*func, args, ctx),
         Expr::Call(func, args) => {
             let values = args
@@ -181,7 +181,7 @@ fn call(func: Func, v: &[Value], ctx: &mut dyn Context) -> Result<Value, EvalErr
                 Value::Null => "null".to_string(),
                 Value::Bool(b) => format!("boolean {b}"),
                 Value::Int(i) => format!("int {i}"),
-                Value::Double(d) => format!("double {}", shortest_15(d)),
+                Value::Double(d) => format!("double {}", super::vars::format_g15(d)),
             };
             ctx.debug(&shown);
             v[0]
@@ -207,7 +207,19 @@ fn call(func: Func, v: &[Value], ctx: &mut dyn Context) -> Result<Value, EvalErr
             })
         }
         Random | RandomExponential | RandomGaussian | RandomZipfian => random(func, v, ctx)?,
-        Permute => return Err(fail("permute() is not implemented in dbscale yet".into())),
+        Permute => {
+            let (value, size) = (v[0].to_int()?, v[1].to_int()?);
+            let seed = match v.get(2) {
+                Some(s) => s.to_int()?,
+                None => ctx.default_seed(),
+            };
+            if size <= 0 {
+                return Err(fail(
+                    "permute size parameter must be greater than zero".into(),
+                ));
+            }
+            Value::Int(super::permute::permute(value, size, seed))
+        }
         And | Or | Case => unreachable!("evaluated lazily"),
     })
 }
@@ -364,11 +376,4 @@ fn zipfian(rng: &mut dyn rand::RngCore, n: i64, s: f64) -> i64 {
             return x as i64;
         }
     }
-}
-
-/// `%.15g`: the double with 15 significant digits, trailing zeros dropped.
-fn shortest_15(d: f64) -> String {
-    let text = format!("{d:.14e}");
-    let parsed: f64 = text.parse().unwrap_or(d);
-    format!("{parsed}")
 }

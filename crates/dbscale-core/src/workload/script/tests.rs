@@ -16,8 +16,11 @@ struct Vars {
 }
 
 impl Context for Vars {
-    fn variable(&self, name: &str) -> Option<Value> {
-        self.vars.get(name).copied()
+    fn variable(&mut self, name: &str) -> Result<Value, EvalError> {
+        self.vars
+            .get(name)
+            .copied()
+            .ok_or_else(|| EvalError(format!("undefined variable \"{name}\"")))
     }
     fn default_seed(&self) -> i64 {
         5432

@@ -423,6 +423,7 @@ mod tests {
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.clone()))
                 .collect::<BTreeMap<_, _>>(),
+            ..Default::default()
         };
         Sysbench::from_config(&config).map(|w| w.expect("a sysbench name"))
     }
@@ -445,7 +446,8 @@ mod tests {
         assert!(o.range_selects && !o.skip_trx && o.auto_inc && o.create_secondary);
         assert!(Sysbench::from_config(&WorkloadConfig {
             name: "tpcb".into(),
-            params: BTreeMap::new()
+            params: BTreeMap::new(),
+            ..Default::default()
         })
         .unwrap()
         .is_none());

@@ -187,6 +187,7 @@ mod tests {
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.clone()))
                 .collect(),
+            ..Default::default()
         };
         let w = Sysbench::from_config(&config).unwrap().unwrap();
         w.statements(dialect)

@@ -309,6 +309,7 @@ mod tests {
             params: [("tables".to_string(), serde_json::Value::from(3))]
                 .into_iter()
                 .collect(),
+            ..Default::default()
         };
         let w = Sysbench::from_config(&config).unwrap().unwrap();
         let sql = w.statements(Dialect::Mysql).unwrap();
@@ -332,6 +333,7 @@ mod tests {
             params: [("table_size".to_string(), serde_json::Value::from(1000))]
                 .into_iter()
                 .collect(),
+            ..Default::default()
         };
         let w = Sysbench::from_config(&config).unwrap().unwrap();
         assert_eq!(w.client(0, 4).slice, (0, 250));

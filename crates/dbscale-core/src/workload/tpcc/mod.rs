@@ -354,6 +354,7 @@ mod tests {
                 .iter()
                 .map(|(k, v)| (k.to_string(), serde_json::Value::from(*v)))
                 .collect(),
+            ..Default::default()
         };
         assert!(Tpcc::from_config(&config(&[])).unwrap().is_some());
         assert!(Tpcc::from_config(&config(&[("warehouses", "0")])).is_err());
@@ -362,6 +363,7 @@ mod tests {
         let other = WorkloadConfig {
             name: "tpcb".into(),
             params: Default::default(),
+            ..Default::default()
         };
         assert!(Tpcc::from_config(&other).unwrap().is_none());
     }

@@ -1,0 +1,211 @@
+//! A client's script variables, as pgbench keeps them: a value set by `\set` is typed; one from
+//! `--define`, `\gset`, `\aset` or `\setshell` is text, typed on first use by pgbench's rules
+//! (`null`; prefixes of `true`, `yes`, `false`, `no`, and `on`, `off`; an integer; a double).
+//! In SQL a variable is its text: integers in decimal, doubles with 15 significant digits.
+
+use std::collections::HashMap;
+
+use super::eval::{fail, EvalError, Value};
+
+#[derive(Debug, Clone)]
+enum Slot {
+    Text(String),
+    Typed(Value),
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Variables {
+    slots: HashMap<String, Slot>,
+}
+
+/// pgbench's rule for variable names: a letter, `_` or a non-ASCII character, then those or
+/// digits.
+pub fn valid_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || !c.is_ascii())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || !c.is_ascii())
+}
+
+impl Variables {
+    pub fn set(&mut self, name: &str, value: Value) {
+        self.put(name, Slot::Typed(value));
+    }
+
+    pub fn set_text(&mut self, name: &str, text: String) {
+        self.put(name, Slot::Text(text));
+    }
+
+    fn put(&mut self, name: &str, slot: Slot) {
+        match self.slots.get_mut(name) {
+            Some(existing) => *existing = slot,
+            None => {
+                self.slots.insert(name.to_string(), slot);
+            }
+        }
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.slots.contains_key(name)
+    }
+
+    /// The value for an expression; an error if undefined or not a value.
+    pub fn value(&self, name: &str) -> Result<Value, EvalError> {
+        match self.slots.get(name) {
+            None => Err(fail(format!("undefined variable \"{name}\""))),
+            Some(Slot::Typed(v)) => Ok(*v),
+            Some(Slot::Text(text)) => typed(text)
+                .ok_or_else(|| fail(format!("malformed variable \"{name}\" value: \"{text}\""))),
+        }
+    }
+
+    /// Appends the variable's text (as SQL gets it); false if it is undefined.
+    pub fn write_text(&self, name: &str, out: &mut String) -> bool {
+        match self.slots.get(name) {
+            None => false,
+            Some(Slot::Text(text)) => {
+                out.push_str(text);
+                true
+            }
+            Some(Slot::Typed(v)) => {
+                write_value(*v, out);
+                true
+            }
+        }
+    }
+}
+
+/// A value as pgbench writes it into SQL.
+pub fn write_value(value: Value, out: &mut String) {
+    use std::fmt::Write;
+    match value {
+        Value::Null => out.push_str("NULL"),
+        Value::Bool(b) => out.push_str(if b { "true" } else { "false" }),
+        Value::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
+        Value::Double(d) => out.push_str(&format_g15(d)),
+    }
+}
+
+/// C's `%.15g`.
+pub fn format_g15(d: f64) -> String {
+    if d.is_nan() {
+        return "nan".into();
+    }
+    if d.is_infinite() {
+        return if d > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    if d == 0.0 {
+        return if d.is_sign_negative() { "-0" } else { "0" }.into();
+    }
+    let sci = format!("{d:.14e}");
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let trim = |s: &str| -> String {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    if !(-4..15).contains(&exponent) {
+        let sign = if exponent < 0 { '-' } else { '+' };
+        return format!("{}e{sign}{:02}", trim(mantissa), exponent.abs());
+    }
+    let decimals = (14 - exponent).max(0) as usize;
+    trim(&format!("{d:.decimals$}"))
+}
+
+/// pgbench's reading of a text variable as a value (None: malformed).
+fn typed(text: &str) -> Option<Value> {
+    if text.is_empty() {
+        return None;
+    }
+    let lower = text.to_ascii_lowercase();
+    let prefix_of = |word: &str| word.starts_with(&lower);
+    if lower == "null" {
+        return Some(Value::Null);
+    }
+    if prefix_of("true") || prefix_of("yes") || lower == "on" {
+        return Some(Value::Bool(true));
+    }
+    if prefix_of("false") || prefix_of("no") || lower == "off" || lower == "of" {
+        return Some(Value::Bool(false));
+    }
+    if looks_like_int(text) {
+        return text.trim().parse::<i64>().ok().map(Value::Int);
+    }
+    let trimmed = text.trim();
+    match trimmed.parse::<f64>() {
+        Ok(d) if !trimmed.starts_with('+') || trimmed.len() > 1 => Some(Value::Double(d)),
+        _ => None,
+    }
+}
+
+/// Optional spaces, an optional sign, digits, optional spaces (pgbench's `is_an_int`).
+fn looks_like_int(text: &str) -> bool {
+    let t = text.trim();
+    let digits = t.strip_prefix(['+', '-']).unwrap_or(t);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_values_are_typed_as_pgbench_types_them() {
+        let mut vars = Variables::default();
+        // The -D values of pgbench's expression test.
+        for (name, text) in [
+            ("foo", "-10.1"),
+            ("bla", "false"),
+            ("i", "+3"),
+            ("n", "null"),
+            ("t", "t"),
+            ("f", "of"),
+            ("d", "1.0"),
+            ("y", "ye"),
+            ("bad", "1.2.3"),
+        ] {
+            vars.set_text(name, text.into());
+        }
+        assert_eq!(vars.value("foo"), Ok(Value::Double(-10.1)));
+        assert_eq!(vars.value("bla"), Ok(Value::Bool(false)));
+        assert_eq!(vars.value("i"), Ok(Value::Int(3)));
+        assert_eq!(vars.value("n"), Ok(Value::Null));
+        assert_eq!(vars.value("t"), Ok(Value::Bool(true)));
+        assert_eq!(vars.value("f"), Ok(Value::Bool(false)));
+        assert_eq!(vars.value("d"), Ok(Value::Double(1.0)));
+        assert_eq!(vars.value("y"), Ok(Value::Bool(true)));
+        assert_eq!(
+            vars.value("bad").unwrap_err().0,
+            "malformed variable \"bad\" value: \"1.2.3\""
+        );
+        assert_eq!(
+            vars.value("nope").unwrap_err().0,
+            "undefined variable \"nope\""
+        );
+    }
+
+    #[test]
+    fn values_are_written_as_pgbench_writes_them() {
+        let text = |v| {
+            let mut out = String::new();
+            write_value(v, &mut out);
+            out
+        };
+        assert_eq!(text(Value::Int(-42)), "-42");
+        assert_eq!(text(Value::Double(0.1 + 0.2)), "0.3");
+        assert_eq!(text(Value::Double(1e20)), "1e+20");
+        assert_eq!(text(Value::Double(123456.5)), "123456.5");
+        assert_eq!(text(Value::Double(2.5e-5)), "2.5e-05");
+        assert_eq!(text(Value::Double(3.0)), "3");
+        assert_eq!(text(Value::Bool(true)), "true");
+        assert_eq!(text(Value::Null), "NULL");
+        assert!(valid_name("aid") && valid_name("_x1") && valid_name("été"));
+        assert!(!valid_name("1x") && !valid_name("") && !valid_name("a-b"));
+    }
+}

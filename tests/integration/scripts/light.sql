@@ -1,0 +1,1 @@
+INSERT INTO script_log VALUES (':tool', :client_id, 'light', 1);

@@ -1,0 +1,141 @@
+"""pgbench script files run unchanged: dbscale and pgbench run the same files on the same
+database, and the rows they leave behind agree; weighted mixes come out in their weights; bad
+scripts are refused before anything runs; run-time errors fail transactions by class and line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import PgTestServer
+from tests.integration.conftest import dbscale, read_runs
+from tests.integration.mariadb import mariadb_from_env
+from tests.integration.test_pgbench_interop import pgbench
+
+SCRIPTS = Path(__file__).parent / "scripts"
+LOG_TABLE = "CREATE TABLE script_log (tool text, client int, what text, v bigint)"
+
+
+def _rows(live: PgTestServer, db: str, tool: str) -> dict[str, tuple[int, int]]:
+    """What a tool's runs inserted: per kind of row, how many and the sum of their values."""
+    text = live.psql(
+        f"SELECT what, count(*), sum(v) FROM script_log WHERE tool = '{tool}' GROUP BY what", db
+    )
+    rows = [line.split("|") for line in text.splitlines() if line]
+    return {what: (int(n), int(total)) for what, n, total in rows}
+
+
+def test_dbscale_and_pgbench_leave_the_same_rows(live: PgTestServer, tmp_path: Path) -> None:
+    db = "dbscale_scripts"
+    url = live.fresh_database(db)
+    live.psql(LOG_TABLE, db)
+    script = str(SCRIPTS / "every_command.sql")
+    ran = pgbench(live, "-n", "-c", "3", "-t", "5", "-D", "tool=pgbench", "-f", script, url)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    out = tmp_path / "r"
+    done = dbscale("run", f"script:{script}", "--target", url, "-c", "3", "-t", "5",
+                   "-D", "tool=dbscale", "--out", str(out))  # fmt: skip
+    done.assert_ok()
+    assert "number of transactions actually processed: 15/15" in done.out
+    theirs, ours = _rows(live, db, "pgbench"), _rows(live, db, "dbscale")
+    assert ours == theirs
+    # Clients 0 and 2 are even, 1 is one; 5 transactions each.
+    assert ours == {
+        "gset-ok": (15, 15), "even": (10, 10), "one": (5, 5), "aset": (15, 45),
+        "shell": (15, 15 * 15), "scale": (15, 15),
+    }  # fmt: skip
+    [record] = read_runs(out / "runs.jsonl")
+    assert (record["transactions"], record["failed"]) == (15, 0)
+    assert record["config"]["workload"]["scripts"][0]["name"] == script
+
+
+def test_weighted_mixes_come_out_in_their_weights(live: PgTestServer, tmp_path: Path) -> None:
+    db = "dbscale_script_mix"
+    url = live.fresh_database(db)
+    live.psql(LOG_TABLE, db)
+    heavy, light = SCRIPTS / "heavy.sql", SCRIPTS / "light.sql"
+    ran = pgbench(live, "-n", "-c", "2", "-t", "400", "-D", "tool=pgbench",
+                  "-f", f"{heavy}@3", "-f", f"{light}@1", url)  # fmt: skip
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    out = tmp_path / "r"
+    done = dbscale("run", f"script:{heavy}@3", f"script:{light}@1", "--target", url, "-c", "2",
+                   "-t", "400", "-D", "tool=dbscale", "--out", str(out))  # fmt: skip
+    done.assert_ok()
+    assert "SQL script 1: " in done.out and "weight: 3 (targets 75.0% of total)" in done.out
+    for tool in ("pgbench", "dbscale"):
+        rows = _rows(live, db, tool)
+        assert rows["heavy"][0] + rows["light"][0] == 800
+        # 800 draws at 3:1: 600 +- 12.2 heavy; 5 deviations either way would be a wrong mix.
+        assert abs(rows["heavy"][0] - 600) < 61, (tool, rows)
+    [record] = read_runs(out / "runs.jsonl")
+    kinds = record["transaction_types"]
+    assert kinds[str(heavy)]["transactions"] == _rows(live, db, "dbscale")["heavy"][0]
+
+
+def test_builtins_join_a_mix(tpcb_url: str, tmp_path: Path) -> None:
+    out = tmp_path / "r"
+    select_only = tmp_path / "select_only.sql"
+    select_only.write_text("\\set aid random(1, 100000 * :scale)\n"
+                           "SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n")  # fmt: skip
+    dbscale("run", f"script:{select_only}@1", "tpcb@1", "--target", tpcb_url, "-c", "2",
+            "-t", "100", "--protocol", "prepared", "--out", str(out)).assert_ok()  # fmt: skip
+    [record] = read_runs(out / "runs.jsonl")
+    kinds = record["transaction_types"]
+    assert set(kinds) == {str(select_only), "tpcb"}
+    assert kinds["tpcb"]["transactions"] + kinds[str(select_only)]["transactions"] == 200
+    assert record["failed"] == 0 and record["workload_params"]["scale"] == 1
+
+
+def test_a_script_that_does_not_parse_is_refused_with_its_place(
+    live: PgTestServer, tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.sql"
+    bad.write_text("SELECT 1;\n\\if :x\n\\set y 1 +\n\\endif\n")
+    done = dbscale("run", f"script:{bad}", "--target", live.url_for("postgres"),
+                   "--out", str(tmp_path / "r"))  # fmt: skip
+    done.assert_user_error()
+    assert f"error: {bad}:3:11: unexpected end of expression" in done.err
+    assert not (tmp_path / "r" / "runs.jsonl").exists()
+    unknown = tmp_path / "unknown.sql"
+    unknown.write_text("\\startover\n")
+    done = dbscale("run", f"script:{unknown}", "--target", live.url_for("postgres"))
+    done.assert_user_error()
+    assert f"{unknown}:1:1: invalid command \\startover" in done.err
+
+
+def test_run_time_errors_fail_transactions_by_class_and_line(
+    live: PgTestServer, tmp_path: Path
+) -> None:
+    script = tmp_path / "errors.sql"
+    script.write_text("\\set n :client_id\n"
+                      "\\if :n = 0\n"
+                      "  \\set x 1 / :n\n"
+                      "\\else\n"
+                      "  SELECT 1 WHERE false \\gset\n"
+                      "\\endif\n")  # fmt: skip
+    out = tmp_path / "r"
+    dbscale("run", f"script:{script}", "--target", live.url_for("postgres"), "-c", "2",
+            "-t", "3", "--out", str(out))  # fmt: skip
+    [record] = read_runs(out / "runs.jsonl")
+    assert (record["transactions"], record["failed"]) == (0, 6)
+    by_class = record["errors"]["by_class"]
+    assert by_class == {
+        f"script {script}:3: division by zero": 3,
+        f"script {script}:5: expected one row, got 0": 3,
+    }
+
+
+def test_scripts_run_on_mariadb(tmp_path: Path, core: object) -> None:
+    server = mariadb_from_env()
+    url = server.fresh_database("dbscale_scripts")
+    server.sql(f"USE dbscale_scripts; {LOG_TABLE}")
+    script = tmp_path / "mysql.sql"
+    script.write_text("\\set v random(1, 10) * 2\n"
+                      "SELECT :v AS doubled, 'x' AS letter \\gset\n"
+                      "\\if :doubled % 2 = 0\n"
+                      "  INSERT INTO script_log VALUES ('dbscale', :client_id, :'letter', :v);\n"
+                      "\\endif\n")  # fmt: skip
+    dbscale("run", f"script:{script}", "--target", url, "-c", "2", "-t", "10",
+            "--out", str(tmp_path / "r")).assert_ok()  # fmt: skip
+    counts = server.sql("SELECT what, count(*), sum(v % 2) FROM dbscale_scripts.script_log "
+                        "GROUP BY what")  # fmt: skip
+    assert counts.split() == ["x", "20", "0"]
