@@ -27,6 +27,10 @@ CATALOG = Catalog.from_json(
             },
         },
         "tpcb-select-only": {"description": "", "params": {"scale": {"default": 1, "doc": ""}}},
+        "script": {
+            "description": "",
+            "params": {"scale": {"default": 1, "doc": ""}, "vacuum": {"default": True, "doc": ""}},
+        },
         "sysbench:oltp_write_only": {
             "description": "",
             "aliases": ["oltp_write_only"],

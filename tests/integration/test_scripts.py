@@ -46,6 +46,12 @@ def test_dbscale_and_pgbench_leave_the_same_rows(live: PgTestServer, tmp_path: P
     [record] = read_runs(out / "runs.jsonl")
     assert (record["transactions"], record["failed"]) == (15, 0)
     assert record["config"]["workload"]["scripts"][0]["name"] == script
+    # Per command (pgbench -r): how often each ran; the branches not taken never did.
+    counts = {c["line"]: c["count"] for c in record["commands"]}
+    assert (counts[3], counts[7], counts[9], counts[11]) == (15, 15, 15, 0)  # never bad
+    assert (counts[14], counts[16], counts[18]) == (10, 5, 0)  # even, one, odd
+    assert all(c["failures"] == 0 for c in record["commands"])
+    assert "statement latencies in milliseconds and failures:" in done.out
 
 
 def test_weighted_mixes_come_out_in_their_weights(live: PgTestServer, tmp_path: Path) -> None:
@@ -122,6 +128,8 @@ def test_run_time_errors_fail_transactions_by_class_and_line(
         f"script {script}:3: division by zero": 3,
         f"script {script}:5: expected one row, got 0": 3,
     }
+    failures = {c["line"]: c["failures"] for c in record["commands"]}
+    assert (failures[3], failures[5], failures[1]) == (3, 3, 0)
 
 
 def test_scripts_run_on_mariadb(tmp_path: Path, core: object) -> None:

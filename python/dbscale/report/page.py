@@ -14,6 +14,7 @@ from typing import Any
 
 from dbscale.report import headline
 from dbscale.report.chart import Chart
+from dbscale.report.command_table import commands_section
 from dbscale.report.tables import (
     html_table,
     micro_table,
@@ -230,6 +231,7 @@ href="{data_uri(summary_csv(study))}">Download summary.csv</a>
 <div class="table-wrap">{html_table(p_headers, p_rows)}</div>
 <h2 id="runs">Runs</h2>
 <div class="table-wrap">{html_table(r_headers, r_rows)}</div>
+{commands_section(study)}
 {workers_section(study)}
 {machine_section(study)}
 </main>

@@ -95,6 +95,20 @@ class TransactionType(_Part):
     histogram: str = ""
 
 
+class CommandFigures(_Part):
+    """One command of a script (pgbench `-r`): how often it ran, its mean and largest latency,
+    how often it failed."""
+
+    script: str = ""
+    line: int = 0
+    command: str = ""
+    count: int = 0
+    failures: int = 0
+    mean_ms: float | None = None
+    max_ms: float | None = None
+    sum_ms: float = 0.0
+
+
 class Verdict(_Part):
     """`ok`, `errors` (some failed) or `failed` (nothing succeeded), with what happened."""
 
@@ -305,6 +319,7 @@ class RunRecord(_Part):
     connect_error: str | None = None
     server_max_connections: int | None = None
     tpcc: TpccSection | None = None
+    commands: list[CommandFigures] = Field(default_factory=list)  # scripts: per command
     # What dbscale adds.
     run_id: str = ""
     started_at: str = ""

@@ -80,6 +80,22 @@ def pgbench_lines(record: RunRecord) -> list[str]:
     lines.append(f"tps = {record.tps:.6f} ({mode})")
     if len(scripts) > 1:
         lines += script_lines(record)
+    if record.commands:
+        lines += command_lines(record)
+    return lines
+
+
+def command_lines(record: RunRecord) -> list[str]:
+    """pgbench `-r`'s table: each command's mean latency and failures, script by script."""
+    lines = ["statement latencies in milliseconds and failures:"]
+    several = len({c.script for c in record.commands}) > 1
+    shown = ""
+    for command in record.commands:
+        if several and command.script != shown:
+            lines.append(f" {command.script}:")
+            shown = command.script
+        mean = f"{command.mean_ms:.3f}" if command.mean_ms is not None else "-"
+        lines.append(f"  {mean:>12} {command.failures:>11}  {command.command}")
     return lines
 
 

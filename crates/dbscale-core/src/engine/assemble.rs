@@ -1,6 +1,7 @@
 //! Turns the threads' totals into one [`RunResult`]: histograms merged exactly, counts summed,
 //! throughput over the measured time, and a verdict in words.
 
+use crate::stats::commands::{merge_tallies, CommandLatency, CommandTally};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -36,6 +37,7 @@ pub fn assemble(
     let mut last_end = start;
     let (mut never_connected, mut connect_error) = (0u32, None);
     let mut tally = [0u64; TALLY_SLOTS];
+    let mut commands: Vec<CommandTally> = Vec::new();
     let (mut ramp_transactions, mut ramp_errors) = (0, 0);
     for t in &threads {
         for (sum, n) in tally.iter_mut().zip(t.tally) {
@@ -64,6 +66,7 @@ pub fn assemble(
         late += t.late_starts;
         unstarted += t.unstarted;
         abandoned += t.abandoned;
+        merge_tallies(&mut commands, &t.commands);
         if let Some(end) = t.last_end {
             last_end = last_end.max(end);
         }
@@ -113,7 +116,17 @@ pub fn assemble(
     let tpcc = shared
         .workload
         .summarize(&type_histograms, &tally, duration_s);
+    let commands = shared
+        .workload
+        .command_places()
+        .iter()
+        .enumerate()
+        .map(|(i, place)| {
+            CommandLatency::of(place, commands.get(i).unwrap_or(&CommandTally::default()))
+        })
+        .collect();
     RunResult {
+        commands,
         detail,
         ramp_s: shared.ramp.as_secs_f64(),
         ramp_transactions,

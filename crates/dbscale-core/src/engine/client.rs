@@ -1,6 +1,7 @@
 //! One client: takes its next start time (now in the closed model, the next arrival in the open
 //! one), runs one transaction with retries, records the outcome, and keeps its connection alive.
 
+use crate::stats::commands::merge_tallies;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -122,6 +123,9 @@ impl Client {
         }
         if let Some(conn) = self.conn.take() {
             conn.close().await;
+        }
+        if let Some(tallies) = self.workload.command_tallies() {
+            merge_tallies(&mut self.recorder.borrow_mut().totals.commands, tallies);
         }
     }
 

@@ -4,6 +4,7 @@
 //! measured time the longest worker's (they started together), the verdict and TPC-C's figures
 //! computed again from the merged counts.
 
+use crate::stats::commands::{merge_tallies, CommandLatency, CommandPlace, CommandTally};
 use std::collections::BTreeMap;
 
 use super::verdict::{verdict, Refused, Tally};
@@ -86,6 +87,7 @@ pub fn merge_workers(config: &RunConfig, parts: &[RunResult]) -> Result<RunResul
         LatencyHistogram::new(),
     );
     let mut types: BTreeMap<String, (LatencyHistogram, u64)> = BTreeMap::new();
+    let mut commands: Vec<CommandTally> = Vec::new();
     let mut sums = Sums::default();
     let duration_s = parts.iter().map(|p| p.duration_s).fold(0.0, f64::max);
     let mut merger = IntervalMerger::new(config.interval_s, parts.len(), config.duration_s);
@@ -99,6 +101,8 @@ pub fn merge_workers(config: &RunConfig, parts: &[RunResult]) -> Result<RunResul
         overall.merge(&decode(&part.histogram, "latency")?);
         connect.merge(&decode(&detail.connect_histogram, "connect")?);
         lag.merge(&decode(&detail.lag_histogram, "schedule lag")?);
+        let tallies: Vec<CommandTally> = part.commands.iter().map(|c| c.tally()).collect();
+        merge_tallies(&mut commands, &tallies);
         for (name, result) in &part.transaction_types {
             let slot = types.entry(name.clone()).or_default();
             slot.0.merge(&decode(&result.histogram, name)?);
@@ -144,7 +148,21 @@ pub fn merge_workers(config: &RunConfig, parts: &[RunResult]) -> Result<RunResul
     if let Some(total) = sum_param(parts, "connections") {
         workload_params.insert("connections".into(), total.into());
     }
+    let commands = first
+        .commands
+        .iter()
+        .zip(&commands)
+        .map(|(c, tally)| {
+            let place = CommandPlace {
+                script: c.script.clone(),
+                line: c.line,
+                text: c.command.clone(),
+            };
+            CommandLatency::of(&place, tally)
+        })
+        .collect();
     Ok(RunResult {
+        commands,
         workload: first.workload.clone(),
         target: first.target.clone(),
         server_version: first.server_version.clone(),

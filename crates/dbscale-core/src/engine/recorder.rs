@@ -2,6 +2,7 @@
 //! thread's event loop is single-threaded); finished intervals go to the shared merger once per
 //! interval, so the hot path never contends with other threads.
 
+use crate::stats::commands::CommandTally;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -48,6 +49,8 @@ pub struct ThreadTotals {
     pub clients_connected: u32,
     /// The first connection failure's message, as the server or the network gave it.
     pub connect_error: Option<String>,
+    /// Scripts: each command's sums over this thread's clients.
+    pub commands: Vec<CommandTally>,
 }
 
 /// A schedule lag above this counts as a late start.

@@ -1,5 +1,6 @@
 //! Measurement: HDR latency histograms, per-interval snapshots and the run result they feed.
 
+pub mod commands;
 pub mod interval;
 pub mod latency;
 pub mod result;

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::commands::CommandLatency;
 use super::interval::IntervalSnapshot;
 use super::latency::{LatencyHistogram, LatencySummary};
 use crate::driver::{ConnectMode, QueryProtocol};
@@ -68,6 +69,9 @@ pub struct RunResult {
     /// TPC-C's figures and verdict (tpmC, efficiency, pass rule, audits).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tpcc: Option<TpccSummary>,
+    /// Scripts: each command's latency and failures (pgbench `-r`), in script order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub commands: Vec<CommandLatency>,
     /// A scaled-out run's worker: what an exact merge with the other workers needs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<ResultDetail>,

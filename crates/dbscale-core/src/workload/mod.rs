@@ -20,6 +20,7 @@ use crate::config::WorkloadConfig;
 use crate::driver::{
     Connection, DbError, Dialect, Endpoint, ErrorClass, QueryOutcome, QueryProtocol, Statement,
 };
+use crate::stats::commands::{CommandPlace, CommandTally};
 use crate::stats::result::QueryCounts;
 use crate::stats::LatencyHistogram;
 use crate::Error;
@@ -268,6 +269,14 @@ impl Workload {
         }
     }
 
+    /// Scripts: where each command is, in the order of their latency tallies.
+    pub fn command_places(&self) -> Vec<CommandPlace> {
+        match self {
+            Workload::Script(w) => w.command_places(),
+            _ => Vec::new(),
+        }
+    }
+
     /// Refuses a client count the workload cannot run with (TPC-C with waits: 10 per warehouse).
     pub fn check_clients(&self, clients: u32) -> Result<(), Error> {
         match self {
@@ -354,6 +363,14 @@ impl WorkloadClient {
             WorkloadClient::Sysbench(c) => c.run(conn, rng).await,
             WorkloadClient::Tpcc(c) => c.run(conn, rng).await,
             WorkloadClient::Script(c) => c.run(conn, rng).await,
+        }
+    }
+
+    /// Scripts: the client's per-command sums (pgbench `-r`), flattened in script order.
+    pub fn command_tallies(&self) -> Option<&[CommandTally]> {
+        match self {
+            WorkloadClient::Script(c) => Some(c.command_tallies()),
+            _ => None,
         }
     }
 

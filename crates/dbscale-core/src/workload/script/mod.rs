@@ -12,6 +12,7 @@ pub mod model;
 pub mod parse;
 mod permute;
 mod scan;
+mod shell;
 pub mod vars;
 mod workload;
 

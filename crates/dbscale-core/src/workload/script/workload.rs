@@ -13,6 +13,7 @@ use super::permute::permute;
 use super::vars::valid_name;
 use crate::config::WorkloadConfig;
 use crate::driver::{numbered_placeholders, Connection, Dialect, QueryProtocol, Statement};
+use crate::stats::commands::CommandPlace;
 use crate::workload::tpcb::Tpcb;
 use crate::workload::{ParamSpec, Params, WorkloadInfo};
 use crate::Error;
@@ -197,6 +198,20 @@ impl ScriptWorkload {
         }
     }
 
+    /// Every command's place, script after script (the order of the clients' tallies).
+    pub fn command_places(&self) -> Vec<CommandPlace> {
+        self.scripts
+            .iter()
+            .flat_map(|script| {
+                script.commands.iter().map(|c| CommandPlace {
+                    script: script.name.clone(),
+                    line: c.line,
+                    text: c.text.clone(),
+                })
+            })
+            .collect()
+    }
+
     pub fn client(&self, client_id: u32) -> ScriptClient {
         let mix = self.mix.get_or_init(|| Arc::new(self.mix_for_clients()));
         ScriptClient::new(mix.clone(), client_id)
@@ -215,7 +230,17 @@ impl ScriptWorkload {
             ("scale".to_string(), Value::Int(self.params.int("scale"))),
         ];
         initial.retain(|(name, _)| !self.defines.contains_key(name));
+        let offsets = self
+            .scripts
+            .iter()
+            .scan(0, |next, script| {
+                let at = *next;
+                *next += script.commands.len();
+                Some(at)
+            })
+            .collect();
         ScriptMix {
+            offsets,
             scripts: self.scripts.clone(),
             weights: self.weights.clone(),
             inline: self.protocol == QueryProtocol::Simple,

@@ -1,0 +1,119 @@
+//! Per-command latencies of scripts, as pgbench's `-r` reports them: for each command of each
+//! script, how often it ran, its mean and largest latency, and how often it failed. Sums, not
+//! histograms: a client keeps one tally per command, and tallies add up exactly across clients,
+//! threads and workers.
+
+use serde::{Deserialize, Serialize};
+
+/// One command's running sums.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CommandTally {
+    pub count: u64,
+    pub sum_us: f64,
+    pub max_us: f64,
+    pub failures: u64,
+}
+
+impl CommandTally {
+    #[inline]
+    pub fn add(&mut self, micros: f64) {
+        self.count += 1;
+        self.sum_us += micros;
+        self.max_us = self.max_us.max(micros);
+    }
+
+    pub fn merge(&mut self, other: &CommandTally) {
+        self.count += other.count;
+        self.sum_us += other.sum_us;
+        self.max_us = self.max_us.max(other.max_us);
+        self.failures += other.failures;
+    }
+}
+
+/// Adds `more` into `into`, index by index (growing `into` when it is shorter).
+pub fn merge_tallies(into: &mut Vec<CommandTally>, more: &[CommandTally]) {
+    if into.len() < more.len() {
+        into.resize(more.len(), CommandTally::default());
+    }
+    for (sum, tally) in into.iter_mut().zip(more) {
+        sum.merge(tally);
+    }
+}
+
+/// Where a command is: its script, its line, its first line of text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandPlace {
+    pub script: String,
+    pub line: u32,
+    pub text: String,
+}
+
+/// One command's figures in the result.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CommandLatency {
+    pub script: String,
+    pub line: u32,
+    pub command: String,
+    pub count: u64,
+    pub failures: u64,
+    pub mean_ms: Option<f64>,
+    pub max_ms: Option<f64>,
+    /// Total time in the command, kept so workers' figures merge exactly.
+    pub sum_ms: f64,
+}
+
+impl CommandLatency {
+    pub fn of(place: &CommandPlace, tally: &CommandTally) -> Self {
+        let ran = tally.count > 0;
+        Self {
+            script: place.script.clone(),
+            line: place.line,
+            command: place.text.clone(),
+            count: tally.count,
+            failures: tally.failures,
+            mean_ms: ran.then(|| tally.sum_us / tally.count as f64 / 1000.0),
+            max_ms: ran.then(|| tally.max_us / 1000.0),
+            sum_ms: tally.sum_us / 1000.0,
+        }
+    }
+
+    /// The sums back, to merge workers' results.
+    pub fn tally(&self) -> CommandTally {
+        CommandTally {
+            count: self.count,
+            sum_us: self.sum_ms * 1000.0,
+            max_us: self.max_ms.unwrap_or(0.0) * 1000.0,
+            failures: self.failures,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tallies_merge_exactly_and_round_trip() {
+        let mut a = vec![CommandTally::default(); 2];
+        a[0].add(100.0);
+        a[0].add(300.0);
+        let mut b = vec![CommandTally::default(); 3];
+        b[0].add(500.0);
+        b[2].failures = 2;
+        merge_tallies(&mut a, &b);
+        assert_eq!(
+            (a.len(), a[0].count, a[0].sum_us, a[0].max_us),
+            (3, 3, 900.0, 500.0)
+        );
+        assert_eq!(a[2].failures, 2);
+        let place = CommandPlace {
+            script: "s.sql".into(),
+            line: 4,
+            text: "SELECT 1;".into(),
+        };
+        let figures = CommandLatency::of(&place, &a[0]);
+        assert_eq!((figures.mean_ms, figures.max_ms), (Some(0.3), Some(0.5)));
+        assert_eq!(figures.tally(), a[0]);
+        assert_eq!(CommandLatency::of(&place, &a[1]).mean_ms, None);
+    }
+}

@@ -1,0 +1,161 @@
+//! An SQL command of a script: its text with the variables in place (simple protocol) or its
+//! prepared statement with the values bound as text; `\\gset`/`\\aset` results stored.
+
+use super::{place, ScriptClient};
+use crate::driver::{Connection, DbError, Dialect, Param, QueryOutcome, ResultSet};
+use crate::stats::result::QueryCounts;
+use crate::workload::script::eval::Value;
+use crate::workload::script::model::{Command, Script, SqlCommand, SqlPart, Store};
+use crate::workload::script::vars::valid_name;
+
+/// Placed where it happened: a script error gets its class from the place; a server error keeps
+/// its class (so retries and counts work as for any workload) and its message gains the place.
+pub(super) fn located(error: SqlFailure, script: &Script, command: &Command) -> DbError {
+    match error {
+        SqlFailure::Script(message) => DbError::script(&place(script, command), &message),
+        SqlFailure::Server(mut error) => {
+            error.message = format!("{}: {}", place(script, command), error.message);
+            error
+        }
+    }
+}
+
+/// Why an SQL command failed: the script (undefined variable, `\gset` row count) or the server.
+pub(super) enum SqlFailure {
+    Script(String),
+    Server(DbError),
+}
+
+impl From<DbError> for SqlFailure {
+    fn from(error: DbError) -> Self {
+        SqlFailure::Server(error)
+    }
+}
+
+impl ScriptClient {
+    pub(super) async fn sql(
+        &mut self,
+        conn: &mut Connection,
+        sql: &SqlCommand,
+        prepared: Option<usize>,
+        queries: &mut QueryCounts,
+    ) -> Result<(), SqlFailure> {
+        if let (Some(index), None) = (prepared, &sql.store) {
+            self.values.clear();
+            for name in sql.variables() {
+                let mut text = String::new();
+                if !self.vars.write_text(name, &mut text) {
+                    return Err(SqlFailure::Script(format!("undefined variable \"{name}\"")));
+                }
+                self.values.push(text);
+            }
+            let params: Vec<Param<'_>> = self.values.iter().map(|v| Param::Text(v)).collect();
+            let outcome = conn.execute(index, &params).await?;
+            queries.count(&outcome);
+            return Ok(());
+        }
+        self.render(sql);
+        match &sql.store {
+            None => {
+                let outcome = conn.batch(&self.text).await?;
+                queries.count(&outcome);
+            }
+            Some(store) => {
+                let sets = conn.query_sets(&self.text).await?;
+                for set in &sets {
+                    queries.count(&QueryOutcome {
+                        rows_returned: set.rows.len() as u64,
+                        rows_affected: 0,
+                        returned_result_set: !set.columns.is_empty(),
+                    });
+                }
+                self.store(store, &sets)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `\gset`: the last statement's one row; `\aset`: the first row of every statement that
+    /// returned any.
+    fn store(&mut self, store: &Store, sets: &[ResultSet]) -> Result<(), SqlFailure> {
+        let chosen: Vec<&ResultSet> = if store.all {
+            sets.iter().filter(|s| !s.rows.is_empty()).collect()
+        } else {
+            let last = sets.last();
+            let rows = last.map_or(0, |s| s.rows.len());
+            if rows != 1 {
+                return Err(SqlFailure::Script(format!("expected one row, got {rows}")));
+            }
+            last.into_iter().collect()
+        };
+        for set in chosen {
+            for (column, value) in set.columns.iter().zip(&set.rows[0]) {
+                let name = format!("{}{column}", store.prefix);
+                if !valid_name(&name) {
+                    return Err(SqlFailure::Script(format!(
+                        "error storing into variable {name}"
+                    )));
+                }
+                match value {
+                    Some(text) => self.vars.set_text(&name, text.clone()),
+                    None => self.vars.set(&name, Value::Null),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The SQL text with the variables in place; an undefined one stays as written (pgbench).
+    fn render(&mut self, sql: &SqlCommand) {
+        let text = &mut self.text;
+        text.clear();
+        let mut value = String::new();
+        for part in &sql.parts {
+            match part {
+                SqlPart::Text(t) => text.push_str(t),
+                SqlPart::Var(name) => {
+                    if !self.vars.write_text(name, text) {
+                        text.push(':');
+                        text.push_str(name);
+                    }
+                }
+                SqlPart::Literal(name) | SqlPart::Identifier(name) => {
+                    value.clear();
+                    let literal = matches!(part, SqlPart::Literal(_));
+                    if !self.vars.write_text(name, &mut value) {
+                        let q = if literal { '\'' } else { '"' };
+                        text.push_str(&format!(":{q}{name}{q}"));
+                    } else if literal {
+                        quote_literal(&value, self.mix.dialect, text);
+                    } else {
+                        quote_identifier(&value, self.mix.dialect, text);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn quote_literal(value: &str, dialect: Dialect, out: &mut String) {
+    out.push('\'');
+    for c in value.chars() {
+        match c {
+            '\'' => out.push_str("''"),
+            '\\' if dialect == Dialect::Mysql => out.push_str("\\\\"),
+            _ => out.push(c),
+        }
+    }
+    out.push('\'');
+}
+
+fn quote_identifier(value: &str, dialect: Dialect, out: &mut String) {
+    let q = if dialect == Dialect::Mysql { '`' } else { '"' };
+    out.push(q);
+    for c in value.chars() {
+        if c == q {
+            out.push(q);
+        }
+        out.push(c);
+    }
+    out.push(q);
+}
