@@ -147,3 +147,66 @@ def test_scripts_run_on_mariadb(tmp_path: Path, core: object) -> None:
     counts = server.sql("SELECT what, count(*), sum(v % 2) FROM dbscale_scripts.script_log "
                         "GROUP BY what")  # fmt: skip
     assert counts.split() == ["x", "20", "0"]
+
+
+def test_pipelines_send_their_statements_together(live: PgTestServer, tmp_path: Path) -> None:
+    db = "dbscale_script_pipeline"
+    url = live.fresh_database(db)
+    live.psql(LOG_TABLE, db)
+    script = str(SCRIPTS / "pipeline.sql")
+    ran = pgbench(live, "-n", "-M", "prepared", "-c", "2", "-t", "3", "-D", "tool=pgbench",
+                  "-f", script, url)  # fmt: skip
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    dbscale("run", f"script:{script}", "-M", "prepared", "--target", url, "-c", "2", "-t", "3",
+            "-D", "tool=dbscale", "--out", str(tmp_path / "r")).assert_ok()  # fmt: skip
+    assert _rows(live, db, "dbscale") == _rows(live, db, "pgbench") == {
+        "piped": (12, 18), "after": (6, 30)}  # fmt: skip
+    # \syncpipeline (PostgreSQL 17's pgbench) reads the results so far and stays in the pipeline.
+    synced = tmp_path / "synced.sql"
+    synced.write_text("\\startpipeline\n"
+                      "INSERT INTO script_log VALUES (:tool, :client_id, 'first', 1);\n"
+                      "\\syncpipeline\n"
+                      "INSERT INTO script_log VALUES (:tool, :client_id, 'second', 2);\n"
+                      "\\endpipeline\n")  # fmt: skip
+    dbscale("run", f"script:{synced}", "-M", "extended", "--target", url, "-c", "2", "-t", "4",
+            "-D", "tool=synced", "--out", str(tmp_path / "synced")).assert_ok()  # fmt: skip
+    assert _rows(live, db, "synced") == {"first": (8, 8), "second": (8, 16)}
+    # A statement failing inside the pipeline: the server skips the rest up to the sync point
+    # and the implicit transaction rolls back, so nothing of it stays; the error surfaces at
+    # \endpipeline, where the results are read.
+    failing = tmp_path / "failing.sql"
+    failing.write_text("\\startpipeline\n"
+                       "INSERT INTO script_log VALUES (:tool, 0, 'before-error', 1);\n"
+                       "SELECT 1 / 0;\n"
+                       "INSERT INTO script_log VALUES (:tool, 0, 'after-error', 1);\n"
+                       "\\endpipeline\n")  # fmt: skip
+    out = tmp_path / "failing"
+    dbscale("run", f"script:{failing}", "-M", "extended", "--target", url, "-t", "2",
+            "-D", "tool=failing", "--out", str(out))  # fmt: skip
+    [record] = read_runs(out / "runs.jsonl")
+    assert (record["transactions"], record["failed"]) == (0, 2)
+    assert record["errors"]["by_class"] == {"sql_22012": 2}
+    assert {c["line"]: c["failures"] for c in record["commands"]}[5] == 2
+    assert _rows(live, db, "failing") == {}
+    # The simple protocol has no pipeline: refused before the run starts.
+    done = dbscale("run", f"script:{script}", "--target", url, "-t", "1", "-D", "tool=x")
+    done.assert_user_error()
+    assert "pipeline.sql:5: cannot use pipeline mode with the simple query protocol" in done.err
+
+
+def test_a_counted_run_whose_clients_cannot_connect_ends(
+    live: PgTestServer, tmp_path: Path
+) -> None:
+    # Prepared, ':x' becomes '$1' inside a literal: the statement cannot be prepared, so no
+    # connection is usable (pgbench fails the same way). A counted run has no deadline: its
+    # clients stop after the failed attempt, and the run is judged failed.
+    script = tmp_path / "unpreparable.sql"
+    script.write_text("SELECT ':x';\n")
+    out = tmp_path / "r"
+    done = dbscale("run", f"script:{script}", "-M", "prepared", "--target",
+                   live.url_for("postgres"), "-c", "2", "-t", "5", "-D", "x=1",
+                   "--out", str(out), timeout_s=60)  # fmt: skip
+    assert done.code != 0, done.text
+    [record] = read_runs(out / "runs.jsonl")
+    assert record["transactions"] == 0
+    assert record["verdict"]["status"] == "failed"

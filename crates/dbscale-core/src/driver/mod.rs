@@ -174,6 +174,46 @@ impl Connection {
         }
     }
 
+    /// Like [`Connection::execute`], returning the result with its column names.
+    pub async fn execute_sets(
+        &mut self,
+        index: usize,
+        params: &[Param<'_>],
+    ) -> Result<Vec<ResultSet>, DbError> {
+        match self {
+            Connection::Postgres(c) => c.execute_sets(index, params).await,
+            Connection::Mysql(c) => c.execute_sets(index, params).await,
+        }
+    }
+
+    /// Pipeline mode: statements queue up until [`Connection::pipeline_sync`]. PostgreSQL's
+    /// extended and prepared protocols only (MySQL's protocol has no pipeline).
+    pub async fn pipeline_begin(&mut self) -> Result<(), DbError> {
+        match self {
+            Connection::Postgres(c) => c.pipeline_begin().await,
+            Connection::Mysql(_) => Err(DbError::mysql(
+                1235,
+                "pipeline mode needs PostgreSQL's extended or prepared protocol",
+            )),
+        }
+    }
+
+    /// Queues statement `index` in the pipeline.
+    pub fn pipeline_push(&mut self, index: usize, params: &[Param<'_>]) -> Result<(), DbError> {
+        match self {
+            Connection::Postgres(c) => c.pipeline_push(index, params),
+            Connection::Mysql(_) => Err(DbError::mysql(1235, "not in pipeline mode")),
+        }
+    }
+
+    /// Sends the queued statements and reads their results, one per statement.
+    pub async fn pipeline_sync(&mut self) -> Result<Vec<ResultSet>, DbError> {
+        match self {
+            Connection::Postgres(c) => c.pipeline_sync().await,
+            Connection::Mysql(_) => Err(DbError::mysql(1235, "not in pipeline mode")),
+        }
+    }
+
     /// Runs SQL text (several statements joined by `;` allowed) and returns each statement's
     /// result with its column names, in order.
     pub async fn query_sets(&mut self, sql: &str) -> Result<Vec<ResultSet>, DbError> {

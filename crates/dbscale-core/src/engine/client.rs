@@ -77,6 +77,9 @@ impl Client {
         let per_transaction = self.shared.config.connect == ConnectMode::PerTransaction;
         let max_tries = self.shared.workload.max_tries(self.shared.config.max_tries);
         let paced = self.schedule.is_none();
+        // A counted run (pgbench -t) has no deadline to end a client that cannot connect: like
+        // pgbench, such a client stops (its failure is counted and judged).
+        let counted = self.shared.config.transactions.is_some();
         let limit = self.shared.config.transactions.unwrap_or(u64::MAX);
         let mut ran = 0u64;
         if self.sleep_until(self.begin_at).await {
@@ -95,6 +98,9 @@ impl Client {
                 };
                 if let Some(pool) = self.pool.clone() {
                     if !self.lease(&pool).await {
+                        if counted {
+                            break;
+                        }
                         continue;
                     }
                     self.transaction(intended, max_tries).await;
@@ -104,7 +110,10 @@ impl Client {
                         None => pool.discard(self.slot),
                     }
                 } else {
-                    if self.conn.is_none() && !self.connect(per_transaction).await {
+                    if self.conn.is_none() && !self.connect(per_transaction, counted).await {
+                        if counted {
+                            break;
+                        }
                         continue;
                     }
                     self.transaction(intended, max_tries).await;
@@ -230,8 +239,9 @@ impl Client {
     }
 
     /// Opens a connection and prepares the statements. In persistent mode it keeps trying with
-    /// backoff until it succeeds or the run ends; per transaction a failure counts and moves on.
-    async fn connect(&mut self, per_transaction: bool) -> bool {
+    /// backoff until it succeeds or the run ends; per transaction a failure counts and moves on;
+    /// `once` (a counted run) gives up after one failed attempt.
+    async fn connect(&mut self, per_transaction: bool, once: bool) -> bool {
         let mut backoff = RECONNECT_FIRST;
         loop {
             let begun = Instant::now();
@@ -248,7 +258,7 @@ impl Client {
                     if per_transaction {
                         self.recorder.borrow_mut().failure(0, now, 1);
                     }
-                    if !self.sleep_until(now + backoff).await || per_transaction {
+                    if once || !self.sleep_until(now + backoff).await || per_transaction {
                         return false;
                     }
                     backoff = (backoff * 2).min(RECONNECT_MAX);

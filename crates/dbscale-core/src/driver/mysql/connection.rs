@@ -86,6 +86,18 @@ impl MySqlConnection {
         }
     }
 
+    /// Like [`MySqlConnection::execute`], returning the result with its column names.
+    pub async fn execute_sets(
+        &mut self,
+        index: usize,
+        params: &[Param<'_>],
+    ) -> Result<Vec<ResultSet>, DbError> {
+        match &mut self.0 {
+            Inner::Lean(c) => c.execute_sets(index, params).await,
+            Inner::Library(c) => c.execute_sets(index, params).await,
+        }
+    }
+
     /// Runs SQL text; each statement's result with its column names.
     pub async fn query_sets(&mut self, sql: &str) -> Result<Vec<ResultSet>, DbError> {
         match &mut self.0 {

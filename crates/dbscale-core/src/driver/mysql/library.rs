@@ -138,30 +138,17 @@ impl LibraryConnection {
 
     /// Runs SQL text; each statement's result with its column names.
     pub async fn query_sets(&mut self, sql: &str) -> Result<Vec<ResultSet>, DbError> {
-        let mut result = self.conn.query_iter(sql).await.map_err(query_error)?;
-        let mut sets = Vec::new();
-        loop {
-            let columns = result
-                .columns_ref()
-                .iter()
-                .map(|c| c.name_str().into_owned())
-                .collect();
-            let mut set = ResultSet {
-                columns,
-                rows: Rows::new(),
-            };
-            result
-                .for_each(|row| {
-                    set.rows
-                        .push(row.unwrap_raw().into_iter().map(text).collect())
-                })
-                .await
-                .map_err(query_error)?;
-            sets.push(set);
-            if result.is_empty() {
-                return Ok(sets);
-            }
-        }
+        let result = self.conn.query_iter(sql).await.map_err(query_error)?;
+        collect_sets(result).await
+    }
+
+    /// Like [`LibraryConnection::execute`], returning the result with its column names.
+    pub async fn execute_sets(
+        &mut self,
+        index: usize,
+        params: &[Param<'_>],
+    ) -> Result<Vec<ResultSet>, DbError> {
+        run_statement!(self, index, params, collect_sets)
     }
 
     /// Bulk loads go through the lean client; sessions on this library load with INSERTs.
@@ -289,6 +276,35 @@ async fn collect<P: Protocol>(mut result: QueryResult<'_, '_, P>) -> Result<Rows
         .map_err(query_error)?;
     result.drop_result().await.map_err(query_error)?;
     Ok(rows)
+}
+
+/// Every result set with its column names, rows as text.
+async fn collect_sets<P: Protocol>(
+    mut result: QueryResult<'_, '_, P>,
+) -> Result<Vec<ResultSet>, DbError> {
+    let mut sets = Vec::new();
+    loop {
+        let columns = result
+            .columns_ref()
+            .iter()
+            .map(|c| c.name_str().into_owned())
+            .collect();
+        let mut set = ResultSet {
+            columns,
+            rows: Rows::new(),
+        };
+        result
+            .for_each(|row| {
+                set.rows
+                    .push(row.unwrap_raw().into_iter().map(text).collect())
+            })
+            .await
+            .map_err(query_error)?;
+        sets.push(set);
+        if result.is_empty() {
+            return Ok(sets);
+        }
+    }
 }
 
 /// A value as MySQL's text protocol would have sent it; `None` is SQL NULL.

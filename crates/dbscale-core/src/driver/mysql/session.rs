@@ -170,6 +170,17 @@ impl LeanConnection {
             .map(|_| rows)
     }
 
+    pub(super) async fn execute_sets(
+        &mut self,
+        index: usize,
+        params: &[Param<'_>],
+    ) -> Result<Vec<ResultSet>, DbError> {
+        let mut sets = Vec::new();
+        self.send_statement(index, params).await?;
+        self.read_response(RowSink::Sets(&mut sets)).await?;
+        Ok(sets)
+    }
+
     pub(super) async fn batch(&mut self, sql: &str) -> Result<QueryOutcome, DbError> {
         self.check_usable()?;
         self.command(COM_QUERY, sql.as_bytes())?;

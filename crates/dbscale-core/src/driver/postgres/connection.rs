@@ -149,6 +149,54 @@ impl PgConnection {
         Ok(rows)
     }
 
+    /// Like [`PgConnection::execute`], returning the result with its column names.
+    pub async fn execute_sets(
+        &mut self,
+        index: usize,
+        params: &[Param<'_>],
+    ) -> Result<Vec<ResultSet>, DbError> {
+        self.ensure_idle().await?;
+        self.wbuf.clear();
+        self.encode_statement(index, params, true)?;
+        if self.protocol != QueryProtocol::Simple {
+            frontend::sync(&mut self.wbuf);
+        }
+        self.send().await?;
+        let mut sets = Vec::new();
+        self.read_response(RowSink::Sets(&mut sets)).await?;
+        Ok(sets)
+    }
+
+    /// Pipeline mode (extended and prepared protocols): the statements pushed from here on
+    /// queue up and go to the server together at [`PgConnection::pipeline_sync`].
+    pub async fn pipeline_begin(&mut self) -> Result<(), DbError> {
+        if self.protocol == QueryProtocol::Simple {
+            return Err(DbError::sql(
+                "0A000",
+                "cannot use pipeline mode with the simple query protocol",
+            ));
+        }
+        self.ensure_idle().await?;
+        self.wbuf.clear();
+        Ok(())
+    }
+
+    /// Queues statement `index` in the pipeline.
+    pub fn pipeline_push(&mut self, index: usize, params: &[Param<'_>]) -> Result<(), DbError> {
+        self.encode_statement(index, params, false)
+    }
+
+    /// Sends the queued statements with a Sync and reads every result, one per statement.
+    /// After an error the server skips the rest until the Sync: the error is returned.
+    pub async fn pipeline_sync(&mut self) -> Result<Vec<ResultSet>, DbError> {
+        frontend::sync(&mut self.wbuf);
+        self.send().await?;
+        let mut sets = Vec::new();
+        let read = self.read_response(RowSink::Sets(&mut sets)).await;
+        self.wbuf.clear();
+        read.map(|_| sets)
+    }
+
     /// Runs SQL text with the simple protocol; it may hold several statements.
     pub async fn batch(&mut self, sql: &str) -> Result<QueryOutcome, DbError> {
         self.send_query(sql).await?;
@@ -213,6 +261,22 @@ impl PgConnection {
     /// Encodes and sends statement `index` under the connection's protocol.
     async fn send_statement(&mut self, index: usize, params: &[Param<'_>]) -> Result<(), DbError> {
         self.ensure_idle().await?;
+        self.wbuf.clear();
+        self.encode_statement(index, params, false)?;
+        if self.protocol != QueryProtocol::Simple {
+            frontend::sync(&mut self.wbuf);
+        }
+        self.send().await
+    }
+
+    /// Appends statement `index` to the request buffer (without the Sync of the extended
+    /// protocols); `describe` asks for its RowDescription (the column names).
+    fn encode_statement(
+        &mut self,
+        index: usize,
+        params: &[Param<'_>],
+        describe: bool,
+    ) -> Result<(), DbError> {
         let Some(statement) = self.statements.get(index) else {
             return Err(DbError::sql(
                 "26000",
@@ -220,24 +284,21 @@ impl PgConnection {
             ));
         };
         let out = &mut self.wbuf;
-        out.clear();
         match self.protocol {
             QueryProtocol::Simple => {
-                frontend::query_with(out, |out| statement.template.render(params, out))?;
+                return frontend::query_with(out, |out| statement.template.render(params, out));
             }
             QueryProtocol::Extended => {
                 frontend::parse(out, "", &statement.sql)?;
                 frontend::bind(out, "", params)?;
-                frontend::execute(out);
-                frontend::sync(out);
             }
-            QueryProtocol::Prepared => {
-                frontend::bind(out, &statement.name, params)?;
-                frontend::execute(out);
-                frontend::sync(out);
-            }
+            QueryProtocol::Prepared => frontend::bind(out, &statement.name, params)?,
         }
-        self.send().await
+        if describe {
+            frontend::describe(out, b'P', "")?;
+        }
+        frontend::execute(out);
+        Ok(())
     }
 
     async fn send_query(&mut self, sql: &str) -> Result<(), DbError> {

@@ -43,6 +43,8 @@ pub struct ScriptClient {
     text: String,
     values: Vec<String>,
     tallies: Vec<CommandTally>,
+    /// In pipeline mode: SQL commands queue up until the next sync point.
+    in_pipeline: bool,
 }
 
 /// Where a script run stands: which script, which command, whether it got there by a jump.
@@ -130,6 +132,7 @@ impl ScriptClient {
             text: String::new(),
             values: Vec::new(),
             tallies: vec![CommandTally::default(); commands],
+            in_pipeline: false,
         }
     }
 
@@ -161,9 +164,17 @@ impl ScriptClient {
                 }
                 Err(error) => {
                     tally.failures += 1;
+                    self.in_pipeline = false;
                     return Err(error);
                 }
             }
+        }
+        if std::mem::take(&mut self.in_pipeline) {
+            let last = script.commands.last().expect("a script has commands");
+            return Err(DbError::script(
+                &place(script, last),
+                "end of script reached with pipeline open",
+            ));
         }
         Ok(TxnOutcome {
             kind,
@@ -200,9 +211,27 @@ impl ScriptClient {
         match &command.op {
             Op::Sql(sql) => {
                 let prepared = mix.statement_of[step.script][step.at];
-                self.sql(conn, sql, prepared, queries)
+                self.sql(conn, sql, prepared, queries, self.in_pipeline)
                     .await
                     .map_err(|e| located(e, script, command))?;
+            }
+            Op::StartPipeline => {
+                if self.in_pipeline {
+                    return Err(fail(EvalError("already in pipeline mode".into())));
+                }
+                conn.pipeline_begin()
+                    .await
+                    .map_err(|e| located(e.into(), script, command))?;
+                self.in_pipeline = true;
+            }
+            Op::SyncPipeline | Op::EndPipeline => {
+                if !std::mem::take(&mut self.in_pipeline) {
+                    return Err(fail(EvalError("not in pipeline mode".into())));
+                }
+                self.sync_pipeline(conn, queries)
+                    .await
+                    .map_err(|e| located(e, script, command))?;
+                self.in_pipeline = matches!(command.op, Op::SyncPipeline);
             }
             Op::Set { var, expr } => {
                 let value = evaluate(expr, &mut eval).map_err(fail)?;

@@ -51,6 +51,12 @@ pub enum Op {
         end: usize,
     },
     Endif,
+    /// Pipeline mode: SQL commands queue up until a sync point.
+    StartPipeline,
+    /// A sync point: the queued commands go, their results are read.
+    SyncPipeline,
+    /// The last sync point; pipeline mode ends.
+    EndPipeline,
 }
 
 /// An argument of `\sleep` or `\shell`: literal text or a `:variable`.

@@ -218,9 +218,14 @@ pub fn parse_script(name: &str, text: &str) -> Result<Script, ScriptError> {
                 }
             }
             "startpipeline" | "syncpipeline" | "endpipeline" => {
-                return fail(&format!(
-                    "\\{meta}: pipeline mode is not supported by dbscale yet"
-                ));
+                if !words.is_empty() {
+                    return fail("unexpected argument");
+                }
+                match meta.as_str() {
+                    "startpipeline" => Op::StartPipeline,
+                    "syncpipeline" => Op::SyncPipeline,
+                    _ => Op::EndPipeline,
+                }
             }
             _ => return fail(&format!("invalid command \\{name_text}")),
         };

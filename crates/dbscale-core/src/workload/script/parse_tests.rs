@@ -128,6 +128,14 @@ fn meta_commands_and_their_arguments() {
 }
 
 #[test]
+fn pipeline_commands() {
+    let ops = ops("\\startpipeline\nSELECT 1;\n\\syncpipeline\nSELECT 2;\n\\endpipeline\n");
+    assert!(matches!(ops[0], Op::StartPipeline));
+    assert!(matches!(ops[2], Op::SyncPipeline));
+    assert!(matches!(ops[4], Op::EndPipeline));
+}
+
+#[test]
 fn conditionals_jump_to_their_next_branch_and_end() {
     // 0 if, 1 sql, 2 elif, 3 sql, 4 else, 5 sql, 6 endif, 7 sql
     let ops = ops("\\if 1\nSELECT 1;\n\\elif 2\nSELECT 2;\n\\else\nSELECT 3;\n\\endif\nSELECT 4;");
@@ -193,6 +201,7 @@ fn errors_name_file_line_and_column_in_pgbenchs_words() {
         ),
         ("SELECT 1 \\gset a b", 1, 10, "too many arguments"),
         ("\\setshell x", 1, 1, "missing command"),
+        ("\\startpipeline now", 1, 1, "unexpected argument"),
         (
             "-- nothing\n\n",
             1,

@@ -148,7 +148,19 @@ impl ScriptWorkload {
             let mut indexes = Vec::new();
             for command in &script.commands {
                 let index = match &command.op {
-                    Op::Sql(sql) if !inline && sql.store.is_none() => {
+                    Op::StartPipeline if inline => {
+                        return Err(Error::Script(format!(
+                            "{}:{}: cannot use pipeline mode with the simple query protocol",
+                            script.name, command.line
+                        )));
+                    }
+                    Op::StartPipeline if dialect == Dialect::Mysql => {
+                        return Err(Error::Script(format!(
+                            "{}:{}: pipeline mode needs PostgreSQL (MySQL's protocol has none)",
+                            script.name, command.line
+                        )));
+                    }
+                    Op::Sql(sql) if !inline => {
                         let mut text = String::new();
                         for part in &sql.parts {
                             match part {

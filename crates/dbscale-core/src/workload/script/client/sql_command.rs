@@ -10,6 +10,15 @@ use crate::workload::script::vars::valid_name;
 
 /// Placed where it happened: a script error gets its class from the place; a server error keeps
 /// its class (so retries and counts work as for any workload) and its message gains the place.
+/// A statement's result counted the way [`QueryCounts::count`] counts outcomes.
+fn count_set(set: &ResultSet, queries: &mut QueryCounts) {
+    queries.count(&QueryOutcome {
+        rows_returned: set.rows.len() as u64,
+        rows_affected: 0,
+        returned_result_set: !set.columns.is_empty(),
+    });
+}
+
 pub(super) fn located(error: SqlFailure, script: &Script, command: &Command) -> DbError {
     match error {
         SqlFailure::Script(message) => DbError::script(&place(script, command), &message),
@@ -33,46 +42,77 @@ impl From<DbError> for SqlFailure {
 }
 
 impl ScriptClient {
+    /// Runs an SQL command; in a pipeline, queues it (its results come at the sync point).
     pub(super) async fn sql(
         &mut self,
         conn: &mut Connection,
         sql: &SqlCommand,
         prepared: Option<usize>,
         queries: &mut QueryCounts,
+        pipelined: bool,
     ) -> Result<(), SqlFailure> {
-        if let (Some(index), None) = (prepared, &sql.store) {
-            self.values.clear();
-            for name in sql.variables() {
-                let mut text = String::new();
-                if !self.vars.write_text(name, &mut text) {
-                    return Err(SqlFailure::Script(format!("undefined variable \"{name}\"")));
+        let Some(index) = prepared else {
+            self.render(sql);
+            match &sql.store {
+                None => queries.count(&conn.batch(&self.text).await?),
+                Some(store) => {
+                    let sets = conn.query_sets(&self.text).await?;
+                    self.take_results(store, &sets, queries)?;
                 }
-                self.values.push(text);
             }
-            let params: Vec<Param<'_>> = self.values.iter().map(|v| Param::Text(v)).collect();
-            let outcome = conn.execute(index, &params).await?;
-            queries.count(&outcome);
+            return Ok(());
+        };
+        self.values.clear();
+        for name in sql.variables() {
+            let mut text = String::new();
+            if !self.vars.write_text(name, &mut text) {
+                return Err(SqlFailure::Script(format!("undefined variable \"{name}\"")));
+            }
+            self.values.push(text);
+        }
+        let params: Vec<Param<'_>> = self.values.iter().map(|v| Param::Text(v)).collect();
+        if pipelined {
+            if let Some(store) = &sql.store {
+                let meta = if store.all { "aset" } else { "gset" };
+                return Err(SqlFailure::Script(format!(
+                    "\\{meta} is not allowed in pipeline mode"
+                )));
+            }
+            conn.pipeline_push(index, &params)?;
             return Ok(());
         }
-        self.render(sql);
         match &sql.store {
-            None => {
-                let outcome = conn.batch(&self.text).await?;
-                queries.count(&outcome);
-            }
+            None => queries.count(&conn.execute(index, &params).await?),
             Some(store) => {
-                let sets = conn.query_sets(&self.text).await?;
-                for set in &sets {
-                    queries.count(&QueryOutcome {
-                        rows_returned: set.rows.len() as u64,
-                        rows_affected: 0,
-                        returned_result_set: !set.columns.is_empty(),
-                    });
-                }
-                self.store(store, &sets)?;
+                let sets = conn.execute_sets(index, &params).await?;
+                self.take_results(store, &sets, queries)?;
             }
         }
         Ok(())
+    }
+
+    /// A sync point: the queued commands go, and each one's result is counted.
+    pub(super) async fn sync_pipeline(
+        &mut self,
+        conn: &mut Connection,
+        queries: &mut QueryCounts,
+    ) -> Result<(), SqlFailure> {
+        for set in conn.pipeline_sync().await? {
+            count_set(&set, queries);
+        }
+        Ok(())
+    }
+
+    fn take_results(
+        &mut self,
+        store: &Store,
+        sets: &[ResultSet],
+        queries: &mut QueryCounts,
+    ) -> Result<(), SqlFailure> {
+        for set in sets {
+            count_set(set, queries);
+        }
+        self.store(store, sets)
     }
 
     /// `\gset`: the last statement's one row; `\aset`: the first row of every statement that
