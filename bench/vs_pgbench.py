@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """dbscale against pgbench on the same PostgreSQL, same scale, clients, threads, duration and
 protocol, alternating runs so drift hits both alike. Prints TPS and client CPU per transaction
-for both tools and their ratios (dbscale / pgbench), for TPC-B and select-only.
+for both tools and their ratios (dbscale / pgbench), for TPC-B, select-only and a custom script
+(`script`: bench/scripts/custom.sql, run by `pgbench -f` and `dbscale run script:`).
 
 Client CPU: pgbench's is the whole process (getrusage of the child). dbscale's is given two ways:
 the engine's own measured window (`client_cpu_s` in its result, what the run itself cost) and
@@ -31,6 +32,7 @@ from significance import significance  # bench/significance.py, beside this scri
 
 ROOT = Path(__file__).resolve().parent.parent
 DBSCALE = [str(ROOT / ".venv" / "bin" / "dbscale")]
+CUSTOM_SCRIPT = ROOT / "bench" / "scripts" / "custom.sql"
 
 
 @dataclass
@@ -74,7 +76,9 @@ def timed(
 
 
 def pgbench(args: argparse.Namespace, workload: str, count: bool = False) -> Sample:
-    flag = {"tpcb": [], "tpcb-select-only": ["-S"]}[workload]
+    # A custom script: -n, as dbscale vacuums nothing for a script of its own; -s sets :scale.
+    custom = ["-n", "-s", str(args.scale), "-f", str(CUSTOM_SCRIPT)]
+    flag = {"tpcb": [], "tpcb-select-only": ["-S"], "script": custom}[workload]
     # Without -n: both tools vacuum branches and tellers and truncate history before each run,
     # so every run starts from the same state instead of an ever longer history table.
     cmd = [
@@ -101,7 +105,7 @@ def dbscale(args: argparse.Namespace, workload: str, out_dir: Path, count: bool 
     cmd = [
         *DBSCALE,
         "run",
-        workload,
+        f"script:{CUSTOM_SCRIPT}" if workload == "script" else workload,
         "--target",
         args.url,
         "--clients",
@@ -114,6 +118,7 @@ def dbscale(args: argparse.Namespace, workload: str, out_dir: Path, count: bool 
         args.protocol,
         "--out",
         str(run_dir),
+        *(["--set", f"scale={args.scale}"] if workload == "script" else []),
     ]
     _, cpu, counts = timed(cmd, env={**os.environ, "NO_COLOR": "1"}, count=count)
     lines = (run_dir / "runs.jsonl").read_text().splitlines()
@@ -138,7 +143,7 @@ def main() -> None:
     parser.add_argument("--duration", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--protocol", default="prepared")
-    parser.add_argument("--workloads", default="tpcb,tpcb-select-only")
+    parser.add_argument("--workloads", default="tpcb,tpcb-select-only,script")
     parser.add_argument("--skip-load", action="store_true")
     parser.add_argument(
         "--syscalls",
