@@ -182,28 +182,29 @@ impl LeanConnection {
     }
 
     pub(super) async fn batch(&mut self, sql: &str) -> Result<QueryOutcome, DbError> {
-        self.check_usable()?;
-        self.command(COM_QUERY, sql.as_bytes())?;
-        self.send().await?;
+        self.send_query(sql).await?;
         self.read_response(RowSink::Count).await
     }
 
     pub(super) async fn query(&mut self, sql: &str) -> Result<Rows, DbError> {
-        self.check_usable()?;
-        self.command(COM_QUERY, sql.as_bytes())?;
-        self.send().await?;
+        self.send_query(sql).await?;
         let mut rows = Rows::new();
         self.read_response(RowSink::Rows(&mut rows)).await?;
         Ok(rows)
     }
 
     pub(super) async fn query_sets(&mut self, sql: &str) -> Result<Vec<ResultSet>, DbError> {
-        self.check_usable()?;
-        self.command(COM_QUERY, sql.as_bytes())?;
-        self.send().await?;
+        self.send_query(sql).await?;
         let mut sets = Vec::new();
         self.read_response(RowSink::Sets(&mut sets)).await?;
         Ok(sets)
+    }
+
+    /// Sends SQL text (COM_QUERY); its response is the caller's to read.
+    async fn send_query(&mut self, sql: &str) -> Result<(), DbError> {
+        self.check_usable()?;
+        self.command(COM_QUERY, sql.as_bytes())?;
+        self.send().await
     }
 
     pub(super) async fn reset(&mut self) -> Result<(), DbError> {

@@ -1,14 +1,18 @@
 //! Running scripts: a client picks a script by weight (as pgbench's `chooseScript` does) and runs
-//! its commands with its own variables. SQL goes out with the variables' text in place under the
-//! simple protocol (pgbench's default), or as prepared statements with the values bound as text;
-//! a command ending in `\gset` or `\aset` always goes as text, its results read with their
-//! column names. A run-time error fails the transaction under the class `script FILE:LINE: ...`.
+//! its commands with its own variables, timing each one. SQL goes out with the variables' text in
+//! place under the simple protocol (pgbench's default), or as prepared statements with the values
+//! bound as text (`sql_command`); in a pipeline it queues until the sync point. A run-time error
+//! fails the transaction under the class `script FILE:LINE: ...`.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
 use rand::Rng;
+
+mod sql_command;
+
+use sql_command::located;
 
 use super::eval::{evaluate, Context, EvalError, Value};
 use super::model::{Command, Op, Script, Word};
@@ -25,8 +29,6 @@ use crate::workload::TxnOutcome;
 pub struct ScriptMix {
     pub scripts: Vec<Script>,
     pub weights: Vec<u64>,
-    /// Text substitution (simple protocol) rather than bound parameters.
-    pub inline: bool,
     pub dialect: Dialect,
     /// Per script and command: its prepared statement's index, when it runs prepared.
     pub statement_of: Vec<Vec<Option<usize>>>,
@@ -110,10 +112,6 @@ impl Context for Eval<'_> {
 fn place(script: &Script, command: &Command) -> String {
     format!("{}:{}", script.name, command.line)
 }
-
-mod sql_command;
-
-use sql_command::located;
 
 impl ScriptClient {
     pub fn new(mix: Arc<ScriptMix>, client_id: u32) -> Self {

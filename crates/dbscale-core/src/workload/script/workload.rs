@@ -83,13 +83,18 @@ impl ScriptWorkload {
                     parse_script(name, text).map_err(script_error)?
                 }
             };
+            // Each script is a transaction type, by name.
+            if scripts.iter().any(|s: &Script| s.name == script.name) {
+                return Err(Error::Config(format!(
+                    "script {} is in the mix twice; give it once with the weights added up",
+                    script.name
+                )));
+            }
             scripts.push(script);
             weights.push(u64::from(source.weight));
         }
         if weights.iter().all(|w| *w == 0) {
-            return Err(Error::Config(
-                "the scripts' weights must not all be zero".into(),
-            ));
+            return Err(Error::Config("total script weight must not be zero".into()));
         }
         if let Some(bad) = config.defines.keys().find(|name| !valid_name(name)) {
             return Err(Error::Config(format!(
@@ -137,8 +142,9 @@ impl ScriptWorkload {
         self.protocol = protocol;
     }
 
-    /// Under the extended and prepared protocols, each SQL command without `\gset`/`\aset`
-    /// becomes a statement with placeholders, its variables bound as text at run time.
+    /// Under the extended and prepared protocols, each SQL command becomes a statement with
+    /// placeholders, its variables bound as text at run time; under the simple protocol there
+    /// are none (the text goes with the values in place). A pipeline needs the former.
     pub fn statements(&mut self, dialect: Dialect) -> Result<Vec<Statement>, Error> {
         self.dialect = dialect;
         let inline = self.protocol == QueryProtocol::Simple;
@@ -255,7 +261,6 @@ impl ScriptWorkload {
             offsets,
             scripts: self.scripts.clone(),
             weights: self.weights.clone(),
-            inline: self.protocol == QueryProtocol::Simple,
             dialect: self.dialect,
             statement_of: self.statement_of.clone(),
             initial,
