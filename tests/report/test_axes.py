@@ -107,3 +107,10 @@ def test_warmups_cancelled_and_failed_runs_do_not_make_axes() -> None:
     assert len(study.points) == 1
     assert any("cancelled" in w for w in study.warnings)
     assert any("failed" in w for w in study.warnings)
+
+
+def test_a_counted_run_shows_its_transactions_not_its_time_limit() -> None:
+    counted = record(seed=1)
+    counted["config"] = {**counted.get("config", {}), "transactions": 500, "duration_s": 604800.0}
+    [facts] = [run_facts(r) for r in typed([counted])]
+    assert facts["transactions"] == 500 and "duration_s" not in facts

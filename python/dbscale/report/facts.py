@@ -30,6 +30,7 @@ FACT_TITLES: dict[str, str] = {
     "max_tries": "max tries",
     "threads": "threads",
     "duration_s": "duration (s)",
+    "transactions": "transactions per client",
 }
 PARAM_PREFIX = "param."
 PLAN_PREFIX = "axis."
@@ -83,6 +84,9 @@ def run_facts(record: RunRecord) -> dict[str, Value]:
         "threads": _plain(record.threads or config.threads),
         "duration_s": _plain(config.duration_s),
     }
+    if config.transactions is not None:  # a counted run: its duration is only a limit
+        del facts["duration_s"]
+        facts["transactions"] = config.transactions
     for name, value in (record.workload_params or config.workload.params).items():
         facts[PARAM_PREFIX + name] = _plain(value)
     # A plan's own axes (the study work) name what it swept; they come first.
