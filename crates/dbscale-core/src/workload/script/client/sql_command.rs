@@ -1,5 +1,5 @@
 //! An SQL command of a script: its text with the variables in place (simple protocol) or its
-//! prepared statement with the values bound as text; `\\gset`/`\\aset` results stored.
+//! prepared statement with the values bound as text; `\gset`/`\aset` results stored.
 
 use super::{place, ScriptClient};
 use crate::driver::{Connection, DbError, Dialect, Param, QueryOutcome, ResultSet};
@@ -8,8 +8,6 @@ use crate::workload::script::eval::Value;
 use crate::workload::script::model::{Command, Script, SqlCommand, SqlPart, Store};
 use crate::workload::script::vars::valid_name;
 
-/// Placed where it happened: a script error gets its class from the place; a server error keeps
-/// its class (so retries and counts work as for any workload) and its message gains the place.
 /// A statement's result counted the way [`QueryCounts::count`] counts outcomes.
 fn count_set(set: &ResultSet, queries: &mut QueryCounts) {
     queries.count(&QueryOutcome {
@@ -19,6 +17,8 @@ fn count_set(set: &ResultSet, queries: &mut QueryCounts) {
     });
 }
 
+/// Placed where it happened: a script error gets its class from the place; a server error keeps
+/// its class (so retries and counts work as for any workload) and its message gains the place.
 pub(super) fn located(error: SqlFailure, script: &Script, command: &Command) -> DbError {
     match error {
         SqlFailure::Script(message) => DbError::script(&place(script, command), &message),
@@ -62,15 +62,21 @@ impl ScriptClient {
             }
             return Ok(());
         };
-        self.values.clear();
-        for name in sql.variables() {
-            let mut text = String::new();
-            if !self.vars.write_text(name, &mut text) {
+        // The values' text, in buffers kept from one statement to the next.
+        let count = sql.variables().count();
+        if self.values.len() < count {
+            self.values.resize_with(count, String::new);
+        }
+        for (text, name) in self.values.iter_mut().zip(sql.variables()) {
+            text.clear();
+            if !self.vars.write_text(name, text) {
                 return Err(SqlFailure::Script(format!("undefined variable \"{name}\"")));
             }
-            self.values.push(text);
         }
-        let params: Vec<Param<'_>> = self.values.iter().map(|v| Param::Text(v)).collect();
+        let params: Vec<Param<'_>> = self.values[..count]
+            .iter()
+            .map(|v| Param::Text(v))
+            .collect();
         if pipelined {
             if let Some(store) = &sql.store {
                 let meta = if store.all { "aset" } else { "gset" };
