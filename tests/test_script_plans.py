@@ -19,9 +19,9 @@ from tests.plan_helpers import plan_file, study
 
 
 def test_mix_words_and_defines() -> None:
-    assert (
-        not is_mix(["tpcb"]) and is_mix(["script:a.sql"]) and is_mix(["tpcb", "tpcb-select-only"])
-    )
+    assert not is_mix(["tpcb"]) and not is_mix(["plans/a@b.yaml"])
+    assert is_mix(["script:a.sql"]) and is_mix(["tpcb", "tpcb-select-only"])
+    assert is_mix(["tpcb@1"])  # pgbench -b tpcb-like@1
     assert mix_entries(["script:a.sql@3", "script:b.sql", "tpcb@1"]) == [
         {"file": "a.sql", "weight": 3}, {"file": "b.sql", "weight": 1},
         {"builtin": "tpcb", "weight": 1},

@@ -6,6 +6,7 @@ their text travels in the run's configuration and is recorded with each run."""
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from dbscale.plan.schema import PlanSchema, ScriptEntry
 from dbscale.values import ParamValue
 
 SCRIPT_WORKLOAD = "script"
+_WEIGHTED = re.compile(r"[^/@]+@\d+")
 FILE_PREFIX = "script:"
 
 __all__ = [
@@ -34,8 +36,11 @@ ResolvedScripts = tuple[list[ScriptSource], dict[str, str]]
 
 
 def is_mix(items: Sequence[str]) -> bool:
-    """Whether the command line's workload words are a script mix rather than one workload."""
-    return len(items) > 1 or any(item.startswith(FILE_PREFIX) for item in items)
+    """Whether the command line's workload words are a script mix rather than one workload:
+    several words, a `script:` file, or a weighted built-in (`tpcb@1`)."""
+    return len(items) > 1 or any(
+        item.startswith(FILE_PREFIX) or _WEIGHTED.fullmatch(item) for item in items
+    )
 
 
 def _weighted(item: str) -> tuple[str, int]:

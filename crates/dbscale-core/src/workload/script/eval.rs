@@ -110,14 +110,25 @@ pub fn evaluate(expr: &Expr, ctx: &mut dyn Context) -> Result<Value, EvalError> 
         Expr::Var(name) => ctx.variable(name),
         Expr::Call(func @ (Func::And | Func::Or | Func::Case), args) => lazy(*func, args, ctx),
         Expr::Call(func, args) => {
-            let values = args
-                .iter()
-                .map(|a| evaluate(a, ctx))
-                .collect::<Result<Vec<_>, _>>()?;
+            // Up to four arguments on the stack (every function but greatest and least).
+            let mut on_stack = [Value::Null; 4];
+            let spilled: Vec<Value>;
+            let values: &[Value] = if args.len() <= on_stack.len() {
+                for (slot, arg) in on_stack.iter_mut().zip(args) {
+                    *slot = evaluate(arg, ctx)?;
+                }
+                &on_stack[..args.len()]
+            } else {
+                spilled = args
+                    .iter()
+                    .map(|a| evaluate(a, ctx))
+                    .collect::<Result<_, _>>()?;
+                &spilled
+            };
             if values.contains(&Value::Null) && !matches!(func, Func::Is | Func::Debug) {
                 return Ok(Value::Null);
             }
-            call(*func, &values, ctx)
+            call(*func, values, ctx)
         }
     }
 }
