@@ -143,6 +143,8 @@ impl ScriptClient {
     ) -> Result<TxnOutcome, DbError> {
         let mix = self.mix.clone();
         let kind = mix.choose(rng);
+        // A transaction dropped mid-pipeline (its future cancelled) left no pipeline behind.
+        self.in_pipeline = false;
         let script = &mix.scripts[kind];
         let mut queries = QueryCounts::default();
         let (mut at, mut jumped) = (0, false);
