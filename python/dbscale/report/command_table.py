@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dbscale.report.tables import Cell, html_table
+from dbscale.report.tables import Cell, table_section
 from dbscale.report.view import ResultsView
 
 
@@ -42,9 +42,8 @@ def commands_section(study: ResultsView) -> str:
     headers, rows = command_table(study)
     if not rows:
         return ""
-    return (
-        '<h2 id="commands">Script commands</h2>\n<p>Each command of each script (pgbench '
-        "<code>-r</code>): how often it ran over the point's runs, its mean and largest latency "
-        "and its failures.</p>\n"
-        f'<div class="table-wrap">{html_table(headers, rows)}</div>'
+    intro = (
+        "Each command of each script (pgbench <code>-r</code>): how often it ran over the "
+        "point's runs, its mean and largest latency and its failures."
     )
+    return table_section("commands", "Script commands", intro, headers, rows)

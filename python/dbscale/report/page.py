@@ -21,6 +21,7 @@ from dbscale.report.tables import (
     point_table,
     run_table,
     summary_csv,
+    table_section,
     worker_table,
 )
 from dbscale.report.view import ResultsView
@@ -174,12 +175,11 @@ def workers_section(study: ResultsView) -> str:
     headers, rows = worker_table(study)
     if not rows:
         return ""
-    return (
-        '<h2 id="workers">Load-generator workers</h2>\n<p>Each scaled-out run\'s clients were '
-        "spread over these workers; the run's figures above are their exact merge (histograms "
-        "merged, never percentiles averaged).</p>\n"
-        f'<div class="table-wrap">{html_table(headers, rows)}</div>'
+    intro = (
+        "Each scaled-out run's clients were spread over these workers; the run's figures above "
+        "are their exact merge (histograms merged, never percentiles averaged)."
     )
+    return table_section("workers", "Load-generator workers", intro, headers, rows)
 
 
 def machine_section(study: ResultsView) -> str:
@@ -187,13 +187,12 @@ def machine_section(study: ResultsView) -> str:
     if not study.micro_rows:
         return ""
     headers, rows = micro_table(study)
-    return (
-        '<h2 id="machine">Machine: micro-benchmarks</h2>\n<p>CPU, storage and network of each '
-        "target's host (and the client), measured in the study before its database runs; "
-        "medians over the samples of each figure with their 95% CI (6+ samples: order "
-        "statistics, else Student-t of the mean), from micro.jsonl.</p>\n"
-        f'<div class="table-wrap">{html_table(headers, rows)}</div>'
+    intro = (
+        "CPU, storage and network of each target's host (and the client), measured in the study "
+        "before its database runs; medians over the samples of each figure with their 95% CI "
+        "(6+ samples: order statistics, else Student-t of the mean), from micro.jsonl."
     )
+    return table_section("machine", "Machine: micro-benchmarks", intro, headers, rows)
 
 
 def render_report_html(

@@ -134,6 +134,16 @@ def worker_table(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
     return headers, rows
 
 
+def table_section(
+    anchor: str, title: str, intro_html: str, headers: Sequence[str], rows: Sequence[Sequence[Cell]]
+) -> str:
+    """A titled section holding one table; `intro_html` is the page's own markup, not data."""
+    return (
+        f'<h2 id="{anchor}">{escape(title)}</h2>\n<p>{intro_html}</p>\n'
+        f'<div class="table-wrap">{html_table(headers, rows)}</div>'
+    )
+
+
 def summary_csv(study: ResultsView) -> str:
     """The statistics' own summary.csv when the study has one, else the point table as CSV."""
     if study.summary_csv is not None:
