@@ -12,6 +12,7 @@ mod handshake;
 mod library;
 mod literal;
 mod local_infile;
+mod response;
 mod session;
 mod wire;
 
