@@ -1,13 +1,13 @@
 //! Turns the threads' totals into one [`RunResult`]: histograms merged exactly, counts summed,
 //! throughput over the measured time, and a verdict in words.
 
-use crate::stats::commands::{merge_tallies, CommandLatency, CommandTally};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
 use super::recorder::ThreadTotals;
 use super::verdict::{verdict, Refused, Tally};
 use super::{RunShared, Setup};
+use crate::stats::commands::{merge_tallies, CommandLatency, CommandTally};
 use crate::stats::result::{
     CpuTime, ErrorCounts, HostConnections, QueryCounts, ResultDetail, TransactionTypeResult,
 };

@@ -1,7 +1,6 @@
 //! One client: takes its next start time (now in the closed model, the next arrival in the open
 //! one), runs one transaction with retries, records the outcome, and keeps its connection alive.
 
-use crate::stats::commands::merge_tallies;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -14,6 +13,7 @@ use super::recorder::ThreadRecorder;
 use super::schedule::ArrivalSchedule;
 use super::RunShared;
 use crate::driver::{ConnectMode, Connection, DbError};
+use crate::stats::commands::merge_tallies;
 use crate::workload::WorkloadClient;
 
 /// How long a client waits before trying to reconnect, at first and at most.

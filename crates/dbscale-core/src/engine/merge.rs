@@ -4,11 +4,11 @@
 //! measured time the longest worker's (they started together), the verdict and TPC-C's figures
 //! computed again from the merged counts.
 
-use crate::stats::commands::{merge_tallies, CommandLatency, CommandPlace, CommandTally};
 use std::collections::BTreeMap;
 
 use super::verdict::{verdict, Refused, Tally};
 use crate::config::RunConfig;
+use crate::stats::commands::{merge_tallies, CommandLatency, CommandPlace, CommandTally};
 use crate::stats::result::{
     CpuTime, ErrorCounts, HostConnections, QueryCounts, TransactionTypeResult,
 };

@@ -2,12 +2,12 @@
 //! thread's event loop is single-threaded); finished intervals go to the shared merger once per
 //! interval, so the hot path never contends with other threads.
 
-use crate::stats::commands::CommandTally;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::driver::{DbError, ErrorClass};
+use crate::stats::commands::CommandTally;
 use crate::stats::interval::window_intervals;
 use crate::stats::result::QueryCounts;
 use crate::stats::{IntervalMerger, IntervalStats, LatencyHistogram};
