@@ -103,10 +103,14 @@ fn load_check_and_run_in_both_modes() {
         );
         assert_eq!(tpcc.c_last_source, "load");
         assert!((tpcc.tpmc - 60.0 * counts[0] as f64 / nowait.duration_s).abs() < 1e-6);
-        let rolled_back = 100.0 * tpcc.rolled_back_new_orders as f64 / counts[0] as f64;
+        // 1% of New-Orders roll back (2.4.1.4): the count within 4 sigma of a Poisson mean of
+        // 1% (a few hundred orders in 3 s may well hold none), plus 2 for small counts.
+        let expected = counts[0] as f64 / 100.0;
+        let rolled_back = tpcc.rolled_back_new_orders as f64;
         assert!(
-            (0.1..4.0).contains(&rolled_back),
-            "rollback share {rolled_back}%"
+            (rolled_back - expected).abs() <= 4.0 * expected.sqrt() + 2.0,
+            "{rolled_back} of {} New-Orders rolled back",
+            counts[0]
         );
         let lines = tpcc
             .audits
