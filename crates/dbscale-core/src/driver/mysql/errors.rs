@@ -4,6 +4,9 @@
 use crate::driver::{ConnectFailure, DbError};
 use mysql_async::{DriverError, Error, IoError};
 
+/// ER_UNSUPPORTED_PS: the statement cannot be prepared; it runs as text instead.
+pub const UNSUPPORTED_PS: u16 = 1295;
+
 /// An error while a connection was in use.
 pub fn query_error(error: Error) -> DbError {
     match error {

@@ -11,15 +11,13 @@ use mysql_async::prelude::{Protocol, Queryable};
 use mysql_async::{Conn, DriverError, Error, Params, QueryResult, Value};
 
 use super::config::MySqlConfig;
-use super::errors::{connect_error, query_error};
+use super::errors::{connect_error, query_error, UNSUPPORTED_PS};
 use super::literal::TextTemplate;
 use crate::driver::{
     ConnectFailure, DbError, Param, QueryOutcome, QueryProtocol, ResultSet, Rows, Statement,
     TlsMode,
 };
 
-/// ER_UNSUPPORTED_PS: the statement cannot be prepared; it runs as text instead.
-const UNSUPPORTED_PS: u16 = 1295;
 /// ER_NOT_SUPPORTED_YET.
 const NOT_SUPPORTED: u16 = 1235;
 

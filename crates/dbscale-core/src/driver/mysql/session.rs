@@ -6,6 +6,7 @@
 //! the literals inlined.
 
 use super::config::MySqlConfig;
+use super::errors::UNSUPPORTED_PS;
 use super::handshake::{self, Unsupported, CLIENT_DEPRECATE_EOF};
 use super::literal::TextTemplate;
 use super::wire::{self, PacketBuffer, Reader, ERR};
@@ -25,9 +26,6 @@ const TYPE_DOUBLE: u8 = 0x05;
 const TYPE_NULL: u8 = 0x06;
 const TYPE_LONGLONG: u8 = 0x08;
 const TYPE_VAR_STRING: u8 = 0xFD;
-
-/// ER_UNSUPPORTED_PS: the statement cannot be prepared; it runs as text instead.
-const UNSUPPORTED_PS: u16 = 1295;
 
 /// A statement as this connection runs it.
 enum Prepared {
