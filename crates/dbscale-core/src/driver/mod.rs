@@ -6,6 +6,7 @@ pub(crate) mod direct_wait;
 pub mod error;
 pub mod mysql;
 pub mod postgres;
+mod receive_buffer;
 pub mod statement;
 mod tls;
 mod transport;

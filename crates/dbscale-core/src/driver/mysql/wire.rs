@@ -3,12 +3,9 @@
 
 use std::ops::Range;
 
+use crate::driver::receive_buffer::ReceiveBuffer;
 use crate::driver::DbError;
 
-/// Receive buffer size: a whole sysbench range SELECT (100 rows of 120 characters) fits.
-const READ_BUFFER_BYTES: usize = 64 * 1024;
-/// Below this much free tail space, pending bytes move to the front before the next read.
-const MIN_READ_BYTES: usize = 8 * 1024;
 /// A payload of this length continues in the next packet.
 pub(super) const MAX_PAYLOAD: usize = 0xFF_FFFF;
 
@@ -18,12 +15,8 @@ pub(super) const ERR: u8 = 0xFF;
 /// SERVER_MORE_RESULTS_EXISTS in an OK or EOF packet's status flags.
 pub(super) const MORE_RESULTS: u16 = 0x0008;
 
-/// Bytes received and not yet consumed: `buf[start..end]`.
-pub(super) struct PacketBuffer {
-    buf: Vec<u8>,
-    start: usize,
-    end: usize,
-}
+/// The receive buffer, framed into packets: a 3-byte length and a sequence number.
+pub(super) struct PacketBuffer(ReceiveBuffer);
 
 /// A framed packet: its sequence number and where its payload lies in the buffer.
 #[derive(Debug, Clone)]
@@ -34,61 +27,40 @@ pub(super) struct Packet {
 
 impl PacketBuffer {
     pub(super) fn new() -> PacketBuffer {
-        PacketBuffer {
-            buf: vec![0; READ_BUFFER_BYTES],
-            start: 0,
-            end: 0,
-        }
+        PacketBuffer(ReceiveBuffer::new())
     }
 
     /// Takes the next complete packet, or `None` when more bytes are needed.
     pub(super) fn next_packet(&mut self) -> Option<Packet> {
         let total = self.pending_len()?;
-        if self.end - self.start < total {
+        if self.0.pending().len() < total {
             return None;
         }
-        let packet = Packet {
-            seq: self.buf[self.start + 3],
-            payload: self.start + 4..self.start + total,
-        };
-        self.start += total;
-        Some(packet)
+        let seq = self.0.pending()[3];
+        let packet = self.0.consume(total);
+        Some(Packet {
+            seq,
+            payload: packet.start + 4..packet.end,
+        })
     }
 
     pub(super) fn payload(&self, packet: &Packet) -> &[u8] {
-        &self.buf[packet.payload.clone()]
+        self.0.bytes(&packet.payload)
     }
 
     /// Free space to read into, large enough for the rest of a pending packet.
     pub(super) fn spare(&mut self) -> &mut [u8] {
-        if self.start == self.end {
-            self.start = 0;
-            self.end = 0;
-        }
         let needed = self.pending_len().unwrap_or(4);
-        if self.start > 0
-            && (self.buf.len() - self.start < needed || self.buf.len() - self.end < MIN_READ_BYTES)
-        {
-            self.buf.copy_within(self.start..self.end, 0);
-            self.end -= self.start;
-            self.start = 0;
-        }
-        if self.buf.len() < needed {
-            self.buf.resize(needed, 0);
-        }
-        &mut self.buf[self.end..]
+        self.0.spare(needed)
     }
 
     pub(super) fn filled(&mut self, n: usize) {
-        self.end += n;
+        self.0.filled(n);
     }
 
     /// Total length (header included) of the packet at the front, once its header is in.
     fn pending_len(&self) -> Option<usize> {
-        if self.end - self.start < 4 {
-            return None;
-        }
-        let h = &self.buf[self.start..self.start + 3];
+        let h = self.0.pending().get(..4)?;
         Some(4 + (usize::from(h[0]) | usize::from(h[1]) << 8 | usize::from(h[2]) << 16))
     }
 }

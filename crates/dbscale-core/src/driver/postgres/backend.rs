@@ -3,21 +3,14 @@
 
 use std::ops::Range;
 
+use crate::driver::receive_buffer::ReceiveBuffer;
 use crate::driver::{DbError, ErrorClass};
 
-/// Receive buffer size: a whole response of the usual OLTP statement fits in one read.
-pub(super) const READ_BUFFER_BYTES: usize = 64 * 1024;
-/// Below this much free tail space, pending bytes move to the front before the next read.
-const MIN_READ_BYTES: usize = 8 * 1024;
 /// PostgreSQL never sends a message over 1 GiB; a bigger length means the peer is not one.
 const MAX_MESSAGE_BYTES: usize = 1 << 30;
 
-/// Bytes received and not yet consumed: `buf[start..end]`.
-pub(super) struct ReadBuffer {
-    buf: Vec<u8>,
-    start: usize,
-    end: usize,
-}
+/// The receive buffer, framed into messages: a tag byte and a 4-byte length.
+pub(super) struct ReadBuffer(ReceiveBuffer);
 
 /// A framed message: its tag and where its body lies in the buffer.
 #[derive(Debug, Clone)]
@@ -28,16 +21,12 @@ pub(super) struct Frame {
 
 impl ReadBuffer {
     pub(super) fn new() -> ReadBuffer {
-        ReadBuffer {
-            buf: vec![0; READ_BUFFER_BYTES],
-            start: 0,
-            end: 0,
-        }
+        ReadBuffer(ReceiveBuffer::new())
     }
 
     #[cfg(test)]
     fn is_empty(&self) -> bool {
-        self.start == self.end
+        self.0.pending().is_empty()
     }
 
     /// Takes the next complete message, or `None` when more bytes are needed.
@@ -45,59 +34,44 @@ impl ReadBuffer {
         let Some(total) = self.pending_message_len()? else {
             return Ok(None);
         };
-        if self.end - self.start < total {
+        if self.0.pending().len() < total {
             return Ok(None);
         }
-        let frame = Frame {
-            tag: self.buf[self.start],
-            body: self.start + 5..self.start + total,
-        };
-        self.start += total;
-        Ok(Some(frame))
+        let tag = self.0.pending()[0];
+        let message = self.0.consume(total);
+        Ok(Some(Frame {
+            tag,
+            body: message.start + 5..message.end,
+        }))
     }
 
     pub(super) fn body(&self, frame: &Frame) -> &[u8] {
-        &self.buf[frame.body.clone()]
+        self.0.bytes(&frame.body)
     }
 
     /// Free space to read into, large enough for the rest of a pending message.
     pub(super) fn spare(&mut self) -> Result<&mut [u8], DbError> {
-        if self.start == self.end {
-            self.start = 0;
-            self.end = 0;
-        }
         let needed = self.pending_message_len()?.unwrap_or(5);
-        if self.start > 0
-            && (self.buf.len() - self.start < needed || self.buf.len() - self.end < MIN_READ_BYTES)
-        {
-            self.buf.copy_within(self.start..self.end, 0);
-            self.end -= self.start;
-            self.start = 0;
-        }
-        if self.buf.len() < needed {
-            // Only messages bigger than the buffer (huge rows, long COPY lines) grow it.
-            self.buf.resize(needed, 0);
-        }
-        Ok(&mut self.buf[self.end..])
+        Ok(self.0.spare(needed))
     }
 
     /// Records that `n` bytes were read into [`ReadBuffer::spare`].
     pub(super) fn filled(&mut self, n: usize) {
-        self.end += n;
+        self.0.filled(n);
     }
 
     /// Total length (tag included) of the message at the front, once its header is in.
     fn pending_message_len(&self) -> Result<Option<usize>, DbError> {
-        if self.end - self.start < 5 {
+        let pending = self.0.pending();
+        if pending.len() < 5 {
             return Ok(None);
         }
-        let header = &self.buf[self.start + 1..self.start + 5];
-        let len = i32::from_be_bytes(header.try_into().expect("4 bytes"));
+        let len = i32::from_be_bytes(pending[1..5].try_into().expect("4 bytes"));
         match usize::try_from(len) {
             Ok(len) if (4..=MAX_MESSAGE_BYTES).contains(&len) => Ok(Some(len + 1)),
             _ => Err(DbError::connection_lost(format!(
                 "protocol error: message '{}' with invalid length {len}",
-                self.buf[self.start].escape_ascii()
+                pending[0].escape_ascii()
             ))),
         }
     }
@@ -211,6 +185,7 @@ pub(super) fn one_line(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::driver::receive_buffer::RECEIVE_BUFFER_BYTES;
 
     fn message(tag: u8, body: &[u8]) -> Vec<u8> {
         let mut m = vec![tag];
@@ -244,7 +219,7 @@ mod tests {
 
     #[test]
     fn grows_for_a_message_bigger_than_the_buffer() {
-        let big = message(b'D', &vec![7; READ_BUFFER_BYTES * 2]);
+        let big = message(b'D', &vec![7; RECEIVE_BUFFER_BYTES * 2]);
         let mut buf = ReadBuffer::new();
         let mut offset = 0;
         while offset < big.len() {
@@ -255,7 +230,7 @@ mod tests {
             offset += n;
         }
         let frame = buf.next_frame().unwrap().unwrap();
-        assert_eq!(buf.body(&frame).len(), READ_BUFFER_BYTES * 2);
+        assert_eq!(buf.body(&frame).len(), RECEIVE_BUFFER_BYTES * 2);
     }
 
     #[test]
