@@ -15,7 +15,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from dbscale import interrupts
-from dbscale.cli import commands
+from dbscale.cli import commands, micro_commands
 from dbscale.cli import options as o
 from dbscale.errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, Cancelled, DbscaleError
 from dbscale.run.output_format import OutputFormat
@@ -228,7 +228,7 @@ def micro_cpu_cmd(
     as_json: o.AsJson = False,
 ) -> None:
     """CPU score of dbscale's own kernels (not CoreMark): one thread, every CPU, per vCPU."""
-    commands.micro_cpu(repetitions, seconds, as_json)
+    micro_commands.micro_cpu(repetitions, seconds, as_json)
 
 
 @micro_app.command("net")
@@ -257,7 +257,7 @@ def micro_net_cmd(
     as_json: o.AsJson = False,
 ) -> None:
     """Network request/response latency and multi-stream throughput to a `--serve` side."""
-    commands.micro_net(
+    micro_commands.micro_net(
         serve=serve, connect=connect, port=port, bind=bind, seconds=seconds, streams=streams,
         step_s=step, buffer_bytes=buffer_mib << 20, stop_after_s=stop_after, as_json=as_json,
     )  # fmt: skip
@@ -278,7 +278,7 @@ def micro_disk_cmd(
     as_json: o.AsJson = False,
 ) -> None:
     """Storage: fio with the Cloud Report's jobs on a file in --dir (removed afterwards)."""
-    commands.micro_disk(directory, size, runtime, jobs, as_json)
+    micro_commands.micro_disk(directory, size, runtime, jobs, as_json)
 
 
 @app.command("version")
