@@ -49,6 +49,15 @@ def test_demo_options_can_be_overridden() -> None:
     assert runs(s)[1].point.key == "default"
 
 
+def test_warmup_zero_is_no_warmup_run() -> None:
+    for zero in ("0", "0s", " 0ms "):
+        s = study(RunOptions(clients=["2"], duration="1s", warmup=zero))
+        assert s.demo
+        assert [r.kind for r in runs(s)] == ["measured"], zero
+    with pytest.raises(ConfigError, match="--warmup"):
+        study(RunOptions(clients=["2"], duration="1s", warmup="-1s"))
+
+
 def test_named_workload_runs_once_without_warmup() -> None:
     s = study(
         RunOptions(

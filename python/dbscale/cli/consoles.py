@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from rich.console import Console
 
+# Columns of output that goes to a file or a pipe (a terminal's own width is used as it is).
+PIPE_WIDTH = 200
+
 
 def data_console() -> Console:
     """Figures and tables, on stdout."""
     console = Console(highlight=False)
     if not console.is_terminal:
-        # Files and pipes get whole lines rather than an 80-column wrap.
-        console = Console(highlight=False, width=max(console.width, 120))
+        # Files and pipes get whole lines and whole table cells rather than an 80-column wrap:
+        # a table takes only the width it needs, up to this.
+        console = Console(highlight=False, width=max(console.width, PIPE_WIDTH))
     return console
 
 

@@ -97,7 +97,8 @@ Out = Annotated[
     typer.Option("--out", "-o", help="Results directory (default results/<UTC time>-<workload>)."),
 ]
 Warmup = Annotated[
-    str | None, typer.Option("--warmup", help="Warm-up run first (recorded, marked warmup).")
+    str | None,
+    typer.Option("--warmup", help="Warm-up run first (recorded, marked warmup); 0: none."),
 ]
 Seed = Annotated[int | None, typer.Option("--seed", help="Random seed (default: drawn).")]
 Repeat = Annotated[

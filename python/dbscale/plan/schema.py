@@ -41,8 +41,15 @@ def _duration(value: Any) -> Any:
     raise ValueError("must be a duration like 30s, 2m or 500ms")
 
 
+def is_zero_duration(value: Any) -> bool:
+    """`0`, `"0"`, `"0s"` or `"0ms"`: none of it (no cooldown, no warm-up run)."""
+    if isinstance(value, str):
+        value = value.strip().lower()
+    return value in (0, "0", "0s", "0ms")
+
+
 def _zero_or_duration(value: Any) -> Any:
-    if value in (0, "0", "0s"):
+    if is_zero_duration(value):
         return 0.0
     return _duration(value)
 

@@ -22,7 +22,7 @@ from dbscale.plan.document import (
     split_set_path,
 )
 from dbscale.plan.recipes import load_recipe
-from dbscale.plan.schema import LOAD_FIELDS, PlanSchema
+from dbscale.plan.schema import LOAD_FIELDS, PlanSchema, is_zero_duration
 from dbscale.plan.scripts import SCRIPT_WORKLOAD, is_mix, mix_entries, parse_defines
 from dbscale.targets.url import EMBEDDED
 from dbscale.values import ParamValue, parse_clients, parse_param_value, parse_set
@@ -242,7 +242,9 @@ def apply_flags(doc: PlanDocument, options: RunOptions, *, plain: bool) -> None:
         _set_load(doc, "clients", clients, load_flag("clients"))
     for name, value in _load_flag_values(options).items():
         _set_load(doc, name, [value], load_flag(name))
-    if options.warmup is not None:
+    if options.warmup is not None and is_zero_duration(options.warmup):
+        doc.set(("prepare", "warmup"), None, "command line (--warmup 0: no warm-up run)")
+    elif options.warmup is not None:
         doc.set(("prepare", "warmup", "duration"), options.warmup, "command line (--warmup)")
     for key, value, flag in (
         ("repeat", options.repeat, "--repeat"),
