@@ -8,6 +8,8 @@ import pytest
 from dbscale.cli.app import run_cli
 from dbscale.errors import EXIT_OK, EXIT_USAGE
 
+DEAD = "postgresql://u@127.0.0.1:1/x"  # nothing listens on port 1
+
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = run_cli(list(argv))
@@ -34,6 +36,10 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
         (["run", "tpcb", "--seed", "-3"], "--seed"),
         (["run", "tpcb", "--bogus"], "--bogus"),
         (["prepare", "tpcb", "--set", "=1"], "--set"),
+        # Values the core refuses, refused before the (unreachable) target is tried.
+        (["run", "tpcc", "--set", "warehouses=0", "--target", DEAD], "warehouses must be"),
+        (["prepare", "tpcc", "--set", "warehouses=0", "--target", DEAD], "warehouses must be"),
+        (["run", "oltp_point_select", "--set", "rand_type=normal", "--target", DEAD], "rand_type"),
         (["prepare"], "WORKLOAD"),
         (["frobnicate"], "frobnicate"),
     ],

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from dbscale.config import plain_message
+from dbscale.config import WorkloadConfig, plain_message
 from dbscale.errors import DbscaleError, PlanError
 from dbscale.plan.catalog import Catalog, WorkloadInfo
 from dbscale.plan.data import DataPlan, build_data_plan
@@ -77,6 +77,7 @@ def build_study(
     workloads = check_workloads(doc, plan, matrix, catalog)
     scripts = resolve_scripts(doc, plan)
     points = _points(doc, plan, matrix, targets, workloads, scripts)
+    _check_point_workloads(points, catalog)
     _refuse_unchecked(doc, plan, points)
     if options.resume is not None and options.out is not None:
         raise PlanError("--resume and --out both name a results directory", "give only --resume")
@@ -93,6 +94,26 @@ def build_study(
         demo=plain and options.workload is None,
         document=doc.data,
     )
+
+
+def _check_point_workloads(points: list[Point], catalog: Catalog) -> None:
+    """Each point's workload built as its runs will build it (once per distinct configuration),
+    so a value out of range stops the plan before any target starts."""
+    seen: set[str] = set()
+    for point in points:
+        config = WorkloadConfig(
+            name=point.workload, params=point.params, scripts=list(point.scripts),
+            defines=point.defines,
+        )  # fmt: skip
+        key = config.model_dump_json()
+        if key in seen or point.skipped is not None:
+            continue
+        seen.add(key)
+        try:
+            catalog.check_config(config)
+        except DbscaleError as exc:
+            where = "" if point.key == "default" else f"point {point.key}: "
+            raise type(exc)(f"{where}{exc.message}", exc.hint) from None
 
 
 def _validate(doc: PlanDocument) -> PlanSchema:

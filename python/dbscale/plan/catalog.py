@@ -6,14 +6,17 @@ so nothing here hard-codes a workload.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dbscale.errors import ConfigError, InternalError
 from dbscale.plan.sysbench_flags import flag_for
 from dbscale.plan.tpcc_sizing import SIZING_PARAMS, TPCC_NAMES
 from dbscale.run.output_format import SYSBENCH_PREFIX
+
+if TYPE_CHECKING:
+    from dbscale.config import WorkloadConfig
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,10 @@ class WorkloadInfo:
 @dataclass(frozen=True)
 class Catalog:
     workloads: dict[str, WorkloadInfo]
+    # Builds a workload from its resolved configuration without connecting, as a run will
+    # (the native core's `check_workload`): values out of range are refused before any target
+    # starts. A catalog read from JSON alone (tests) has none.
+    builds: Callable[[WorkloadConfig], None] | None = field(default=None, compare=False)
 
     @classmethod
     def from_json(cls, data: Any) -> Catalog:
@@ -61,7 +68,8 @@ class Catalog:
         """The catalog of the installed native module."""
         from dbscale import core
 
-        return cls.from_json(core.workloads())
+        catalog = cls.from_json(core.workloads())
+        return cls(catalog.workloads, builds=core.check_workload)
 
     def names(self) -> list[str]:
         return list(self.workloads)
@@ -97,6 +105,12 @@ class Catalog:
                     f"workload {workload.name} has no parameter {key!r}; its parameters: {known}",
                     f"{maybe}`dbscale workloads` lists each workload's parameters",
                 )
+
+    def check_config(self, config: WorkloadConfig) -> None:
+        """Builds the workload as a run will; the core's `ConfigError` (a value out of range,
+        a script that does not parse) when it cannot be built."""
+        if self.builds is not None:
+            self.builds(config)
 
     def _all_names(self) -> list[str]:
         return [n for info in self.workloads.values() for n in (info.name, *info.aliases)]

@@ -44,4 +44,5 @@ def build_data_plan(
     catalog = load_catalog()
     info = catalog.resolve(workload)
     catalog.check_params(info, params)
+    catalog.check_config(WorkloadConfig(name=info.name, params=params))
     return DataPlan(workload=info.name, params=params, target=spec, tls=tls)
