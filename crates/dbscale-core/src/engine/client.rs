@@ -171,6 +171,11 @@ impl Client {
             Lease::Open => {
                 let begun = Instant::now();
                 match self.shared.open_connection(slot).await {
+                    Ok(conn) if Instant::now() >= self.deadline => {
+                        conn.close().await;
+                        pool.discard(slot);
+                        false
+                    }
                     Ok(conn) => {
                         self.recorder.borrow_mut().connected(begun.elapsed());
                         self.conn = Some(conn);
@@ -246,6 +251,12 @@ impl Client {
         loop {
             let begun = Instant::now();
             match self.shared.open_connection(self.slot).await {
+                Ok(conn) if Instant::now() >= self.deadline => {
+                    // Too late to run anything (the run is over; others' connections closed):
+                    // a client the server refused during the run stays one that never connected.
+                    conn.close().await;
+                    return false;
+                }
                 Ok(conn) => {
                     self.recorder.borrow_mut().connected(begun.elapsed());
                     self.conn = Some(conn);
