@@ -134,3 +134,9 @@ def test_data_plan() -> None:
     config = data.config(URL)
     assert config.workload.name == "tpcb"
     assert config.workload.params == {"scale": 3}
+
+
+def test_more_workers_than_a_points_clients_is_refused_while_planning() -> None:
+    with pytest.raises(ConfigError, match=r"point clients=2: --workers 3 is more than the run's 2"):
+        study(RunOptions(workload="tpcb", clients=["4,2"], workers=3))
+    assert len(study(RunOptions(workload="tpcb", clients=["4,3"], workers=3)).points) == 2

@@ -78,6 +78,7 @@ def build_study(
     scripts = resolve_scripts(doc, plan)
     points = _points(doc, plan, matrix, targets, workloads, scripts)
     _check_point_workloads(points, catalog)
+    _refuse_idle_workers(plan, points)
     _refuse_unchecked(doc, plan, points)
     if options.resume is not None and options.out is not None:
         raise PlanError("--resume and --out both name a results directory", "give only --resume")
@@ -114,6 +115,21 @@ def _check_point_workloads(points: list[Point], catalog: Catalog) -> None:
         except DbscaleError as exc:
             where = "" if point.key == "default" else f"point {point.key}: "
             raise type(exc)(f"{where}{exc.message}", exc.hint) from None
+
+
+def _refuse_idle_workers(plan: PlanSchema, points: list[Point]) -> None:
+    """Every point's clients cover the scale-out's workers, checked before any worker starts."""
+    if plan.scale_out is None:
+        return
+    workers = plan.scale_out.workers
+    for point in points:
+        if point.skipped is None and point.load.clients < workers:
+            where = "" if point.key == "default" else f"point {point.key}: "
+            raise PlanError(
+                f"{where}--workers {workers} is more than the run's {point.load.clients} "
+                "clients: a worker without clients would only add noise",
+                f"use at most {point.load.clients} workers, or more clients",
+            )
 
 
 def _validate(doc: PlanDocument) -> PlanSchema:
