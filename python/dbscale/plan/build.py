@@ -113,8 +113,12 @@ def _check_point_workloads(points: list[Point], catalog: Catalog) -> None:
         try:
             catalog.check_config(config)
         except DbscaleError as exc:
-            where = "" if point.key == "default" else f"point {point.key}: "
-            raise type(exc)(f"{where}{exc.message}", exc.hint) from None
+            raise type(exc)(f"{_naming(point)}{exc.message}", exc.hint) from None
+
+
+def _naming(point: Point) -> str:
+    """`point KEY: ` before a message about one point of a matrix; nothing for a plain run."""
+    return "" if point.key == "default" else f"point {point.key}: "
 
 
 def _refuse_idle_workers(plan: PlanSchema, points: list[Point]) -> None:
@@ -124,9 +128,8 @@ def _refuse_idle_workers(plan: PlanSchema, points: list[Point]) -> None:
     workers = plan.scale_out.workers
     for point in points:
         if point.skipped is None and point.load.clients < workers:
-            where = "" if point.key == "default" else f"point {point.key}: "
             raise PlanError(
-                f"{where}--workers {workers} is more than the run's {point.load.clients} "
+                f"{_naming(point)}--workers {workers} is more than the run's {point.load.clients} "
                 "clients: a worker without clients would only add noise",
                 f"use at most {point.load.clients} workers, or more clients",
             )
