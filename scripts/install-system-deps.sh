@@ -2,7 +2,8 @@
 # Installs the Debian packages dbscale's tests and demo need when they are missing: PostgreSQL's
 # server programs (initdb, pg_ctl, postgres, psql, pgbench), openssl, and Chromium with a font for
 # the report's browser test, MariaDB's server (mariadbd, mariadb-install-db, mariadb), sysbench,
-# and the micro-benchmarks' peers fio, iperf3 and sockperf.
+# PgBouncer (a local target's pooler for pooling: on), and the micro-benchmarks' peers fio, iperf3
+# and sockperf.
 # Does nothing when they are there. No system service is made or started: PostgreSQL's default
 # cluster is not created, and a policy-rc.d keeps MariaDB's service down during the install;
 # dbscale runs its own private servers.
@@ -21,6 +22,7 @@ have_pg || missing+=(postgresql postgresql-contrib)
 have_mariadb || missing+=(mariadb-server)
 command -v sysbench >/dev/null || missing+=(sysbench)
 command -v openssl >/dev/null || missing+=(openssl)
+command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || missing+=(pgbouncer)
 [ -x /usr/bin/chromium ] || missing+=(chromium fonts-dejavu-core)
 # The micro-benchmarks' peers: fio (storage), iperf3 and sockperf (bench/vs_iperf3.sh).
 command -v fio >/dev/null || missing+=(fio)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from dbscale.config import ConnectMode, TlsMode
+from dbscale.errors import PlanError
 from tests.plan_helpers import study_from_text
 
 BASE = """\
@@ -105,3 +108,32 @@ def test_pooling_without_a_pooler_is_skipped_with_a_reason(tmp_path: Path) -> No
     assert set(skipped) == {"target=a,pooling=on", "target=b,pooling=on"}
     assert "no pooled_url" in skipped["target=a,pooling=on"]
     assert len(s.runnable_points) == 2
+
+
+def test_a_local_postgresql_target_gets_its_own_pooler(tmp_path: Path) -> None:
+    local = """\
+targets:
+  - {name: pg, url: local}
+  - {name: maria, url: local, local: {engine: mariadb}}
+  - {name: remote, url: "postgresql://u@h1/db"}
+workload: {name: tpcb, params: {scale: 1}}
+matrix:
+  pooling: [off, on]
+"""
+    s = study_from_text(tmp_path, local)
+    skipped = {p.key: p.skipped for p in s.points if p.skipped}
+    assert set(skipped) == {"target=maria,pooling=on", "target=remote,pooling=on"}
+    # Every point of the local PostgreSQL target, pooled or not, enters it with its pooler.
+    assert {p.key: p.target.pooler for p in s.runnable_points} == {
+        "target=pg,pooling=off": "pgbouncer", "target=pg,pooling=on": "pgbouncer",
+        "target=maria,pooling=off": None, "target=remote,pooling=off": None,
+    }  # fmt: skip
+    assert [t.name for t in s.targets if t.pooler] == ["pg"]
+
+
+def test_a_pooler_is_for_local_targets_only(tmp_path: Path) -> None:
+    text = BASE.replace(
+        'url: "postgresql://u@h1/db"}', 'url: "postgresql://u@h1/db", pooler: pgbouncer}'
+    )
+    with pytest.raises(PlanError, match="pooler: pgbouncer starts a private PgBouncer"):
+        study_from_text(tmp_path, text)

@@ -10,14 +10,18 @@ PIPE_WIDTH = 200
 
 def data_console() -> Console:
     """Figures and tables, on stdout."""
-    console = Console(highlight=False)
-    if not console.is_terminal:
-        # Files and pipes get whole lines and whole table cells rather than an 80-column wrap:
-        # a table takes only the width it needs, up to this.
-        console = Console(highlight=False, width=max(console.width, PIPE_WIDTH))
-    return console
+    return _console(stderr=False)
 
 
 def message_console() -> Console:
     """Progress, notes, warnings and errors, on stderr."""
-    return Console(stderr=True, highlight=False)
+    return _console(stderr=True)
+
+
+def _console(*, stderr: bool) -> Console:
+    console = Console(stderr=stderr, highlight=False)
+    if not console.is_terminal:
+        # Files and pipes get whole lines and whole table cells rather than an 80-column wrap:
+        # a table takes only the width it needs, up to this.
+        console = Console(stderr=stderr, highlight=False, width=max(console.width, PIPE_WIDTH))
+    return console

@@ -83,7 +83,14 @@ class RunObserver:
         host: Mapping[str, Any] | None = None,
         options: ObserveOptions | None = None,
         proc: ProcFs | None = None,
+        server_url: str | None = None,
     ) -> None:
+        # A run through a local target's pooler observes the server behind it (`server_url`),
+        # and counts the pooler's CPU as the server's.
+        self.pooler_url = config.target.url if server_url is not None else None
+        if server_url is not None:
+            target = config.target.model_copy(update={"url": server_url, "more_urls": []})
+            config = config.model_copy(update={"target": target})
         self.config = config
         self.host = dict(host or {})
         self.options = options or ObserveOptions()
@@ -92,6 +99,7 @@ class RunObserver:
         self.session: ObserverSession | None = None
         self.identity: ServerIdentity | None = None
         self.server_pid: int | None = None
+        self.pooler_pid: int | None = None
         self.cgroup: CgroupCpu | None = cpu_cgroup(self.proc)
         self._data = _Collected()
         self._stop = threading.Event()
@@ -110,6 +118,8 @@ class RunObserver:
             self._data.notes.append(f"no server statistics: {_one_line(exc)}")
         try:
             self.server_pid = self._find_server()
+            if self.pooler_url is not None:
+                self.pooler_pid = find_listener(self.proc, parse_endpoint(self.pooler_url))
         except (OSError, ValueError) as exc:
             self._data.notes.append(f"local server not looked for: {_one_line(exc)}")
         self._thread = threading.Thread(target=self._run, name="dbscale-observe", daemon=True)
@@ -169,6 +179,7 @@ class RunObserver:
             extra_pids=self.options.client_pids,
             observer_tid=threading.get_native_id(),
             server_pid=self.server_pid,
+            pooler_pid=self.pooler_pid,
             cgroup=self.cgroup,
         )
         prev = self._snapshot(sampler)

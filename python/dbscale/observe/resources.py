@@ -64,6 +64,7 @@ class ResourceSampler:
         extra_pids: tuple[int, ...] = (),
         observer_tid: int | None = None,
         server_pid: int | None = None,
+        pooler_pid: int | None = None,
         cgroup: CgroupCpu | None = None,
         cpu_sysfs: Path = Path("/sys/devices/system/cpu"),
     ) -> None:
@@ -72,6 +73,7 @@ class ResourceSampler:
         self.extra_pids = extra_pids  # local worker processes whose engine threads are ours
         self.observer_tid = observer_tid
         self.server_pid = server_pid
+        self.pooler_pid = pooler_pid  # its CPU counts as the server's
         self.cgroup = cgroup
         self._freq_files = sorted(cpu_sysfs.glob(CPUFREQ_GLOB))
 
@@ -104,7 +106,7 @@ class ResourceSampler:
             net=self.proc.net_dev(),
             server=None
             if self.server_pid is None
-            else read_server_times(self.proc, self.server_pid),
+            else read_server_times(self.proc, self.server_pid, self.pooler_pid),
             throttle=None if self.cgroup is None else read_throttling(self.cgroup),
             mhz=self._mhz(),
         )

@@ -142,12 +142,18 @@ class ServerTimes:
     sched: dict[int, tuple[int, int]]  # tid -> (run_ns, wait_ns)
 
 
-def read_server_times(proc: ProcFs, root_pid: int) -> ServerTimes | None:
-    """CPU (own + reaped children), run-queue wait and I/O of `root_pid` and its descendants."""
+def read_server_times(
+    proc: ProcFs, root_pid: int, pooler_pid: int | None = None
+) -> ServerTimes | None:
+    """CPU (own + reaped children), run-queue wait and I/O of `root_pid` and its descendants,
+    and of the pooler in front of it (a local target's PgBouncer) when there is one."""
     user = system = read = write = count = 0
     io_readable = True
     sched: dict[int, tuple[int, int]] = {}
-    for pid in proc.descendants(root_pid):
+    pids = list(proc.descendants(root_pid))
+    if pooler_pid is not None:
+        pids.extend(proc.descendants(pooler_pid))
+    for pid in pids:
         stat = proc.pid_stat(pid)
         if stat is None:
             if pid == root_pid:

@@ -30,12 +30,16 @@ class RunWatch:
     """One run's observation, started on construction. If observing cannot even start, the
     run goes on and its record says why."""
 
-    def __init__(self, study: StudyObserver, config: RunConfig) -> None:
+    def __init__(
+        self, study: StudyObserver, config: RunConfig, server_url: str | None = None
+    ) -> None:
         self._study = study
         self._observer: RunObserver | None = None
         self._failure: str | None = None
         try:
-            self._observer = RunObserver(config, host=study.host, options=study.options)
+            self._observer = RunObserver(
+                config, host=study.host, options=study.options, server_url=server_url
+            )
             self._observer.start()
         except Exception as exc:
             self._fail(exc)
@@ -85,8 +89,9 @@ class StudyObserver:
             self.host["dbscale_core_version"] = core.version()
         self._servers: dict[str, JsonObject] = {}  # by target URL (no password)
 
-    def watch(self, config: RunConfig) -> RunWatch:
-        return RunWatch(self, config)
+    def watch(self, config: RunConfig, server_url: str | None = None) -> RunWatch:
+        """Watches a run; `server_url`: the server behind the run's pooler, when it has one."""
+        return RunWatch(self, config, server_url)
 
     def learn_server(self, url: str, server: Mapping[str, Any]) -> None:
         """A target's first run tells what its server is; host.json is (re)written with it."""

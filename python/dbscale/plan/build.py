@@ -8,6 +8,7 @@ before all of that has passed.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -76,7 +77,7 @@ def build_study(
     catalog = load_catalog()
     workloads = check_workloads(doc, plan, matrix, catalog)
     scripts = resolve_scripts(doc, plan)
-    points = _points(doc, plan, matrix, targets, workloads, scripts)
+    points = _with_local_poolers(_points(doc, plan, matrix, targets, workloads, scripts))
     _check_point_workloads(points, catalog)
     _refuse_idle_workers(plan, points)
     _refuse_unchecked(doc, plan, points)
@@ -239,9 +240,33 @@ def _points(
 
 
 def _skip_reason(target: TargetEntry, load: LoadSettings) -> str | None:
-    if load.pooling and not target.pooled_url:
+    if load.pooling and not target.pooled_url and not _pools_locally(target):
         return f"pooling=on needs a pooler: target {target.name} has no pooled_url"
     return None
+
+
+def _pools_locally(target: TargetEntry) -> bool:
+    """A local PostgreSQL target gets a private PgBouncer for its pooling: on points."""
+    return target.is_local and (target.local is None or target.local.engine == "postgresql")
+
+
+def _with_local_poolers(points: list[Point]) -> list[Point]:
+    """Each local target with pooling: on points (and no pooled_url) as one with `pooler:
+    pgbouncer`, in all of its points, so the study enters it with its pooler."""
+    needing = {
+        p.target.name for p in points
+        if p.skipped is None and p.load.pooling and not p.target.pooled_url
+    }  # fmt: skip
+    pooled: dict[str, TargetEntry] = {}
+    updated: list[Point] = []
+    for point in points:
+        if point.target.name in needing:
+            target = pooled.setdefault(
+                point.target.name, point.target.model_copy(update={"pooler": "pgbouncer"})
+            )
+            point = replace(point, target=target)
+        updated.append(point)
+    return updated
 
 
 def _refuse_unchecked(doc: PlanDocument, plan: PlanSchema, points: list[Point]) -> None:

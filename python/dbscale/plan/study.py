@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from dbscale.config import RunConfig, ScriptSource, TargetConfig, WorkloadConfig, make_run_config
+from dbscale.errors import InternalError
 from dbscale.modes import TlsMode
 from dbscale.plan.load_estimate import LoadEstimate, estimate_load, server_kind
 from dbscale.plan.micro_steps import MicroStep, client_steps, target_steps
@@ -76,8 +77,11 @@ class Point:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def url(self, opened: OpenTarget) -> str:
-        if self.load.pooling and self.target.pooled_url:
-            return self.target.pooled_url
+        if self.load.pooling:
+            pooled = self.target.pooled_url or opened.pooled_url
+            if pooled is None:
+                raise InternalError(f"point {self.key}: pooling on, and no pooler was started")
+            return pooled
         if self.load.transport is Transport.UNIX:
             if self.target.socket_url:
                 return self.target.socket_url

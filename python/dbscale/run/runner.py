@@ -92,11 +92,12 @@ def run_one(
     slot: RunSlot,
     observer: StudyObserver | None = None,
     start: Callable[[RunConfig], RunHandle] = Run,
+    server_url: str | None = None,
 ) -> RunOutcome:
     """Starts one run (in the native core, or over the study's workers) and follows it to its
     end (observed, if asked)."""
     started = utc_now()
-    watch = observer.watch(config) if observer is not None else None
+    watch = observer.watch(config, server_url) if observer is not None else None
     try:
         handle = start(config)
     except BaseException:
@@ -295,8 +296,11 @@ class StudyRunner:
     def _run(self, step: RunStep, config: RunConfig, slot: RunSlot) -> RunRecord:
         point = step.point
         start = self._starter()
+        opened = self.opened[point.target.name]
+        # Through the target's own pooler: the observer watches the server behind it.
+        behind = opened.url if point.load.pooling and opened.pooled_url else None
         try:
-            done = run_one(config, self.progress, slot, self.observer, start)
+            done = run_one(config, self.progress, slot, self.observer, start, behind)
         except NotPreparedError as exc:
             mark = (point.target.name, point.data_label)
             if self.study.plan.prepare.load != "auto" or mark in self.loaded:
@@ -304,7 +308,7 @@ class StudyRunner:
             self.progress.note(f"{point.target.name}: {exc.message}; loading {point.data_label}")
             data.print_data_summary(self.progress.console, "load", self._load(config))
             self.loaded.add(mark)
-            done = run_one(config, self.progress, slot, self.observer, start)
+            done = run_one(config, self.progress, slot, self.observer, start, behind)
         consistency, interrupted = self._check_after(config, done)
         record = make_record(
             done.native,

@@ -17,10 +17,12 @@ from dbscale.targets.url import TargetSpec, redact_url, resolve_target
 
 @dataclass(frozen=True)
 class OpenTarget:
-    """A target ready for connections: its URL, and the private server when it is ours."""
+    """A target ready for connections: its URL, the private server when it is ours, and the
+    URL through the private pooler started in front of it (`pooler: pgbouncer`)."""
 
     url: str
     server: LocalServer[Any] | None = None
+    pooled_url: str | None = None
 
 
 @contextmanager

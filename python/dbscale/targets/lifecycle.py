@@ -1,9 +1,10 @@
 """A study's targets, each entered when a step first needs it and left when the study is done
 or enters another target of its group (another size of the same server):
 
-    enter: setup hook -> start the local server in its shape -> ready hook -> wait until it
-           accepts connections -> record version, settings and facts in targets/<name>.json
-    leave: stop the local server -> teardown hook
+    enter: setup hook -> start the local server in its shape (and its private PgBouncer when
+           it has one) -> ready hook -> wait until it accepts connections -> record version,
+           settings and facts in targets/<name>.json
+    leave: stop the pooler and the local server -> teardown hook
 
 A target that fails on the way in (a hook fails or hangs, the server never answers) is left as
 cleanly as it can be and refused from then on with `TargetFailedError`; the study skips its
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,8 @@ from dbscale.targets.facts import key_settings, server_settings, wait_accepting,
 from dbscale.targets.hooks import HookError, run_hook
 from dbscale.targets.local.embedded import default_base_dir
 from dbscale.targets.local.instance import LocalInstance, LocalShape, local_dir
+from dbscale.targets.local.pgbouncer import POOL_MODE, LocalPgBouncer
+from dbscale.targets.local.postgres import LocalPostgres
 from dbscale.targets.spec import TargetEntry, target_info
 from dbscale.targets.url import EMBEDDED, redact_url
 from dbscale.targets.variables import target_variables
@@ -54,6 +57,7 @@ class _Active:
     variables: dict[str, str]
     record: JsonObject = field(default_factory=dict)  # targets/<name>.json
     hooks: list[JsonObject] = field(default_factory=list)  # the record's "hooks", as they ran
+    pooler: LocalPgBouncer | None = None
 
 
 class TargetPool(Mapping[str, OpenTarget]):
@@ -141,6 +145,12 @@ class TargetPool(Mapping[str, OpenTarget]):
                 server = active.instance.server
                 active.opened = OpenTarget(url=server.url, server=server)
                 self._note_local(target, evidence)
+                if target.pooler == "pgbouncer" and isinstance(server, LocalPostgres):
+                    active.pooler = LocalPgBouncer(server, server.base_dir / "pgbouncer")
+                    record["pooler"] = active.pooler.start()
+                    active.opened = replace(active.opened, pooled_url=active.pooler.url)
+                    self.note(f"target {target.name}: PgBouncer ({POOL_MODE} pooling) on port "
+                              f"{active.pooler.port} for the pooling: on points")  # fmt: skip
             self._hook(active, "ready")
             # Without hooks a target should be up already: one attempt, its error as it is.
             timeout_s = target.hooks.connect_timeout if target.hooks else 0.0
@@ -196,7 +206,9 @@ class TargetPool(Mapping[str, OpenTarget]):
     def _stop_and_tear_down(self, active: _Active, *, teardown: bool) -> None:
         """Problems here are noted and remembered, never raised: the other targets still
         have to be left."""
-        steps = [active.instance.stop] if active.instance is not None else []
+        steps = [active.pooler.stop] if active.pooler is not None else []
+        if active.instance is not None:
+            steps.append(active.instance.stop)
         if teardown:
             steps.append(lambda: self._hook(active, "teardown"))
         for step in steps:

@@ -220,6 +220,18 @@ class TargetEntry(_Strict, TargetProfile):
     socket_dir: str | None = None  # transport unix: the host becomes this directory
     socket_url: str | None = None  # transport unix: this URL as written
     pooled_url: str | None = None  # pooling on: through this pooler (e.g. PgBouncer)
+    # A local PostgreSQL target without pooled_url: a private PgBouncer dbscale starts in front
+    # of it for the pooling: on points (the planner sets it when there are any).
+    pooler: Literal["pgbouncer"] | None = None
+
+    @model_validator(mode="after")
+    def _pooler_is_local(self) -> TargetEntry:
+        if self.pooler is not None and not self.is_local:
+            raise ValueError(
+                "pooler: pgbouncer starts a private PgBouncer in front of a local target; give "
+                "another server's pooler as pooled_url"
+            )
+        return self
 
 
 def shared_groups(targets: Iterable[TargetProfile]) -> set[str]:
