@@ -254,8 +254,9 @@ def test_without_ray_installed_ray_says_how_to_install_it(tpcb_url: str, tmp_pat
         listener.listen()
         address = f"127.0.0.1:{listener.getsockname()[1]}"
         path = f"{fake.parent}{os.pathsep}{REPO / 'python'}"
-        done = dbscale("run", "tpcb", "--target", tpcb_url, "--ray", address, "--workers", "2",
-                       "--out", str(tmp_path / "r"), env={"PYTHONPATH": path})  # fmt: skip
+        done = dbscale("run", "tpcb", "--target", tpcb_url, "-c", "2", "--ray", address,
+                       "--workers", "2", "--out", str(tmp_path / "r"),
+                       env={"PYTHONPATH": path})  # fmt: skip
     done.assert_user_error()
     assert "error: --ray needs Ray, which is not installed" in done.err
     assert "hint: pip install 'dbscale[ray]'" in done.err
