@@ -117,3 +117,32 @@ def test_failed_start_names_the_log(shared_tmp: Path, binaries: PostgresBinaries
         pg.start()
     assert str(pg.log_file) in info.value.hint
     assert pg.status() == "stopped"
+
+
+def test_a_private_pgbouncer_in_front(server: LocalPostgres, binaries: PostgresBinaries) -> None:
+    """Session pooling to the server, TLS with its certificate; one left running by a killed
+    dbscale is stopped before the next starts in the same directory."""
+    from dbscale.targets.local.pgbouncer import LocalPgBouncer, find_pgbouncer
+
+    try:
+        find_pgbouncer()
+    except LocalServerError as exc:
+        skip_or_fail(exc.message)
+    orphan = LocalPgBouncer(server, server.base_dir / "pgbouncer")
+    facts = orphan.start()
+    assert facts["pool_mode"] == "session" and facts["port"] == orphan.port
+    done = psql(binaries, orphan.url + "?sslmode=require", "SELECT ssl FROM pg_stat_ssl LIMIT 0")
+    assert done.returncode == 0, done.stderr  # TLS to the pooler
+    done = psql(binaries, orphan.url, "SELECT current_setting('port')")
+    assert done.stdout.strip() == str(server.port)  # the server behind it answers
+    old = orphan._process
+    assert old is not None
+    orphan._process = None  # as if dbscale were killed: nobody stops it
+    pooler = LocalPgBouncer(server, server.base_dir / "pgbouncer")
+    pooler.start()
+    try:
+        assert old.wait(5) is not None  # the orphan was stopped
+        assert psql(binaries, pooler.url, "SELECT 1").stdout.strip() == "1"
+    finally:
+        pooler.stop()
+    assert pooler._process is None

@@ -13,6 +13,7 @@ OS user, as PgBouncer refuses root.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -33,6 +34,7 @@ MAX_CLIENT_CONNECTIONS = 10_000
 SERVER_RESERVE = 10
 START_TIMEOUT_S = 15.0
 STOP_TIMEOUT_S = 10.0
+PID_FILE = "pgbouncer.pid"
 
 
 def find_pgbouncer() -> Path:
@@ -76,6 +78,7 @@ class LocalPgBouncer:
         """Starts it on a free port and waits until it accepts connections; its facts."""
         program = find_pgbouncer()
         self.directory.mkdir(parents=True, exist_ok=True)
+        self._stop_orphan()
         self._port = free_port()
         self._write_files()
         self.log_file.touch()
@@ -115,6 +118,26 @@ class LocalPgBouncer:
             process.kill()
             process.wait()
 
+    def _stop_orphan(self) -> None:
+        """A PgBouncer left running here by a dbscale that was killed: it would keep server
+        connections of its pool open, so it is stopped before a new one starts."""
+        pid_file = self.directory / PID_FILE
+        try:
+            pid = int(pid_file.read_text().split()[0])
+            command = Path(f"/proc/{pid}/comm").read_text().strip()
+        except (OSError, ValueError, IndexError):
+            return
+        if command != "pgbouncer":
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + STOP_TIMEOUT_S
+        while _running(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if _running(pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
     def _write_files(self) -> None:
         tls = self.server.tls
         (self.directory / "userlist.txt").write_text(f'"{ADMIN_USER}" ""\n')
@@ -134,7 +157,7 @@ class LocalPgBouncer:
             "log_connections = 0\nlog_disconnections = 0\n"
             f"client_tls_sslmode = allow\nclient_tls_cert_file = {tls.server_cert}\n"
             f"client_tls_key_file = {tls.server_key}\n"
-            f"logfile = {self.log_file}\npidfile = {self.directory / 'pgbouncer.pid'}\n"
+            f"logfile = {self.log_file}\npidfile = {self.directory / PID_FILE}\n"
         )
 
     def _wait_accepting(self) -> None:
@@ -157,3 +180,12 @@ class LocalPgBouncer:
         log = self.log_file.read_text(errors="replace") if self.log_file.exists() else ""
         last = log.splitlines()[-1] if log.strip() else "no log"
         return LocalServerError(f"{what}: {last}", f"see its log {self.log_file}")
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie waiting for its parent."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
