@@ -1,11 +1,14 @@
-"""A small workload catalog and helpers for building studies without the native module."""
+"""A small workload catalog and helpers for building studies: names and parameters declared
+here, each point's workload built by the native core as in a real plan."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from dbscale.config import WorkloadConfig
 from dbscale.plan.build import RunOptions, build_study
 from dbscale.plan.catalog import Catalog
 from dbscale.plan.study import Study
@@ -15,7 +18,7 @@ _SYSBENCH_PARAMS = {
     "table_size": {"default": 10000, "doc": ""},
     "range_size": {"default": 100, "doc": ""},
 }
-CATALOG = Catalog.from_json(
+_DECLARED = Catalog.from_json(
     {
         "tpcb": {
             "description": "TPC-B-like",
@@ -52,6 +55,18 @@ CATALOG = Catalog.from_json(
         },
     }
 )
+
+
+def _built_by_core(config: WorkloadConfig) -> None:
+    from dbscale import core  # the native module, loaded only when a plan is checked
+
+    core.check_workload(config)
+
+
+# The workloads' declarations are a small subset; the core builds each point's workload as in a
+# real plan (values in range, scripts parsed).
+CATALOG = replace(_DECLARED, builds=_built_by_core)
+
 NOW = datetime(2025, 1, 1, tzinfo=UTC)
 
 

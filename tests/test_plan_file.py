@@ -203,21 +203,13 @@ def test_hostile_plans_are_refused_before_they_expand(tmp_path: Path) -> None:
 def test_a_value_the_core_refuses_names_its_point(tmp_path: Path) -> None:
     """Each point's workload is built by the core while planning, so a value out of range on
     one point of an axis stops the plan before any target starts."""
-    from datetime import UTC, datetime
-
-    from dbscale.plan.build import build_study
-    from dbscale.plan.catalog import Catalog
-    from tests.plan_helpers import plan_file
-
     text = """\
 targets: [{name: db, url: "postgresql://u@127.0.0.1:1/x"}]
 workload: {name: tpcc, params: {wait: false}}
 load: {clients: 2, duration: 1s}
 matrix: {warehouses: [1, 0]}
 """
-    options = RunOptions(workload=str(plan_file(tmp_path, text)))
     with pytest.raises(ConfigError, match=r"point warehouses=0: tpcc: warehouses must be 1-100000"):
-        build_study(options, load_catalog=Catalog.load, env={}, now=datetime.now(UTC))
-    fixed = RunOptions(workload=str(plan_file(tmp_path, text.replace("[1, 0]", "[1, 2]"))))
-    s = build_study(fixed, load_catalog=Catalog.load, env={}, now=datetime.now(UTC))
+        study_from_text(tmp_path, text)
+    s = study_from_text(tmp_path, text.replace("[1, 0]", "[1, 2]"))
     assert [p.key for p in s.points] == ["warehouses=1", "warehouses=2"]

@@ -10,8 +10,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from dbscale import core
-from dbscale.config import ScriptSource, WorkloadConfig
+from dbscale.config import ScriptSource
 from dbscale.errors import ConfigError
 from dbscale.plan.document import PlanDocument
 from dbscale.plan.schema import PlanSchema, ScriptEntry
@@ -118,8 +117,9 @@ def _read(doc: PlanDocument, at: tuple[str | int, ...], base: Path, entry: Scrip
 
 
 def resolve_scripts(doc: PlanDocument, plan: PlanSchema) -> dict[str, ResolvedScripts]:
-    """Each script workload entry's scripts (files read) and defines, checked by the core: a
-    script that does not parse is refused with its file, line and column."""
+    """Each script workload entry's scripts (files read) and defines. The core checks them with
+    the rest of each point's workload (`build._check_point_workloads`): a script that does not
+    parse is refused with its file, line and column."""
     resolved: dict[str, ResolvedScripts] = {}
     many = plan.workloads is not None
     base = _base_dir(doc)
@@ -147,10 +147,6 @@ def resolve_scripts(doc: PlanDocument, plan: PlanSchema) -> dict[str, ResolvedSc
             for j, script in enumerate(entry.scripts)
         ]
         defines = {name: _define_text(value) for name, value in entry.defines.items()}
-        config = WorkloadConfig(
-            name=SCRIPT_WORKLOAD, params=entry.params, scripts=sources, defines=defines
-        )
-        core.check_workload(config)
         resolved[entry.display] = (sources, defines)
     return resolved
 
