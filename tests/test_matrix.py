@@ -137,3 +137,8 @@ def test_a_pooler_is_for_local_targets_only(tmp_path: Path) -> None:
     )
     with pytest.raises(PlanError, match="pooler: pgbouncer starts a private PgBouncer"):
         study_from_text(tmp_path, text)
+    maria = BASE.replace(
+        'url: "postgresql://u@h1/db"}', "url: local, local: {engine: mariadb}, pooler: pgbouncer}"
+    )
+    with pytest.raises(PlanError, match="in front of a local PostgreSQL target"):
+        study_from_text(tmp_path, maria)

@@ -240,14 +240,9 @@ def _points(
 
 
 def _skip_reason(target: TargetEntry, load: LoadSettings) -> str | None:
-    if load.pooling and not target.pooled_url and not _pools_locally(target):
+    if load.pooling and not target.pooled_url and not target.pools_locally:
         return f"pooling=on needs a pooler: target {target.name} has no pooled_url"
     return None
-
-
-def _pools_locally(target: TargetEntry) -> bool:
-    """A local PostgreSQL target gets a private PgBouncer for its pooling: on points."""
-    return target.is_local and (target.local is None or target.local.engine == "postgresql")
 
 
 def _with_local_poolers(points: list[Point]) -> list[Point]:

@@ -224,12 +224,17 @@ class TargetEntry(_Strict, TargetProfile):
     # of it for the pooling: on points (the planner sets it when there are any).
     pooler: Literal["pgbouncer"] | None = None
 
+    @property
+    def pools_locally(self) -> bool:
+        """A local PostgreSQL target: dbscale can start a private PgBouncer in front of it."""
+        return self.is_local and (self.local is None or self.local.engine == "postgresql")
+
     @model_validator(mode="after")
     def _pooler_is_local(self) -> TargetEntry:
-        if self.pooler is not None and not self.is_local:
+        if self.pooler is not None and not self.pools_locally:
             raise ValueError(
-                "pooler: pgbouncer starts a private PgBouncer in front of a local target; give "
-                "another server's pooler as pooled_url"
+                "pooler: pgbouncer starts a private PgBouncer in front of a local PostgreSQL "
+                "target; give another server's pooler as pooled_url"
             )
         return self
 

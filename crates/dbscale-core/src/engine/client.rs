@@ -55,6 +55,15 @@ impl ConnectState {
     }
 }
 
+/// What one attempt to open a client's connection came to.
+enum Opened {
+    Ready,
+    /// It opened after the run's end and was closed unused.
+    Late,
+    /// It failed at this instant (noted already).
+    Failed(Instant),
+}
+
 pub struct Client {
     pub shared: Arc<RunShared>,
     pub recorder: Rc<RefCell<ThreadRecorder>>,
@@ -168,29 +177,18 @@ impl Client {
                 self.note_connect(None);
                 true
             }
-            Lease::Open => {
-                let begun = Instant::now();
-                match self.shared.open_connection(slot).await {
-                    Ok(conn) if Instant::now() >= self.deadline => {
-                        conn.close().await;
-                        pool.discard(slot);
-                        false
-                    }
-                    Ok(conn) => {
-                        self.recorder.borrow_mut().connected(begun.elapsed());
-                        self.conn = Some(conn);
-                        self.note_connect(None);
-                        true
-                    }
-                    Err(error) => {
-                        let now = Instant::now();
-                        self.note_connect(Some((&error, now)));
-                        pool.discard(slot);
-                        self.sleep_until(now + RECONNECT_FIRST).await;
-                        false
-                    }
+            Lease::Open => match self.open(slot).await {
+                Opened::Ready => true,
+                Opened::Late => {
+                    pool.discard(slot);
+                    false
                 }
-            }
+                Opened::Failed(at) => {
+                    pool.discard(slot);
+                    self.sleep_until(at + RECONNECT_FIRST).await;
+                    false
+                }
+            },
         }
     }
 
@@ -249,31 +247,41 @@ impl Client {
     async fn connect(&mut self, per_transaction: bool, once: bool) -> bool {
         let mut backoff = RECONNECT_FIRST;
         loop {
-            let begun = Instant::now();
-            match self.shared.open_connection(self.slot).await {
-                Ok(conn) if Instant::now() >= self.deadline => {
-                    // Too late to run anything (the run is over; others' connections closed):
-                    // a client the server refused during the run stays one that never connected.
-                    conn.close().await;
-                    return false;
-                }
-                Ok(conn) => {
-                    self.recorder.borrow_mut().connected(begun.elapsed());
-                    self.conn = Some(conn);
-                    self.note_connect(None);
-                    return true;
-                }
-                Err(error) => {
-                    let now = Instant::now();
-                    self.note_connect(Some((&error, now)));
-                    if per_transaction {
-                        self.recorder.borrow_mut().failure(0, now, 1);
-                    }
-                    if once || !self.sleep_until(now + backoff).await || per_transaction {
-                        return false;
-                    }
-                    backoff = (backoff * 2).min(RECONNECT_MAX);
-                }
+            let at = match self.open(self.slot).await {
+                Opened::Ready => return true,
+                Opened::Late => return false,
+                Opened::Failed(at) => at,
+            };
+            if per_transaction {
+                self.recorder.borrow_mut().failure(0, at, 1);
+            }
+            if once || !self.sleep_until(at + backoff).await || per_transaction {
+                return false;
+            }
+            backoff = (backoff * 2).min(RECONNECT_MAX);
+        }
+    }
+
+    /// One attempt to open the client's connection on `slot`, its outcome noted. A connection
+    /// that opens after the run's end is closed unused: by then the other clients have closed
+    /// theirs, and a client the server refused during the run would pass for a connected one.
+    async fn open(&mut self, slot: u32) -> Opened {
+        let begun = Instant::now();
+        match self.shared.open_connection(slot).await {
+            Ok(conn) if Instant::now() >= self.deadline => {
+                conn.close().await;
+                Opened::Late
+            }
+            Ok(conn) => {
+                self.recorder.borrow_mut().connected(begun.elapsed());
+                self.conn = Some(conn);
+                self.note_connect(None);
+                Opened::Ready
+            }
+            Err(error) => {
+                let at = Instant::now();
+                self.note_connect(Some((&error, at)));
+                Opened::Failed(at)
             }
         }
     }
