@@ -65,7 +65,7 @@ test-python: $(STAMP) system-deps peers ## Only the Python tests (servers starte
 	set -a; . $(TEST_ENV); set +a; \
 	$(VENV)/bin/pytest
 
-lint: $(STAMP) ## cargo fmt --check, clippy -D warnings (bench's floor client too), ruff, mypy
+lint: $(STAMP) ## cargo fmt --check, clippy -D warnings (bench's floor client too), ruff, mypy, the core/Python contract
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	rustfmt --check --edition 2021 bench/round_trip_floor.rs
@@ -74,6 +74,7 @@ lint: $(STAMP) ## cargo fmt --check, clippy -D warnings (bench's floor client to
 	$(VENV)/bin/ruff format --check python tests scripts bench
 	$(VENV)/bin/mypy python/dbscale
 	$(VENV)/bin/python -m mypy.stubtest dbscale._core
+	$(VPY) -m dbscale.core.contract
 
 fmt: $(STAMP) ## Format Rust and Python code in place
 	cargo fmt --all

@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "python"))
 
 from dbscale import core
-from dbscale.config import RunConfig, TargetConfig, WorkloadConfig
+from dbscale.core.config import RunConfig, TargetConfig, WorkloadConfig
 from dbscale.observe.host import client_host_facts
 from dbscale.observe.observer import RunObserver
 

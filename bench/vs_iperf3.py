@@ -34,7 +34,7 @@ def iperf3_gbps(port: int, streams: int, seconds: float) -> float:
 
 def dbscale_gbps(addr: str, streams: int, seconds: float) -> float:
     figures = core.micro_net_streams(addr, streams, seconds, 16 << 20)
-    return float(str(figures["mean_gbps"]))
+    return figures.mean_gbps
 
 
 def main() -> int:

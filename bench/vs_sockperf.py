@@ -41,8 +41,7 @@ def sockperf_rr(port: int, seconds: float) -> dict[str, float]:
 
 def dbscale_rr(addr: str, seconds: float) -> dict[str, float]:
     rr = core.micro_net_rr(addr, seconds)
-    return {"rate": float(str(rr["transactions_per_s"])), "p50": float(str(rr["p50_us"])),
-            "p99": float(str(rr["p99_us"]))}  # fmt: skip
+    return {"rate": rr.transactions_per_s, "p50": rr.p50_us, "p99": rr.p99_us}
 
 
 def main() -> int:

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from dbscale.config import WorkloadConfig
+from dbscale.core.config import WorkloadConfig
 from dbscale.plan.build import RunOptions, build_study
 from dbscale.plan.catalog import Catalog
 from dbscale.plan.study import Study

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from dbscale.config import ConnectMode, TlsMode
+from dbscale.core.config import ConnectMode, TlsMode
 from dbscale.errors import PlanError
 from tests.plan_helpers import study_from_text
 

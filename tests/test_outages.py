@@ -8,7 +8,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from dbscale.config import TargetConfig, WorkloadConfig, make_run_config
+from dbscale.core.config import TargetConfig, WorkloadConfig, make_run_config
 from dbscale.results.directory import RunMeta, make_record
 from dbscale.results.outages import find_outages
 from dbscale.results.points import summarize_points

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from dbscale.config import ConnectMode, QueryProtocol, TlsMode
+from dbscale.core.config import ConnectMode, QueryProtocol, TlsMode
 from dbscale.errors import ConfigError, DbscaleError
 from dbscale.plan.build import (
     DEMO_CLIENTS,

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dbscale.cli.app import run_cli
-from dbscale.config import MAX_DURATION_S, MIN_DURATION_S
+from dbscale.core.config import MAX_DURATION_S, MIN_DURATION_S
 from dbscale.values import format_duration, parse_duration
 
 TARGET = ("--target", "postgresql://bench@127.0.0.1:1/bench")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from dbscale.config import TargetConfig, WorkloadConfig, make_run_config
+from dbscale.core.config import TargetConfig, WorkloadConfig, make_run_config
 from dbscale.errors import ResultsError
 from dbscale.results.directory import (
     ResultsDir,

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dbscale.config import RunConfig, TargetConfig, WorkloadConfig
+from dbscale.core.config import RunConfig, TargetConfig, WorkloadConfig
+from dbscale.core.result import Interval
 from dbscale.errors import ConfigError
 from dbscale.scaleout.split import split_evenly, split_run, worker_seed
 
@@ -44,17 +45,19 @@ def test_more_workers_than_clients_is_refused() -> None:
         split_run(config(clients=2), 3, 1)
 
 
-def _interval(index: int, latencies_us: list[int]) -> dict[str, object]:
+def _interval(index: int, latencies_us: list[int]) -> Interval:
     """A worker's interval as its polls bring it, the histogram made by HdrHistogram's package."""
     from hdrh.histogram import HdrHistogram
 
     histogram = HdrHistogram(1, 3_600_000_000, 3)
     for value in latencies_us:
         histogram.record_value(value)
-    return {"t_s": index + 1.0, "transactions": len(latencies_us), "failed": 0, "errors": 0,
-            "retries": 0, "clients_connected": 2, "queries": {"total": len(latencies_us)},
-            "detail": {"index": index, "histogram": histogram.encode().decode(),
-                       "lag_sum_us": 0, "lag_max_us": 0, "lag_count": 0}}  # fmt: skip
+    return Interval.model_validate(
+        {"t_s": index + 1.0, "transactions": len(latencies_us), "failed": 0, "errors": 0,
+         "retries": 0, "clients_connected": 2, "queries": {"total": len(latencies_us)},
+         "detail": {"index": index, "histogram": histogram.encode().decode(),
+                    "lag_sum_us": 0, "lag_max_us": 0, "lag_count": 0}}
+    )  # fmt: skip
 
 
 @pytest.mark.native
@@ -64,8 +67,9 @@ def test_the_live_view_merges_each_interval_once_when_every_worker_has_it() -> N
     one = [_interval(0, [100, 200]), _interval(1, [300]), _interval(2, [400])]
     two = [_interval(0, [1000]), _interval(1, [2000, 3000])]  # its third second is not in yet
     merged = merge_intervals([one, two], 1.0)
-    assert [m["transactions"] for m in merged] == [3, 3]
-    assert merged[1]["latency_ms"]["p50"] == pytest.approx(2.0, rel=1e-3)  # type: ignore[index]
+    assert [m.transactions for m in merged] == [3, 3]
+    latency = merged[1].latency_ms
+    assert latency is not None and latency.p50 == pytest.approx(2.0, rel=1e-3)
     later = merge_intervals([one, two], 1.0, first=1)
     assert later == merged[1:]  # from `first` on, the same figures, nothing merged twice
     assert merge_intervals([one, two], 1.0, first=2) == []

@@ -5,7 +5,8 @@ from typing import Any
 
 from rich.console import Console
 
-from dbscale.results.record import Interval, RunRecord
+from dbscale.core.result import Interval
+from dbscale.results.record import RunRecord
 from dbscale.run.console import pgbench_lines, print_summary
 from dbscale.run.progress import PlainProgress, RunSlot, progress_line
 

@@ -9,8 +9,9 @@ from typing import Any
 
 from rich.console import Console
 
+from dbscale.core.result import Interval
 from dbscale.plan.sysbench_flags import flag_for
-from dbscale.results.record import Interval, RunRecord
+from dbscale.results.record import RunRecord
 from dbscale.run.console import print_run, summary_table
 from dbscale.run.output_format import OutputFormat, shape_for
 from dbscale.run.progress import PlainProgress, RunSlot

@@ -175,3 +175,14 @@ def seconds_validator(what: str, example: str) -> Callable[[Any], Any]:
         raise ValueError(f"must be a duration like {example}")
 
     return validate
+
+
+def parse_cpu_list(text: str) -> list[int]:
+    """A kernel CPU list such as `0-3,8,10-11`."""
+    cpus: list[int] = []
+    for part in text.strip().split(","):
+        if not part:
+            continue
+        low, _, high = part.partition("-")
+        cpus.extend(range(int(low), int(high or low) + 1))
+    return cpus

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from dbscale import core
-from dbscale.config import TargetConfig, WorkloadConfig, make_run_config
+from dbscale.core.config import TargetConfig, WorkloadConfig, make_run_config
 from dbscale.errors import DbscaleError
 from dbscale.targets.local.binaries import find_postgres_binaries
 from dbscale.targets.local.postgres import LocalPostgres

@@ -9,10 +9,11 @@ from types import ModuleType
 
 import pytest
 
-from dbscale.config import RunConfig, TargetConfig, WorkloadConfig
+from dbscale.core.config import RunConfig, TargetConfig, WorkloadConfig
+from dbscale.core.result import Interval
 from dbscale.observe.observer import ObserveOptions, RunObserver
 from dbscale.observe.watch import StudyObserver
-from dbscale.results.record import Interval, RunRecord
+from dbscale.results.record import RunRecord
 
 UNREACHABLE = RunConfig(
     target=TargetConfig(url="postgresql://postgres@127.0.0.1:1/nowhere"),

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from dbscale.observe.procfs import (
     ProcFs,
-    parse_cpu_list,
     parse_cpuinfo_mhz,
     parse_listening_inodes,
     parse_meminfo_kib,
@@ -18,6 +17,7 @@ from dbscale.observe.procfs import (
     parse_schedstat,
     parse_unix_inodes,
 )
+from dbscale.values import parse_cpu_list
 from tests.observe.conftest import fixture_text, write_process
 
 

@@ -15,7 +15,6 @@ import pytest
 
 from dbscale.core import Session
 from dbscale.errors import ConfigError
-from dbscale.observe.procfs import parse_cpu_list
 from dbscale.plan.targets import prepare_targets
 from dbscale.targets.facts import probe_config
 from dbscale.targets.lifecycle import TargetPool
@@ -24,6 +23,7 @@ from dbscale.targets.local.confinement import choose_cpus, format_cpu_list
 from dbscale.targets.local.instance import memory_settings
 from dbscale.targets.local.mariadb import find_mariadb_binaries
 from dbscale.targets.spec import TargetEntry
+from dbscale.values import parse_cpu_list
 from tests.conftest import skip_or_fail
 
 

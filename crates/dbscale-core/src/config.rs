@@ -3,12 +3,15 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::driver::{ConnectMode, QueryProtocol, TlsMode};
+use crate::driver::{ConnectMode, Endpoint, QueryProtocol, TlsMode};
+
+pub use super::bounds::{Bound, BOUNDS, MAX_DURATION_S, MIN_DURATION_S};
 
 /// Everything a run, a prepare or a cleanup needs.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunConfig {
     pub target: TargetConfig,
@@ -58,7 +61,7 @@ pub struct RunConfig {
 /// A load split over workers: `schema` (drop and create) on one, `rows` on every worker, each
 /// its `part` of `parts` (TPC-C warehouses, sysbench tables, TPC-B account ranges), then
 /// `finish` (keys, indexes, statistics) on one.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LoadPart {
     pub phase: LoadPhase,
@@ -72,7 +75,7 @@ fn one() -> u32 {
     1
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum LoadPhase {
     Schema,
@@ -95,7 +98,7 @@ impl LoadPart {
 /// One worker's part of a scaled-out run: its clients are `first_client ..` of the whole run's
 /// `total_clients` (so TPC-C terminals and sysbench ids are the whole run's), it waits after
 /// connecting until told when to start, and its result carries what an exact merge needs.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WorkerShare {
     pub first_client: u32,
@@ -117,7 +120,7 @@ impl RunConfig {
 }
 
 /// Where to connect. `url` is a `postgresql://` URL or a libpq `key=value` string.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TargetConfig {
     pub url: String,
@@ -130,8 +133,48 @@ pub struct TargetConfig {
     pub tls: Option<TlsMode>,
 }
 
+impl TargetConfig {
+    /// The first host's endpoint: the one place a target's URL is parsed.
+    pub fn endpoint(&self) -> Result<Endpoint, crate::Error> {
+        parse_endpoint(&self.url, self.tls)
+    }
+
+    /// Every host's endpoint, in order; all must speak the same dialect.
+    pub fn endpoints(&self) -> Result<Vec<Endpoint>, crate::Error> {
+        let mut endpoints: Vec<Endpoint> = Vec::new();
+        for url in std::iter::once(&self.url).chain(&self.more_urls) {
+            let endpoint = parse_endpoint(url, self.tls)?;
+            if endpoints
+                .first()
+                .is_some_and(|first| first.dialect() != endpoint.dialect())
+            {
+                return Err(crate::Error::Config(
+                    "a target's hosts must all be PostgreSQL or all MySQL/MariaDB".into(),
+                ));
+            }
+            endpoints.push(endpoint);
+        }
+        Ok(endpoints)
+    }
+}
+
+fn parse_endpoint(url: &str, tls: Option<TlsMode>) -> Result<Endpoint, crate::Error> {
+    Endpoint::parse(url, tls).map_err(|source| crate::Error::Connect {
+        target: redact_fallback(url),
+        source,
+    })
+}
+
+/// A URL we could not parse may still hold a password: show only the scheme.
+fn redact_fallback(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, _)) => format!("{scheme}://…"),
+        None => "the target".into(),
+    }
+}
+
 /// A workload by name with its parameters (`--set key=value`); unknown keys are refused.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadConfig {
     pub name: String,
@@ -146,7 +189,7 @@ pub struct WorkloadConfig {
 }
 
 /// One script of a mix: a file's `text` under its `name`, or a built-in by name (no text).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScriptSource {
     pub name: String,
@@ -159,9 +202,6 @@ pub struct ScriptSource {
 fn default_clients() -> u32 {
     1
 }
-/// Shortest and longest measured time or ramp (Python's config.py has the same).
-pub const MIN_DURATION_S: f64 = 0.1;
-pub const MAX_DURATION_S: f64 = 7.0 * 24.0 * 3600.0;
 
 fn default_duration_s() -> f64 {
     10.0
@@ -183,39 +223,20 @@ impl RunConfig {
 
     fn validate(&self) -> Result<(), crate::Error> {
         let fail = |m: String| Err(crate::Error::Config(m));
-        if self.clients == 0 {
-            return fail("clients must be at least 1".into());
-        }
-        if self.threads == Some(0) {
-            return fail("threads must be at least 1".into());
-        }
-        // The same bounds as Python's config.py: a time the engine can turn into a Duration
-        // and a deadline without overflow, and an interval worth measuring.
-        if !(MIN_DURATION_S..=MAX_DURATION_S).contains(&self.duration_s) {
-            return fail(format!(
-                "duration must be from {MIN_DURATION_S}s to {MAX_DURATION_S}s, got {}s",
-                self.duration_s
-            ));
-        }
-        if !(0.0..=MAX_DURATION_S).contains(&self.ramp_s) {
-            return fail(format!(
-                "ramp must be from 0 to {MAX_DURATION_S}s, got {}s",
-                self.ramp_s
-            ));
-        }
-        if let Some(rate) = self.rate_tps {
-            if !(rate > 0.0 && rate.is_finite()) {
-                return fail(format!("rate must be positive, got {rate}"));
+        let document = serde_json::to_value(self)
+            .map_err(|e| crate::Error::Internal(format!("a run configuration: {e}")))?;
+        for bound in BOUNDS {
+            let Some(value) = bound.path.iter().try_fold(&document, |v, key| v.get(key)) else {
+                continue;
+            };
+            if let Some(number) = value.as_f64() {
+                if !bound.holds(value, number) {
+                    return fail(bound.refusal(number));
+                }
             }
         }
-        if self.transactions == Some(0) {
-            return fail("transactions must be at least 1".into());
-        }
-        if self.max_tries == 0 {
-            return fail("max_tries must be at least 1".into());
-        }
         if let Some(part) = &self.load_part {
-            if part.parts == 0 || part.part >= part.parts {
+            if part.part >= part.parts {
                 return fail(format!(
                     "load part {} of {} does not exist",
                     part.part, part.parts
@@ -233,12 +254,6 @@ impl RunConfig {
                     share.total_clients
                 ));
             }
-        }
-        if !(self.interval_s >= 0.05 && self.interval_s.is_finite()) {
-            return fail(format!(
-                "interval must be at least 0.05s, got {}s",
-                self.interval_s
-            ));
         }
         Ok(())
     }

@@ -28,6 +28,23 @@ pub enum Error {
     Internal(String),
 }
 
+/// Every kind `Error::kind` can return: the contract publishes the list, and Python maps each
+/// onto its exception tree (a test checks that none is missing there).
+pub const KINDS: &[&str] = &[
+    "config",
+    "script",
+    "connect_unreachable",
+    "connect_auth",
+    "connect_database",
+    "connect_tls",
+    "connect_unavailable",
+    "connect_invalid",
+    "not_prepared",
+    "sql",
+    "histogram",
+    "internal",
+];
+
 impl Error {
     /// Stable key for the Python exception tree.
     pub fn kind(&self) -> &'static str {

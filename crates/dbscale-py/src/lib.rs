@@ -102,6 +102,13 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// The core's contract: JSON Schemas of the run configuration, the run result and every other
+/// answer, and the list of error kinds (`dbscale_core::contract`).
+#[pyfunction]
+fn contract() -> PyResult<String> {
+    to_json(&dbscale_core::contract::contract())
+}
+
 /// JSON catalog of workloads and their parameters.
 #[pyfunction]
 fn workloads() -> PyResult<String> {
@@ -294,6 +301,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RunHandle>()?;
     m.add_class::<Session>()?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(contract, m)?)?;
     m.add_function(wrap_pyfunction!(workloads, m)?)?;
     m.add_function(wrap_pyfunction!(start_run, m)?)?;
     m.add_function(wrap_pyfunction!(check_workload, m)?)?;

@@ -73,7 +73,7 @@ def measure(
     while chosen is None:
         count = 1 if not history else history[-1][0] + 2
         step = core.micro_net_streams(addr, count, step_s, buffer_bytes)
-        mean = float(str(step.get("mean_gbps", 0.0)))
+        mean = step.mean_gbps
         history.append((count, mean))
         note(f"search: {count} stream(s), {mean:.2f} Gbit/s")
         chosen = core.pick_stream_count(history, THRESHOLD_GBPS, cap)
@@ -81,9 +81,9 @@ def measure(
     measured = core.micro_net_streams(addr, chosen, seconds, buffer_bytes)
     return {
         "target": addr,
-        "request_response": rr,
+        "request_response": rr.model_dump(mode="json"),
         "search": [{"streams": c, "mean_gbps": g} for c, g in history],
         "search_rule": f"stddev of the last 3 steps < {THRESHOLD_GBPS} Gbit/s or over {cap} "
         "streams; the count 3 steps back",
-        "streams": measured,
+        "streams": measured.model_dump(mode="json"),
     }

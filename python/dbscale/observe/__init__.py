@@ -4,7 +4,6 @@ throughput. `StudyObserver` is the runner's entry point; docs/observe.md describ
 
 from __future__ import annotations
 
-from dbscale.observe.display import print_limits, print_verdict
 from dbscale.observe.observer import ObserveOptions, RunObserver
 from dbscale.observe.watch import RunWatch, StudyObserver
 
@@ -13,6 +12,4 @@ __all__ = [
     "RunObserver",
     "RunWatch",
     "StudyObserver",
-    "print_limits",
-    "print_verdict",
 ]

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from dbscale.core.result import RunResult
 from dbscale.observe.waits import WaitHistogram
-from dbscale.results.record import RunRecord
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class Finding:
 class Evidence:
     """The run's numbers the rules read, built once by `gather`."""
 
-    native: RunRecord
+    native: RunResult
     means: Mapping[str, float]
     waits: WaitHistogram | None
     rows: int

@@ -21,8 +21,8 @@ from typing import Any
 
 from dbscale.files import write_atomic
 from dbscale.observe.cgroup import cpu_cgroup
-from dbscale.observe.procfs import ProcFs, parse_cpu_list, parse_cpuinfo_mhz, parse_meminfo_kib
-from dbscale.values import JsonObject
+from dbscale.observe.procfs import ProcFs, parse_cpuinfo_mhz, parse_meminfo_kib
+from dbscale.values import JsonObject, parse_cpu_list
 
 HOST_FILE = "host.json"
 CPU_SYSFS = Path("/sys/devices/system/cpu")

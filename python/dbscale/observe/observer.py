@@ -17,7 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from dbscale.config import RunConfig
+from dbscale.core.config import RunConfig
+from dbscale.core.result import Interval, RunResult
 from dbscale.observe.cgroup import CgroupCpu, cpu_cgroup
 from dbscale.observe.host import short_facts
 from dbscale.observe.procfs import ProcFs
@@ -40,7 +41,6 @@ from dbscale.observe.session import ObserverSession, ServerIdentity
 from dbscale.observe.session_gaps import SessionGap, mark_gaps
 from dbscale.observe.tables import column_table, window_means
 from dbscale.observe.verdict import client_saturation, judge
-from dbscale.results.record import Interval, RunRecord
 from dbscale.values import JsonObject
 
 CLIENT_WARNING = (
@@ -146,7 +146,7 @@ class RunObserver:
             self.session.close()
             self.session = None
 
-    def finish(self, native: RunRecord) -> JsonObject:
+    def finish(self, native: RunResult) -> JsonObject:
         """Stops sampling and builds the record's `observe` section."""
         finished = time.monotonic()
         self.close()
@@ -289,7 +289,7 @@ class RunObserver:
 
     # -- the record ----------------------------------------------------------------------------
 
-    def _section(self, native: RunRecord, start: float, end: float) -> JsonObject:
+    def _section(self, native: RunResult, start: float, end: float) -> JsonObject:
         interval = self.options.resource_interval_s
         rows = [
             (t, r) for t, r in self._data.rows if start + interval / 2 <= t <= end + interval / 2

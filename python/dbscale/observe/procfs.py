@@ -188,17 +188,6 @@ def parse_unix_inodes(text: str, path: str) -> set[int]:
     return inodes
 
 
-def parse_cpu_list(text: str) -> list[int]:
-    """A kernel CPU list such as `0-3,8,10-11`."""
-    cpus: list[int] = []
-    for part in text.strip().split(","):
-        if not part:
-            continue
-        low, _, high = part.partition("-")
-        cpus.extend(range(int(low), int(high or low) + 1))
-    return cpus
-
-
 class ProcFs:
     """Reads /proc (or a copy of it under `root`); a missing or unreadable file is `None`."""
 

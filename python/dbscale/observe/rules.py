@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import math
 
+from dbscale.core.result import LatencyFigures
 from dbscale.observe.evidence import Evidence, Finding
 from dbscale.observe.waits import WaitHistogram
-from dbscale.results.record import LatencyFigures
 
 # Thresholds; docs/observe.md explains each.
 RATE_MET = 0.9  # tps at least this share of the target rate ...

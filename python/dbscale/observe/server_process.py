@@ -15,10 +15,10 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from dbscale.observe.procfs import (
     ProcFs,
-    parse_cpu_list,
     parse_listening_inodes,
     parse_unix_inodes,
 )
+from dbscale.values import parse_cpu_list
 
 DEFAULT_PORTS = {"postgresql": 5432, "mysql": 3306}
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "localhost.localdomain"})

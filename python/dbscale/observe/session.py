@@ -9,8 +9,8 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from dbscale.config import RunConfig
 from dbscale.core import Session
+from dbscale.core.config import RunConfig
 from dbscale.observe.server_stats import (
     MYSQL_PS_ENABLED_SQL,
     MYSQL_PS_WAITS_SQL,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from dbscale.core.result import RunResult
 from dbscale.observe.evidence import Evidence, Finding
 from dbscale.observe.rules import (
     CLIENT_SATURATED,
@@ -22,7 +23,6 @@ from dbscale.observe.rules import (
     pct,
 )
 from dbscale.observe.waits import WaitHistogram
-from dbscale.results.record import RunRecord
 from dbscale.values import JsonObject
 
 CLIENT_WARNING = (
@@ -55,7 +55,7 @@ def unknown(ev: Evidence, reason: str | None = None) -> Finding:
 
 
 def judge(
-    native: RunRecord,
+    native: RunResult,
     means: Mapping[str, float],
     waits: WaitHistogram | None,
     *,

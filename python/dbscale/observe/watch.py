@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from dbscale import __version__, core
-from dbscale.config import RunConfig
+from dbscale.core.config import RunConfig
+from dbscale.core.result import Interval, RunResult
 from dbscale.observe.host import client_host_facts, short_facts, write_host_file
 from dbscale.observe.observer import ObserveOptions, RunObserver
-from dbscale.results.record import Interval, RunRecord
-from dbscale.targets.url import redact_url
+from dbscale.redaction import redact_url
 from dbscale.values import JsonObject, json_object
 
 
@@ -58,7 +58,7 @@ class RunWatch:
         for message in self._observer.take_notes():
             notes.note(message)
 
-    def finish(self, native: RunRecord) -> JsonObject:
+    def finish(self, native: RunResult) -> JsonObject:
         """The record's `observe` section; a failure here is noted, never fatal to the run."""
         if self._observer is not None:
             observer = self._observer

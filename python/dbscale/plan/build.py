@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from dbscale.config import WorkloadConfig, plain_message
+from dbscale.core.config import WorkloadConfig, plain_message
 from dbscale.errors import DbscaleError, PlanError
 from dbscale.plan.catalog import Catalog, WorkloadInfo
 from dbscale.plan.data import DataPlan, build_data_plan

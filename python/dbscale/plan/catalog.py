@@ -10,13 +10,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from dbscale.core.answers import WorkloadEntry
 from dbscale.errors import ConfigError, InternalError
-from dbscale.plan.sysbench_flags import flag_for
+from dbscale.plan.sysbench_flags import SYSBENCH_PREFIX, flag_for
 from dbscale.plan.tpcc_sizing import SIZING_PARAMS, TPCC_NAMES
-from dbscale.run.output_format import SYSBENCH_PREFIX
 
 if TYPE_CHECKING:
-    from dbscale.config import WorkloadConfig
+    from dbscale.core.config import WorkloadConfig
 
 
 @dataclass(frozen=True)
@@ -47,18 +47,26 @@ class Catalog:
         """Reads `{name: {"description", "params": {key: {"default", "doc"}}, "aliases"?}}`."""
         if not isinstance(data, Mapping):
             raise InternalError("the native workload catalog is not a JSON object")
+        entries = {
+            str(name): WorkloadEntry.model_validate({"name": name, **entry})
+            for name, entry in data.items()
+        }
+        return cls.of(entries)
+
+    @classmethod
+    def of(cls, entries: Mapping[str, WorkloadEntry]) -> Catalog:
+        """The catalog of the core's entries, TPC-C's sizing keys added to its parameters."""
         workloads: dict[str, WorkloadInfo] = {}
-        for name, entry in data.items():
+        for name, entry in entries.items():
             params = {
-                key: ParamInfo(key, spec.get("default"), str(spec.get("doc", "")))
-                for key, spec in dict(entry.get("params", {})).items()
+                key: ParamInfo(key, spec.default, spec.doc) for key, spec in entry.params.items()
             }
-            if str(entry.get("name", name)) in TPCC_NAMES:
+            if entry.name in TPCC_NAMES:
                 params.update({k: ParamInfo(k, 0.0, doc) for k, doc in SIZING_PARAMS.items()})
-            workloads[str(name)] = WorkloadInfo(
-                name=str(entry.get("name", name)),
-                description=str(entry.get("description", "")),
-                aliases=tuple(str(a) for a in entry.get("aliases", ())),
+            workloads[name] = WorkloadInfo(
+                name=entry.name,
+                description=entry.description,
+                aliases=entry.aliases,
                 params=params,
             )
         return cls(workloads)
@@ -68,7 +76,7 @@ class Catalog:
         """The catalog of the installed native module."""
         from dbscale import core
 
-        catalog = cls.from_json(core.workloads())
+        catalog = cls.of(core.workloads())
         return cls(catalog.workloads, builds=core.check_workload)
 
     def names(self) -> list[str]:

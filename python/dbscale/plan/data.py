@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from dbscale.config import RunConfig, TargetConfig, WorkloadConfig, make_run_config
+from dbscale.core.config import RunConfig, TargetConfig, WorkloadConfig, make_run_config
 from dbscale.modes import TlsMode
 from dbscale.plan.catalog import Catalog
 from dbscale.targets.url import TargetSpec, resolve_target

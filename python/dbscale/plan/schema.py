@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
-from dbscale.config import (
+from dbscale.core.config import (
     MAX_CLIENTS,
     MAX_DURATION_S,
     MAX_RATE_TPS,

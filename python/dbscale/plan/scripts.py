@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from dbscale.config import ScriptSource
+from dbscale.core.config import ScriptSource
 from dbscale.errors import ConfigError
 from dbscale.plan.document import PlanDocument
 from dbscale.plan.schema import PlanSchema, ScriptEntry

@@ -11,7 +11,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from dbscale.config import MAX_DURATION_S
+from dbscale.core.config import MAX_DURATION_S
 from dbscale.errors import PlanError
 from dbscale.modes import ConnectMode, QueryProtocol, TlsMode
 from dbscale.plan.document import (

@@ -12,7 +12,13 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from dbscale.config import RunConfig, ScriptSource, TargetConfig, WorkloadConfig, make_run_config
+from dbscale.core.config import (
+    RunConfig,
+    ScriptSource,
+    TargetConfig,
+    WorkloadConfig,
+    make_run_config,
+)
 from dbscale.errors import InternalError
 from dbscale.modes import TlsMode
 from dbscale.plan.load_estimate import LoadEstimate, estimate_load, server_kind

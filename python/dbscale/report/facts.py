@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import math
 
+from dbscale.redaction import redact_url
 from dbscale.results.record import RunRecord
-from dbscale.targets.url import redact_url
 
 Value = str | int | float | bool | None
 

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from dbscale import core
+from dbscale.core.result import Interval
 from dbscale.report.axes import Axis
 from dbscale.report.view import PointView, ResultsView, RunView
-from dbscale.results.record import Interval
 
 Row = dict[str, Any]
 

@@ -122,15 +122,12 @@ def worker_table(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
     rows: list[list[Cell]] = []
     for run in study.runs:
         for w in run.record.workers:
-            latency = w.get("latency_ms")
-            p99 = latency.get("p99") if isinstance(latency, dict) else None
-            note = "lost: " + str(w["lost"]) if w.get("lost") else (
-                "saturated" if w.get("saturated") else None)  # fmt: skip
-            rows.append([run.label, _cell(w.get("worker")), str(w.get("host")),
-                         _cell(w.get("clients")),
-                         _cell(w.get("transactions", w.get("transactions_received"))),
-                         _cell(w.get("tps")), _cell(p99), _cell(w.get("start_skew_bound_ms")),
-                         _cell(w.get("host_cpu_busy_pct")), note])  # fmt: skip
+            p99 = w.latency_ms.p99 if w.latency_ms is not None else None
+            note = "lost: " + w.lost if w.lost else ("saturated" if w.saturated else None)
+            done = w.transactions if w.transactions is not None else w.transactions_received
+            rows.append([run.label, _cell(w.worker), str(w.host), _cell(w.clients),
+                         _cell(done), _cell(w.tps), _cell(p99), _cell(w.start_skew_bound_ms),
+                         _cell(w.host_cpu_busy_pct), note])  # fmt: skip
     return headers, rows
 
 

@@ -287,10 +287,10 @@ def _warnings(study: ResultsView) -> list[str]:
             warnings.append(f"{text}: {', '.join(labels)}")
     for run in study.runs:
         for worker in run.record.workers:
-            if worker.get("saturated"):
+            if worker.saturated:
                 warnings.append(
-                    f"run {run.label}: {worker.get('name')} ran on a host "
-                    f"{worker.get('host_cpu_busy_pct')}% busy: that load generator may have "
+                    f"run {run.label}: {worker.name} ran on a host "
+                    f"{worker.host_cpu_busy_pct}% busy: that load generator may have "
                     "limited the run"
                 )
     # The statistics' flags, each once with the points it concerns.

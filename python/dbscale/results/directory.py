@@ -17,14 +17,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from dbscale.config import RunConfig
+from dbscale.core.config import RunConfig
+from dbscale.core.result import RunResult
 from dbscale.errors import ResultsError
 from dbscale.files import append_durable, space_hint, write_atomic
+from dbscale.redaction import redact_url
 from dbscale.results.micro_records import MICRO_FILE
 from dbscale.results.outages import find_outages, outage_verdict
 from dbscale.results.points import PointSummary, flatten
 from dbscale.results.record import RunRecord
-from dbscale.targets.url import redact_url
 from dbscale.values import JsonObject, iso_utc
 
 RUNS_FILE = "runs.jsonl"
@@ -63,7 +64,7 @@ class RunMeta:
     count_outages: bool = False  # statistics.include_outages: outage runs count in the point
 
 
-def make_record(native: RunRecord, meta: RunMeta) -> RunRecord:
+def make_record(native: RunResult, meta: RunMeta) -> RunRecord:
     """One line of runs.jsonl: the native result plus dbscale's fields, no password in it."""
     fields: JsonObject = {
         **native.model_dump(mode="json", exclude_unset=True),

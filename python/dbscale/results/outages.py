@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dbscale.results.record import Interval, RunRecord
+from dbscale.core.result import Interval
+from dbscale.results.record import RunRecord
 
 STALL_S = 2.0  # zero completions this long, with no error, is a stall (a held lock, a hang)
 

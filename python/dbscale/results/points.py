@@ -14,8 +14,9 @@ from dataclasses import asdict, dataclass, field
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from dbscale import core
+from dbscale.core.result import LatencyFigures
 from dbscale.results.cost import CostFigures, TpmFigures
-from dbscale.results.record import LatencyFigures, RunRecord
+from dbscale.results.record import RunRecord
 from dbscale.stats.confidence import (
     ConfidenceInterval,
     mean_t_ci,

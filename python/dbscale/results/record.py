@@ -15,105 +15,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
+from dbscale.core.answers import CheckReport
+from dbscale.core.result import RunResult
 from dbscale.errors import ResultsError
+from dbscale.scaleout.messages import WorkerEntry
+from dbscale.values import JsonObject
 
 
 class _Part(BaseModel):
     model_config = ConfigDict(extra="allow", frozen=True)
-
-
-class LatencyFigures(_Part):
-    """A latency summary in milliseconds (a run's, a transaction type's, connect times, lag)."""
-
-    count: int = 0
-    min: float | None = None
-    mean: float | None = None
-    stddev: float | None = None
-    p50: float | None = None
-    p90: float | None = None
-    p95: float | None = None
-    p99: float | None = None
-    p999: float | None = None
-    max: float | None = None
-
-    def percentile(self, name: str) -> float | None:
-        value = getattr(self, name, None)
-        return float(value) if isinstance(value, int | float) else None
-
-
-class QueryCounts(_Part):
-    """Statements by sysbench's classes."""
-
-    read: int = 0
-    write: int = 0
-    other: int = 0
-    total: int = 0
-
-
-class IntervalLatency(_Part):
-    mean: float | None = None
-    stddev: float | None = None
-    p50: float | None = None
-    p95: float | None = None
-    p99: float | None = None
-    max: float | None = None
-
-
-class Interval(_Part):
-    """One per-second snapshot (`stats/interval.rs`); `t_s` is its end since the measured start."""
-
-    t_s: float = 0.0
-    transactions: int = 0
-    tps: float = 0.0
-    failed: int = 0
-    errors: int = 0
-    latency_ms: IntervalLatency | None = None
-    lag_ms: float | None = None
-    lag_max_ms: float | None = None
-    queries: QueryCounts = Field(default_factory=QueryCounts)
-    qps: float = 0.0
-    retries: int = 0
-    clients_connected: int | None = None  # None: recorded before it was counted
-    drain: bool = False  # transactions that ended after the measured window
-
-
-class ErrorCounts(_Part):
-    total: int = 0
-    by_class: dict[str, int] = Field(default_factory=dict)
-
-
-class CpuTime(_Part):
-    user: float = 0.0
-    system: float = 0.0
-    total: float = 0.0
-
-
-class TransactionType(_Part):
-    transactions: int = 0
-    failed: int = 0
-    latency_ms: LatencyFigures | None = None
-    histogram: str = ""
-
-
-class CommandFigures(_Part):
-    """One command of a script (pgbench `-r`): how often it ran, its mean and largest latency,
-    how often it failed."""
-
-    script: str = ""
-    line: int = 0
-    command: str = ""
-    count: int = 0
-    failures: int = 0
-    mean_ms: float | None = None
-    max_ms: float | None = None
-    sum_ms: float = 0.0
-
-
-class Verdict(_Part):
-    """`ok`, `errors` (some failed) or `failed` (nothing succeeded), with what happened."""
-
-    status: str = "ok"
-    message: str = ""
 
 
 class RecordedTarget(_Part):
@@ -132,51 +42,6 @@ class RecordedWorkload(_Part):
     name: str | None = None
     params: dict[str, JsonValue] = Field(default_factory=dict)
     scripts: list[RecordedScript] = Field(default_factory=list)
-
-
-class TpccRule(_Part):
-    """The rule a TPC-C run is judged by: `spec` (wait) or `cloud-report` (nowait)."""
-
-    name: str = ""
-    p90_limits_s: list[float] = Field(default_factory=list)
-    min_efficiency_pct: float = 85.0
-    new_order_p95_limit_s: float = 10.0
-
-
-class TpccAudit(_Part):
-    """A run-time audit of clause 9.2: its value, tolerance and `pass`/`fail`/`skip`."""
-
-    name: str = ""
-    value: float | None = None
-    low: float = 0.0
-    high: float = 0.0
-    status: str = "skip"
-    note: str = ""
-
-
-class TpccSection(_Part):
-    """TPC-C's figures and verdict (workload/tpcc/summary.rs). `pass` is a Python keyword, so the
-    field is `passed`, read and written as `pass`."""
-
-    model_config = ConfigDict(
-        extra="allow", frozen=True, populate_by_name=True, serialize_by_alias=True
-    )
-
-    warehouses: int = 0
-    active_warehouses: int = 0
-    wait: bool = True
-    tpmc: float = 0.0  # New-Orders per minute, rolled-back ones included
-    tpm_total: float = 0.0
-    new_orders: int = 0
-    rolled_back_new_orders: int = 0
-    efficiency_pct: float = 0.0
-    efficiency_meaningful: bool = True
-    rule: TpccRule = Field(default_factory=TpccRule)
-    passed: bool = Field(default=False, alias="pass")
-    reasons: list[str] = Field(default_factory=list)
-    audits: list[TpccAudit] = Field(default_factory=list)
-    warnings: list[str] = Field(default_factory=list)
-    c_last_source: str = ""
 
 
 class ConsistencyCondition(_Part):
@@ -202,9 +67,18 @@ class ConsistencySection(_Part):
         return [c.id for c in self.conditions if c.status == "fail"]
 
 
-class HostConnections(_Part):
-    host: str = ""
-    connections: int = 0
+def consistency_section(report: CheckReport) -> JsonObject:
+    """A check report (the core's answer) as a run record's `consistency` section."""
+    return {
+        "ok": report.ok,
+        "warehouses": report.warehouses,
+        "seconds": report.seconds,
+        "conditions": [
+            {"id": c.id, "status": c.status, "violations": c.violations,
+             "examples": list(c.examples), "note": c.note}
+            for c in report.conditions
+        ],
+    }  # fmt: skip
 
 
 class RecordedConfig(_Part):
@@ -274,52 +148,9 @@ class OutageSection(_Part):
     errors: int = 0
 
 
-class RunRecord(_Part):
-    """One run as runs.jsonl holds it."""
+class RunRecord(RunResult):
+    """One run as runs.jsonl holds it: the native result, then what dbscale adds."""
 
-    # The native result (stats/result.rs).
-    workload: str = ""
-    target: str = ""
-    server_version: str = ""
-    tls: bool = False
-    clients: int = 0
-    threads: int = 0
-    protocol: str = ""
-    connect: str = "persistent"
-    rate_tps: float | None = None
-    seed: int = 0
-    workload_params: dict[str, JsonValue] = Field(default_factory=dict)
-    duration_s: float = 0.0
-    transactions: int = 0
-    tps: float = 0.0
-    failed: int = 0
-    retried: int = 0
-    retries: int = 0
-    cancelled: bool = False
-    errors: ErrorCounts = Field(default_factory=ErrorCounts)
-    latency_ms: LatencyFigures | None = None
-    connect_ms: LatencyFigures | None = None
-    schedule_lag_ms: LatencyFigures | None = None
-    late_starts: int = 0
-    unstarted: int = 0
-    queries: QueryCounts = Field(default_factory=QueryCounts)
-    qps: float = 0.0
-    client_cpu_s: CpuTime = Field(default_factory=CpuTime)
-    client_cpu_us_per_txn: float | None = None
-    transaction_types: dict[str, TransactionType] = Field(default_factory=dict)
-    histogram: str = ""  # all types merged: base64 HDR V2 deflate, microseconds
-    intervals: list[Interval] = Field(default_factory=list)
-    verdict: Verdict = Field(default_factory=Verdict)
-    ramp_s: float = 0.0
-    ramp_transactions: int = 0
-    ramp_errors: int = 0
-    connections: int | None = None  # shared by the clients; None: one each
-    connections_by_host: list[HostConnections] = Field(default_factory=list)
-    clients_connected: int | None = None  # None: recorded before it was counted
-    connect_error: str | None = None
-    server_max_connections: int | None = None
-    tpcc: TpccSection | None = None
-    commands: list[CommandFigures] = Field(default_factory=list)  # scripts: per command
     # What dbscale adds.
     run_id: str = ""
     started_at: str = ""
@@ -344,7 +175,8 @@ class RunRecord(_Part):
     # A scaled-out run (dbscale/scaleout): each worker's host, share, totals, start skew,
     # histogram; `worker_lost` when one died or stopped answering (the run failed; --resume
     # runs it again).
-    workers: list[dict[str, JsonValue]] = Field(default_factory=list)
+    workers: list[WorkerEntry] = Field(default_factory=list)
+    config_workers: int | None = None
     worker_lost: bool = False
 
     @classmethod
@@ -370,23 +202,6 @@ class RunRecord(_Part):
         return json.dumps(self.model_dump(mode="json", exclude_unset=True), separators=(",", ":"))
 
     @property
-    def status(self) -> str:
-        """`cancelled`, or the verdict's status."""
-        return "cancelled" if self.cancelled else self.verdict.status
-
-    @property
-    def window_intervals(self) -> list[Interval]:
-        """The per-second intervals of the measured window, without the drain after it."""
-        return [interval for interval in self.intervals if not interval.drain]
-
-    @property
-    def clients_refused(self) -> int:
-        """Clients that tried to connect and never did (0 for records without the count)."""
-        if self.clients_connected is None:
-            return 0
-        return max(self.clients - self.clients_connected, 0)
-
-    @property
     def measured(self) -> bool:
         """Counts in statistics: not a warm-up, not cancelled, not failed."""
         if self.verdict.status == "outage" and not self.outages_counted:
@@ -401,20 +216,3 @@ class RunRecord(_Part):
     @property
     def limited_by(self) -> LimitedBy | None:
         return self.observe.limited_by if self.observe is not None else None
-
-    @property
-    def tpmc(self) -> float | None:
-        """TPC-C: New-Orders per minute of the measured window; None for others."""
-        if self.tpcc is not None:
-            return self.tpcc.tpmc
-        if not self.workload.startswith("tpcc") or self.duration_s <= 0:
-            return None
-        for name in ("new_order", "new-order", "neworder"):
-            entry = self.transaction_types.get(name)
-            if entry is not None:
-                return 60.0 * entry.transactions / self.duration_s
-        return None
-
-    def type_histograms(self) -> dict[str, str]:
-        """Each transaction type's stored histogram, by type name."""
-        return {name: t.histogram for name, t in self.transaction_types.items() if t.histogram}

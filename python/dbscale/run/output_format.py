@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-SYSBENCH_PREFIX = "sysbench:"
+from dbscale.plan.sysbench_flags import SYSBENCH_PREFIX
 
 
 class OutputFormat(StrEnum):

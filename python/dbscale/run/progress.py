@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
-from dbscale.results.record import Interval, IntervalLatency
+from dbscale.core.result import Interval, IntervalLatency
 from dbscale.run.output_format import OutputFormat, shape_for
 from dbscale.run.sysbench_format import interval_line
 from dbscale.values import format_eta

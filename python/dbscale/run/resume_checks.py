@@ -58,10 +58,10 @@ def check_micro_resumable(study: Study, records: Sequence[MicroRecord]) -> None:
 def saturated_workers(record: RunRecord) -> list[str]:
     """Workers of a scaled-out run whose host was busy enough to have limited the load."""
     return [
-        f"{w.get('name')}: its host's CPU was {w.get('host_cpu_busy_pct')}% busy during the run; "
+        f"{w.name}: its host's CPU was {w.host_cpu_busy_pct}% busy during the run; "
         "that load generator may have limited the run (add workers or use a larger client)"
         for w in record.workers
-        if w.get("saturated")
+        if w.saturated
     ]
 
 

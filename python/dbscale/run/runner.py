@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Protocol
 from rich.console import Console
 
 from dbscale import core, interrupts
-from dbscale.config import RunConfig
-from dbscale.core import Run, consistency_section
+from dbscale.core import Run
+from dbscale.core.config import RunConfig
+from dbscale.core.result import Interval, RunResult
 from dbscale.errors import (
     Cancelled,
     DbscaleError,
@@ -26,7 +27,7 @@ from dbscale.errors import (
     NotPreparedError,
     RunError,
 )
-from dbscale.observe import StudyObserver, print_limits, print_verdict
+from dbscale.observe import StudyObserver
 from dbscale.plan.micro_steps import MicroStep
 from dbscale.plan.study import PrepareStep, RunStep, Step, Study, data_loads, estimate_s
 from dbscale.results.cost import add_price_performance
@@ -35,9 +36,10 @@ from dbscale.results.directory import ResultsDir, RunMeta, make_record
 from dbscale.results.expectations import flag_contradictions
 from dbscale.results.micro_records import append_micro, micro_summary, read_micro
 from dbscale.results.points import FigureCache, PointSummary, SummarySettings, summarize_points
-from dbscale.results.record import Interval, RunRecord
+from dbscale.results.record import RunRecord, consistency_section
 from dbscale.run import data
 from dbscale.run.console import compact_output, print_points, print_run, print_summary
+from dbscale.run.limits import print_limits, print_verdict
 from dbscale.run.micro_step import print_micro_record, print_micro_summary, run_micro_step
 from dbscale.run.output_format import OutputFormat
 from dbscale.run.progress import RunProgress, RunSlot
@@ -65,7 +67,7 @@ POLL_INTERVAL_S = 0.2
 class RunOutcome:
     """A finished (or cancelled) run: the native result and when it ran."""
 
-    native: RunRecord  # the native result (stats/result.rs), before dbscale's fields
+    native: RunResult  # the native result (stats/result.rs), before dbscale's fields
     cancelled: bool
     started_at: datetime
     ended_at: datetime
@@ -83,7 +85,7 @@ class RunHandle(Protocol):
     def wait(self, timeout_s: float) -> bool: ...
     def poll(self) -> list[Interval]: ...
     def cancel(self) -> None: ...
-    def result(self) -> RunRecord: ...
+    def result(self) -> RunResult: ...
 
 
 def run_one(

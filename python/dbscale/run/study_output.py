@@ -11,8 +11,8 @@ from rich.console import Console
 from dbscale.plan.load_estimate import describe
 from dbscale.plan.micro_steps import MicroStep
 from dbscale.plan.study import RunStep, Step, Study, data_loads, estimate_s, run_counts
+from dbscale.redaction import redact_url
 from dbscale.results.text_tables import text_table
-from dbscale.targets.url import redact_url
 from dbscale.values import JsonObject, format_duration, format_eta
 
 

@@ -10,7 +10,8 @@ left out (dbscale keeps no per-client counts).
 
 from __future__ import annotations
 
-from dbscale.results.record import Interval, LatencyFigures, RunRecord
+from dbscale.core.result import Interval, LatencyFigures
+from dbscale.results.record import RunRecord
 
 PERCENTILE = 95
 

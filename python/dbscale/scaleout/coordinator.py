@@ -25,16 +25,23 @@ import time
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
-from typing import Any
 
 from dbscale import core
-from dbscale.config import RunConfig
+from dbscale.core.config import RunConfig
+from dbscale.core.result import Interval, Verdict
 from dbscale.errors import DbscaleError, RunError
-from dbscale.results.record import Interval, RunRecord
 from dbscale.scaleout.live import merge_intervals
+from dbscale.scaleout.messages import (
+    Finished,
+    Polled,
+    Ready,
+    ScaledOutResult,
+    Started,
+    WorkerEntry,
+    WorkerInfo,
+)
 from dbscale.scaleout.split import Share, split_run
 from dbscale.scaleout.workers import Worker, WorkerLost, gather, raise_refusal
-from dbscale.values import JsonObject
 
 HEARTBEAT_S = 3.0  # a worker that does not answer a poll in this long is lost
 READY_TIMEOUT_S = 300.0  # connecting every client of a share
@@ -47,12 +54,12 @@ SATURATED_PCT = 90.0  # a worker host busier than this limited the run
 class WorkerState:
     worker: Worker
     share: Share
-    info: JsonObject
+    info: WorkerInfo
     clock_ns: int = 0  # the worker's monotonic clock when it reported ready
     received_ns: int = 0  # the coordinator's, when that answer arrived
     rtt_ns: int = 0
     late_ms: float = 0.0
-    intervals: list[JsonObject] = field(default_factory=list)
+    intervals: list[Interval] = field(default_factory=list)
     ended: bool = False
     lost: str | None = None
 
@@ -64,14 +71,14 @@ class DistributedRun:
         self,
         config: RunConfig,
         workers: Sequence[Worker],
-        infos: Sequence[JsonObject],
+        infos: Sequence[WorkerInfo],
         note: Callable[[str], None] = lambda _: None,
     ) -> None:
         seed = config.seed if config.seed is not None else secrets.randbits(63)
         self.config = config.model_copy(update={"seed": seed})
         shares = split_run(self.config, len(workers), seed)
-        self.states = [WorkerState(w, s, dict(i)) for w, s, i in zip(workers, shares, infos,
-                                                                     strict=True)]  # fmt: skip
+        self.states = [WorkerState(w, s, i) for w, s, i in zip(workers, shares, infos,
+                                                               strict=True)]  # fmt: skip
         self.note = note
         self.failure: str | None = None
         self.start_ns = 0
@@ -99,14 +106,15 @@ class DistributedRun:
                 answer = state.worker.submit("ready").get(HEARTBEAT_S)
                 if answer is None:
                     continue
-                if answer.get("ended"):
+                ready = Ready.model_validate(answer)
+                if ready.ended or ready.clock_ns is None:
                     raise RunError(
                         f"{self._name(state)} ended before its clients connected",
                         "its result holds the reason; run it alone to see it",
                     )
                 state.received_ns = time.monotonic_ns()
                 state.rtt_ns = state.received_ns - sent
-                state.clock_ns = int(answer["clock_ns"])
+                state.clock_ns = ready.clock_ns
                 waiting.remove(state)
             if waiting and time.monotonic() > deadline:
                 self.cancel()
@@ -122,7 +130,7 @@ class DistributedRun:
         pending = [(s, s.worker.submit("go", s.clock_ns + (self.start_ns - s.received_ns)))
                    for s in self.states]  # fmt: skip
         for state, answer in pending:
-            state.late_ms = float(answer.get(HEARTBEAT_S)["late_ms"])
+            state.late_ms = Started.model_validate(answer.get(HEARTBEAT_S)).late_ms
 
     # -- during the run (core.Run's interface) --------------------------------------------
 
@@ -141,12 +149,12 @@ class DistributedRun:
         first_loss = self.failure is None
         for state, answer in pending:  # every answer first: a worker takes one request at a time
             try:
-                polled = answer.get(HEARTBEAT_S)
+                polled = Polled.model_validate(answer.get(HEARTBEAT_S))
             except WorkerLost as exc:
                 self._lose(state, exc.message)
                 continue
-            state.intervals.extend(polled["intervals"])
-            state.ended = bool(polled["ended"])
+            state.intervals.extend(polled.intervals)
+            state.ended = polled.ended
         if first_loss and self.failure is not None:
             self.cancel()  # the others stop at their next transaction boundary
 
@@ -166,7 +174,7 @@ class DistributedRun:
             [s.intervals for s in self.states if not s.lost], self.config.interval_s, self._emitted
         )
         self._emitted += len(new)
-        return [Interval.model_validate(i) for i in new]
+        return new
 
     def cancel(self) -> None:
         for state in self.states:
@@ -176,71 +184,70 @@ class DistributedRun:
 
     # -- the end --------------------------------------------------------------------------
 
-    def result(self) -> RunRecord:
+    def result(self) -> ScaledOutResult:
         while not self.wait(0.2):
             pass
         live = [s for s in self.states if not s.lost]
         pending = [(s, s.worker.submit("result")) for s in live]
-        results: list[tuple[WorkerState, dict[str, Any]]] = []
+        results: list[tuple[WorkerState, Finished]] = []
         for state, answer in pending:
             try:
-                results.append((state, answer.get(RESULT_TIMEOUT_S)))
+                results.append((state, Finished.model_validate(answer.get(RESULT_TIMEOUT_S))))
             except WorkerLost as exc:
                 self._lose(state, exc.message)
         if not results:
             raise RunError(self.failure or "no worker finished the run", "see the workers' hosts")
-        merged = core.merge_worker_results(self.config, [r["result"] for _, r in results])
-        merged["config_workers"] = len(self.states)
-        merged["workers"] = [self._worker_entry(s, dict(r)) for s, r in results] + [
-            self._worker_entry(s, None) for s in self.states if s.lost
-        ]
+        merged = core.merge_worker_results(self.config, [f.result for _, f in results])
+        entries = [self._worker_entry(s, f) for s, f in results]
+        entries += [self._worker_entry(s, None) for s in self.states if s.lost]
+        fields = merged.model_dump(exclude_unset=True)
+        fields.update(config_workers=len(self.states), workers=entries)
         if self.failure is not None:
             # Stopped by the coordinator, not by the person: a failed run, not a cancelled one.
-            merged["cancelled"] = False
-            merged["verdict"] = {"status": "failed", "message": self.failure}
-            merged["worker_lost"] = True
-        return RunRecord.from_json(merged, "the merged result of the workers")
+            fields["cancelled"] = False
+            fields["verdict"] = Verdict(status="failed", message=self.failure)
+            fields["worker_lost"] = True
+        return ScaledOutResult.model_validate(fields)
 
-    def _worker_entry(self, state: WorkerState, answer: dict[str, Any] | None) -> JsonObject:
-        share = state.share
-        entry: JsonObject = {
+    def _worker_entry(self, state: WorkerState, finished: Finished | None) -> WorkerEntry:
+        share, info = state.share, state.info
+        placed = {
             "worker": share.worker + 1,
             "name": state.worker.name,
-            "host": state.info.get("host"),
-            "pid": state.info.get("pid"),
-            "node_ip": state.info.get("node_ip"),
-            "node_id": state.info.get("node_id"),
-            "cpus": state.info.get("cpus"),
+            "host": info.host,
+            "pid": info.pid,
+            "node_ip": info.node_ip,
+            "node_id": info.node_id,
+            "cpus": info.cpus,
             "first_client": share.first_client,
             "clients": share.clients,
             "seed": share.config.seed,
             "start_skew_bound_ms": round(state.rtt_ns / 2e6 + state.late_ms, 3),
             "start_late_ms": round(state.late_ms, 3),
         }
-        if answer is None:
+        if finished is None:
             # What it measured until it was lost: the intervals its polls brought, with their
             # histograms (its totals died with it).
-            entry["lost"] = state.lost
-            entry["intervals"] = list(state.intervals)
-            entry["transactions_received"] = sum(
-                int(str(i.get("transactions", 0))) for i in state.intervals
+            return WorkerEntry(
+                **placed,
+                lost=state.lost,
+                intervals=list(state.intervals),
+                transactions_received=sum(i.transactions for i in state.intervals),
             )
-            return entry
-        native = answer["result"]
-        busy = answer.get("host_cpu_busy_pct")
-        entry.update({
-            "threads": native.get("threads"),
-            "transactions": native.get("transactions"),
-            "tps": native.get("tps"),
-            "failed": native.get("failed"),
-            "errors": (native.get("errors") or {}).get("total"),
-            "latency_ms": native.get("latency_ms"),
-            "client_cpu_s": native.get("client_cpu_s"),
-            "host_cpu_busy_pct": round(busy, 1) if isinstance(busy, float) else None,
-            "saturated": isinstance(busy, float) and busy > SATURATED_PCT,
-            "histogram": native.get("histogram"),
-        })  # fmt: skip
-        return entry
+        native, busy = finished.result, finished.host_cpu_busy_pct
+        return WorkerEntry(
+            **placed,
+            threads=native.threads,
+            transactions=native.transactions,
+            tps=native.tps,
+            failed=native.failed,
+            errors=native.errors.total,
+            latency_ms=native.latency_ms,
+            client_cpu_s=native.client_cpu_s,
+            host_cpu_busy_pct=round(busy, 1) if busy is not None else None,
+            saturated=busy is not None and busy > SATURATED_PCT,
+            histogram=native.histogram,
+        )
 
     def _name(self, state: WorkerState) -> str:
         return state.worker.name

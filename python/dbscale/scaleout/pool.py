@@ -10,10 +10,11 @@ from collections.abc import Callable
 from typing import Any
 
 from dbscale import __version__, core
-from dbscale.config import LoadPart, RunConfig
-from dbscale.core import DataStep, DataSummary
+from dbscale.core.answers import DataStep, DataSummary
+from dbscale.core.config import LoadPart, RunConfig
 from dbscale.errors import ConfigError
 from dbscale.scaleout.coordinator import DistributedRun
+from dbscale.scaleout.messages import WorkerInfo
 from dbscale.scaleout.settings import ScaleOut
 from dbscale.scaleout.workers import Pending, Worker, gather, process_workers, raise_refusal
 
@@ -33,7 +34,8 @@ class WorkerPool:
         else:
             self.workers = process_workers(settings.workers)
         try:
-            self.infos = gather([w.submit("info") for w in self.workers], START_TIMEOUT_S)
+            answers = gather([w.submit("info") for w in self.workers], START_TIMEOUT_S)
+            self.infos = [WorkerInfo.model_validate(a) for a in answers]
             self._check_and_name()
         except BaseException:
             self.close()
@@ -45,9 +47,9 @@ class WorkerPool:
     def _check_and_name(self) -> None:
         mine = (__version__, core.version())
         for i, (worker, info) in enumerate(zip(self.workers, self.infos, strict=True)):
-            node = f"{info['node_ip']}, " if info.get("node_ip") else ""
-            worker.name = f"worker {i + 1} on {info.get('host')} ({node}pid {info.get('pid')})"
-            theirs = (info.get("dbscale_version"), info.get("core_version"))
+            node = f"{info.node_ip}, " if info.node_ip else ""
+            worker.name = f"worker {i + 1} on {info.host} ({node}pid {info.pid})"
+            theirs = (info.dbscale_version, info.core_version)
             if theirs != mine:
                 raise ConfigError(
                     f"{worker.name} runs dbscale {theirs[0]} (core {theirs[1]}); this is "
@@ -58,7 +60,7 @@ class WorkerPool:
     def local_pids(self) -> tuple[int, ...]:
         """The worker processes on this machine (local ones, and Ray actors placed here)."""
         here = socket.gethostname()
-        return tuple(int(str(i["pid"])) for i in self.infos if i.get("host") == here)
+        return tuple(i.pid for i in self.infos if i.host == here)
 
     def load(self, config: RunConfig) -> DataSummary:
         """The data loaded by the workers together: the schema by the first, each worker's part
@@ -83,10 +85,10 @@ class WorkerPool:
         total_rows = 0
         labelled = [(f"{w.name}: ", r) for w, r in zip(self.workers, rows, strict=True)]
         for label, answer in [("", answers[0]), *labelled, ("", finish)]:
-            summary = DataSummary.of(answer)
-            steps += [DataStep(label + s.name, s.seconds) for s in summary.steps]
+            summary = DataSummary.model_validate(answer)
+            steps += [DataStep(name=label + s.name, seconds=s.seconds) for s in summary.steps]
             total_rows += summary.rows or 0
-        return DataSummary(tuple(steps), total_rows, time.monotonic() - started)
+        return DataSummary(steps=tuple(steps), rows=total_rows, seconds=time.monotonic() - started)
 
     def start(self, config: RunConfig) -> DistributedRun:
         return DistributedRun(config, self.workers, self.infos, self.note)

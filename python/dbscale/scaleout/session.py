@@ -19,12 +19,12 @@ import platform
 import socket
 import sys
 import time
-from dataclasses import asdict
 from pathlib import Path
 
 from dbscale import core
-from dbscale.config import RunConfig
+from dbscale.core.config import RunConfig
 from dbscale.errors import DbscaleError
+from dbscale.scaleout.messages import Finished, Polled, Ready, Refusal, Started, WorkerInfo
 from dbscale.values import JsonObject
 
 
@@ -47,6 +47,10 @@ def _ray_node() -> tuple[str | None, str | None]:
     return str(ray.util.get_node_ip_address()), str(ray.get_runtime_context().get_node_id())
 
 
+def _refusal(exc: DbscaleError) -> JsonObject:
+    return Refusal(error=exc.message, hint=exc.hint, kind=type(exc).__name__).model_dump()
+
+
 class WorkerSession:
     def __init__(self) -> None:
         self._run: core.Run | None = None
@@ -57,17 +61,17 @@ class WorkerSession:
         from dbscale import __version__
 
         node_ip, node_id = _ray_node()
-        return {
-            "host": socket.gethostname(),
-            "pid": os.getpid(),
-            "cpus": len(os.sched_getaffinity(0)),
-            "dbscale_version": __version__,
-            "core_version": core.version(),
-            "python": platform.python_version(),
-            "executable": sys.executable,
-            "node_ip": node_ip,
-            "node_id": node_id,
-        }
+        return WorkerInfo(
+            host=socket.gethostname(),
+            pid=os.getpid(),
+            cpus=len(os.sched_getaffinity(0)),
+            dbscale_version=__version__,
+            core_version=core.version(),
+            python=platform.python_version(),
+            executable=sys.executable,
+            node_ip=node_ip,
+            node_id=node_id,
+        ).model_dump(mode="json")
 
     def prepare(self, config_json: str) -> JsonObject:
         """Starts the engine on this worker's share (gated: it connects, then waits)."""
@@ -78,25 +82,25 @@ class WorkerSession:
         try:
             self._run = core.Run(config)
         except DbscaleError as exc:
-            return {"error": exc.message, "hint": exc.hint, "kind": type(exc).__name__}
+            return _refusal(exc)
         return {}
 
     def load(self, config_json: str) -> JsonObject:
         """One phase or part of a split load (`config.load_part`): the core's prepare summary."""
         config = RunConfig.model_validate_json(config_json)
         try:
-            return asdict(core.prepare(config))
+            return core.prepare(config).model_dump(mode="json")
         except DbscaleError as exc:
-            return {"error": exc.message, "hint": exc.hint, "kind": type(exc).__name__}
+            return _refusal(exc)
 
     def ready(self) -> JsonObject | None:
         """This machine's monotonic clock once connected; `ended` if the run ended instead
         (it could not start: the result says why)."""
         run = self._require()
         if run.ready():
-            return {"clock_ns": time.monotonic_ns()}
+            return Ready(clock_ns=time.monotonic_ns()).model_dump(mode="json")
         if run.wait(0):
-            return {"ended": True}
+            return Ready(ended=True).model_dump(mode="json")
         return None
 
     def go(self, at_ns: int) -> JsonObject:
@@ -105,13 +109,12 @@ class WorkerSession:
         self._asked_start_ns = at_ns
         self._cpu_at_start = _host_cpu()
         run.go(max(at_ns - now, 0) / 1e9)
-        return {"received_ns": now, "late_ms": max(now - at_ns, 0) / 1e6}
+        return Started(received_ns=now, late_ms=max(now - at_ns, 0) / 1e6).model_dump(mode="json")
 
     def poll(self) -> JsonObject:
         run = self._require()
         ended = run.wait(0)
-        intervals = [i.model_dump(mode="json") for i in run.poll()]
-        return {"intervals": intervals, "ended": ended}
+        return Polled(intervals=run.poll(), ended=ended).model_dump(mode="json", exclude_unset=True)
 
     def cancel(self) -> None:
         if self._run is not None:
@@ -119,14 +122,15 @@ class WorkerSession:
 
     def result(self) -> JsonObject:
         run = self._require()
-        native = run.result_json()
+        native = run.result()
         after = _host_cpu()
         busy = None
         if self._cpu_at_start is not None and after is not None:
             spent = after[1] - self._cpu_at_start[1]
             busy = 100.0 * (after[0] - self._cpu_at_start[0]) / spent if spent > 0 else None
         self._run = None
-        return {"result": native, "host_cpu_busy_pct": busy}
+        finished = Finished(result=native, host_cpu_busy_pct=busy)
+        return finished.model_dump(mode="json", exclude_unset=True)
 
     def _require(self) -> core.Run:
         if self._run is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dbscale.config import RunConfig, WorkerShare
+from dbscale.core.config import RunConfig, WorkerShare
 from dbscale.errors import ConfigError
 
 MASK64 = (1 << 64) - 1

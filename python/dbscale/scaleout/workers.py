@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from dbscale.errors import RunError
+from dbscale.scaleout.messages import Refusal
 
 _EOF = object()
 
@@ -115,13 +116,14 @@ def raise_refusal(answers: Sequence[Any]) -> None:
     """A worker's refusal (`{"error": ..., "kind": ...}`, e.g. tables missing) as that error."""
     from dbscale import errors
 
-    refused = next((a for a in answers if isinstance(a, dict) and a.get("error")), None)
-    if refused is None:
+    found = next((a for a in answers if isinstance(a, dict) and "error" in a), None)
+    if found is None:
         return
-    kind = getattr(errors, str(refused.get("kind")), errors.DbscaleError)
+    refused = Refusal.model_validate(found)
+    kind = getattr(errors, refused.kind, errors.DbscaleError)
     if not (isinstance(kind, type) and issubclass(kind, errors.DbscaleError)):
         kind = errors.DbscaleError
-    raise kind(str(refused["error"]), refused.get("hint"))
+    raise kind(refused.error, refused.hint)
 
 
 def gather(pending: Sequence[Pending], timeout_s: float) -> list[Any]:

@@ -9,10 +9,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from dbscale.redaction import redact_url
 from dbscale.targets.local.embedded import running_embedded
 from dbscale.targets.local.postgres import LocalPostgres
 from dbscale.targets.local.server import LocalServer
-from dbscale.targets.url import TargetSpec, redact_url, resolve_target
+from dbscale.targets.url import TargetSpec, resolve_target
 
 
 @dataclass(frozen=True)

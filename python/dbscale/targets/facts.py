@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from dbscale import core
-from dbscale.config import RunConfig, TargetConfig, WorkloadConfig, make_run_config
+from dbscale.core.config import RunConfig, TargetConfig, WorkloadConfig, make_run_config
 from dbscale.errors import (
     TargetError,
     TargetUnavailableError,

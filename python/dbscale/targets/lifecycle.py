@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from dbscale.errors import DbscaleError, TargetError
+from dbscale.redaction import redact_url
 from dbscale.targets import OpenTarget
 from dbscale.targets.facts import key_settings, server_settings, wait_accepting, write_target_record
 from dbscale.targets.hooks import HookError, run_hook
@@ -28,7 +29,7 @@ from dbscale.targets.local.instance import LocalInstance, LocalShape, local_dir
 from dbscale.targets.local.pgbouncer import POOL_MODE, LocalPgBouncer
 from dbscale.targets.local.postgres import LocalPostgres
 from dbscale.targets.spec import TargetEntry, target_info
-from dbscale.targets.url import EMBEDDED, redact_url
+from dbscale.targets.url import EMBEDDED
 from dbscale.targets.variables import target_variables
 from dbscale.values import JsonObject, iso_utc, utc_now
 

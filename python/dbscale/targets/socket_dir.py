@@ -11,7 +11,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from dbscale import core
-from dbscale.config import TargetConfig, WorkloadConfig, make_run_config
+from dbscale.core.config import TargetConfig, WorkloadConfig, make_run_config
 from dbscale.errors import ConfigError, DbscaleError
 
 LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})

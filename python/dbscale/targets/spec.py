@@ -17,7 +17,8 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from dbscale.errors import PlanError
-from dbscale.targets.url import EMBEDDED, redact_url
+from dbscale.redaction import redact_url
+from dbscale.targets.url import EMBEDDED
 from dbscale.targets.variables import fill, target_variables, text_value
 from dbscale.values import JsonObject, seconds_validator
 

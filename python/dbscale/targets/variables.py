@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from dbscale.errors import PlanError
-from dbscale.targets.url import redact_url
+from dbscale.redaction import redact_url
 
 if TYPE_CHECKING:
     from dbscale.targets.spec import TargetProfile

@@ -15,10 +15,11 @@ pub use error::{ConnectFailure, DbError, ErrorClass};
 pub(crate) use statement::RowSink;
 pub use statement::{numbered_placeholders, Param, QueryOutcome, ResultSet, Rows, Statement};
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// How statements travel on the wire; the names are pgbench's `-M` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum QueryProtocol {
     /// Text protocol, parameters inlined as literals (pgbench `-M simple`).
@@ -32,7 +33,7 @@ pub enum QueryProtocol {
 }
 
 /// TLS modes with libpq's `sslmode` meanings (`allow` is treated like `prefer`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum TlsMode {
     Disable,
@@ -44,7 +45,7 @@ pub enum TlsMode {
 }
 
 /// Whether a client keeps one connection or opens one per transaction (pgbench `-C`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ConnectMode {
     #[default]
@@ -53,7 +54,7 @@ pub enum ConnectMode {
 }
 
 /// SQL dialect a workload writes its statements in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Dialect {
     Postgres,

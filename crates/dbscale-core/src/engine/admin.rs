@@ -3,19 +3,14 @@
 
 use std::time::Instant;
 
+use schemars::JsonSchema;
+use serde::Serialize;
+
 use super::block_on;
 use crate::config::RunConfig;
-use crate::driver::{Connection, Endpoint, Rows};
+use crate::driver::{Connection, Dialect, Endpoint, Rows};
 use crate::workload::{PrepareSummary, Workload};
 use crate::Error;
-
-/// A URL we could not parse may still hold a password: show only the scheme.
-pub(super) fn redact_fallback(url: &str) -> String {
-    match url.split_once("://") {
-        Some((scheme, _)) => format!("{scheme}://…"),
-        None => "the target".into(),
-    }
-}
 
 /// Loads the workload's data (`dbscale prepare`).
 pub fn prepare(config: &RunConfig) -> Result<PrepareSummary, Error> {
@@ -35,36 +30,37 @@ pub fn check(config: &RunConfig) -> Result<crate::workload::tpcc::check::CheckRe
     block_on(workload.consistency(&endpoint))?
 }
 
+/// What one connection found: the server, its dialect, whether the session is encrypted.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ServerFacts {
+    pub server_version: String,
+    pub dialect: Dialect,
+    pub tls: bool,
+    pub connect_ms: Option<f64>,
+    /// The target's URL, redacted.
+    pub target: String,
+}
+
 /// Connects once and reports what the target is.
-pub fn probe(config: &RunConfig) -> Result<serde_json::Value, Error> {
-    let endpoint = Endpoint::parse(&config.target.url, config.target.tls).map_err(|source| {
-        Error::Connect {
-            target: redact_fallback(&config.target.url),
-            source,
-        }
-    })?;
+pub fn probe(config: &RunConfig) -> Result<ServerFacts, Error> {
+    let endpoint = config.target.endpoint()?;
     block_on(async {
         let begun = Instant::now();
         let conn = endpoint.open(config.protocol).await?;
-        let facts = serde_json::json!({
-            "server_version": conn.server_version(),
-            "tls": conn.is_tls(),
-            "connect_ms": begun.elapsed().as_secs_f64() * 1000.0,
-            "dialect": endpoint.dialect(),
-            "target": endpoint.redacted(),
-        });
+        let facts = ServerFacts {
+            server_version: conn.server_version().to_string(),
+            tls: conn.is_tls(),
+            connect_ms: Some(begun.elapsed().as_secs_f64() * 1000.0),
+            dialect: endpoint.dialect(),
+            target: endpoint.redacted(),
+        };
         conn.close().await;
         Ok(facts)
     })?
 }
 
 fn resolve(config: &RunConfig) -> Result<(Endpoint, Workload), Error> {
-    let endpoint = Endpoint::parse(&config.target.url, config.target.tls).map_err(|source| {
-        Error::Connect {
-            target: redact_fallback(&config.target.url),
-            source,
-        }
-    })?;
+    let endpoint = config.target.endpoint()?;
     let workload = Workload::from_config(&config.workload)?;
     Ok((endpoint, workload))
 }
@@ -79,13 +75,7 @@ pub struct AdminSession {
 
 impl AdminSession {
     pub fn open(config: &RunConfig) -> Result<Self, Error> {
-        let endpoint =
-            Endpoint::parse(&config.target.url, config.target.tls).map_err(|source| {
-                Error::Connect {
-                    target: redact_fallback(&config.target.url),
-                    source,
-                }
-            })?;
+        let endpoint = config.target.endpoint()?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

@@ -3,12 +3,14 @@
 //! result. Python drives it through [`RunningRun`]: poll intervals, wait, cancel, take the result.
 
 mod admin;
+pub use crate::runtime::block_on;
 mod assemble;
 mod client;
 pub(crate) mod client_set;
 pub mod cpu;
 mod gate;
 mod merge;
+mod outcome;
 mod pool;
 mod recorder;
 mod schedule;
@@ -26,8 +28,7 @@ use crate::stats::{IntervalMerger, IntervalSnapshot, RunResult};
 use crate::workload::Workload;
 use crate::Error;
 
-use admin::redact_fallback;
-pub use admin::{check, cleanup, prepare, probe, AdminSession};
+pub use admin::{check, cleanup, prepare, probe, AdminSession, ServerFacts};
 use gate::StartGate;
 pub use merge::merge_workers;
 pub use schedule::ArrivalSchedule;
@@ -143,23 +144,7 @@ pub struct RunningRun {
 /// Checks the target and the data, then starts the run's threads. Errors here (bad config,
 /// unreachable server, tables missing) happen before anything is measured.
 pub fn start(config: RunConfig) -> Result<RunningRun, Error> {
-    let mut endpoints = Vec::new();
-    for url in std::iter::once(&config.target.url).chain(&config.target.more_urls) {
-        let endpoint =
-            Endpoint::parse(url, config.target.tls).map_err(|source| Error::Connect {
-                target: redact_fallback(url),
-                source,
-            })?;
-        if endpoints
-            .first()
-            .is_some_and(|first: &Endpoint| first.dialect() != endpoint.dialect())
-        {
-            return Err(Error::Config(
-                "a target's hosts must all be PostgreSQL or all MySQL/MariaDB".into(),
-            ));
-        }
-        endpoints.push(endpoint);
-    }
+    let endpoints = config.target.endpoints()?;
     let seed = config.seed.unwrap_or_else(rand::random);
     let mut workload = Workload::from_config(&config.workload)?;
     workload.bind_run(seed, config.protocol);
@@ -303,13 +288,4 @@ impl RunningRun {
             .join()
             .map_err(|_| Error::Internal("the run thread panicked".into()))?
     }
-}
-
-/// Runs a future to completion on a fresh single-threaded loop (setup, prepare, cleanup).
-pub fn block_on<F: std::future::Future>(future: F) -> Result<F::Output, Error> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Error::Internal(format!("cannot start an event loop: {e}")))?;
-    Ok(runtime.block_on(future))
 }

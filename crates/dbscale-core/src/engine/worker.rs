@@ -39,139 +39,216 @@ pub fn run_thread(
         .build()
         .map_err(|e| Error::Internal(format!("cannot start an event loop: {e}")))?;
     let local = LocalSet::new();
-
-    // Connect first, so the measured period starts with every client ready (pgbench reports tps
-    // "without initial connection time" the same way).
-    // With shared connections, the pool's are opened instead and the clients take turns.
-    let persistent = shared.config.connect == ConnectMode::Persistent;
-    let pool_slots = shared.pool_slots(thread_index);
-    let opens: Vec<u32> = match &pool_slots {
-        Some(slots) => slots.clone(),
-        None if persistent => client_ids.clone(),
-        None => Vec::new(),
-    };
-    let mut pooled: Vec<(u32, Opened)> = Vec::new();
-    local.block_on(&runtime, async {
-        for slot in opens {
-            let begun = Instant::now();
-            let opened = shared
-                .open_connection(slot)
-                .await
-                .map(|c| (c, begun.elapsed()));
-            pooled.push((slot, opened));
-        }
-    });
-    // Without a pool the connections are the clients' own, in client order.
-    let mut initial: Vec<Option<Opened>> = client_ids.iter().map(|_| None).collect();
-    if pool_slots.is_none() && persistent {
-        initial = pooled.drain(..).map(|(_, opened)| Some(opened)).collect();
-    }
-
+    let opened = local.block_on(
+        &runtime,
+        open_before_start(&shared, thread_index, &client_ids),
+    );
     shared.ready.wait();
     shared.started.wait(); // the coordinator has fixed the start (after `go` when gated)
-    let start = shared.start_instant();
-    let duration = Duration::from_secs_f64(shared.config.duration_s);
-    let deadline = start + duration;
-    let interval = Duration::from_secs_f64(shared.config.interval_s);
-    let ramp_start = start - shared.ramp;
-    let pool = pool_slots.map(|slots| Rc::new(ConnectionPool::new(slots)));
-    let recorder = Rc::new(RefCell::new(ThreadRecorder::new(
-        shared.workload.transaction_types().len(),
-        start,
-        interval,
-        duration,
-        shared.merger.clone(),
-    )));
-    let schedule = shared.config.rate_tps.map(|rate| {
-        let share = rate * client_ids.len() as f64 / shared.config.clients as f64;
-        Rc::new(RefCell::new(ArrivalSchedule::new(
-            start,
-            share,
-            shared.seed ^ (0x5EED_0000 + u64::from(thread_index)),
-        )))
-    });
-
+    let plan = ThreadPlan::new(
+        &shared,
+        thread_index,
+        &client_ids,
+        opened.pool_slots.clone(),
+    );
     // Closed model: reads wait in the thread's own epoll while every client waits
     // (client_set.rs). In the open model clients mostly sleep on timers, which tokio keeps.
     direct_wait::set_enabled(shared.config.rate_tps.is_none())
         .map_err(|e| Error::Internal(format!("cannot create an epoll instance: {e}")))?;
-    local.block_on(&runtime, async {
-        if let Some(pool) = &pool {
-            for (slot, opened) in pooled {
-                match opened {
-                    Ok((conn, took)) => {
-                        recorder.borrow_mut().connected(took);
-                        pool.add(conn, slot);
-                    }
-                    Err(error) => recorder.borrow_mut().connect_failed(&error, start),
-                }
-            }
-        }
-        let mut clients: Vec<ClientFuture> = Vec::new();
-        for (client_id, opened) in client_ids.iter().zip(initial) {
-            let mut connect_state = ConnectState::Untried;
-            let conn = match opened {
-                Some(Ok((conn, took))) => {
-                    let mut recorder = recorder.borrow_mut();
-                    recorder.connected(took);
-                    connect_state.note(&mut recorder, None);
-                    Some(conn)
-                }
-                // The client keeps trying to connect during the run; the failure counts.
-                Some(Err(error)) => {
-                    connect_state.note(&mut recorder.borrow_mut(), Some((&error, start)));
-                    None
-                }
-                None => None,
-            };
-            let client = Client {
-                shared: shared.clone(),
-                recorder: recorder.clone(),
-                schedule: schedule.clone(),
-                conn,
-                pool: pool.clone(),
-                slot: *client_id,
-                workload: shared.workload.client(
-                    shared.config.client_id(*client_id),
-                    shared.config.total_clients(),
-                ),
-                rng: SmallRng::seed_from_u64(client_seed(shared.seed, *client_id)),
-                // Clients start one after another over the ramp.
-                // Over a scaled-out run's whole set of clients, so workers' ramps interleave.
-                begin_at: ramp_start
-                    + shared.ramp.mul_f64(
-                        f64::from(shared.config.client_id(*client_id))
-                            / f64::from(shared.config.total_clients()),
-                    ),
-                deadline,
-                connect_state,
-            };
-            clients.push(Box::pin(client.run()));
-        }
-        let ticker =
-            tokio::task::spawn_local(tick_intervals(recorder.clone(), start, interval, deadline));
-        tokio::select! {
-            _ = ClientSet::new(clients) => {}
-            _ = hard_stop(&shared, deadline + GRACE) => {}
-        }
-        ticker.abort();
-        if let Some(pool) = &pool {
-            pool.close().await;
-        }
-    });
+    local.block_on(&runtime, drive(&shared, &plan, &client_ids, opened));
     let _ = direct_wait::set_enabled(false);
     // Dropping the event loop drops any transaction still running.
     drop(local);
-    let mut recorder = Rc::try_unwrap(recorder)
+    let mut recorder = Rc::try_unwrap(plan.recorder)
         .map_err(|_| Error::Internal("client tasks outlived their thread".into()))?
         .into_inner();
     recorder.totals.abandoned = recorder.in_flight;
-    if let Some(schedule) = schedule {
-        recorder.totals.unstarted += schedule.borrow_mut().count_remaining_before(deadline);
+    if let Some(schedule) = plan.schedule {
+        recorder.totals.unstarted += schedule.borrow_mut().count_remaining_before(plan.deadline);
     }
     let counted = shared.config.transactions.is_some() && !shared.is_cancelled();
     recorder.close(counted.then(Instant::now));
     Ok(recorder.totals)
+}
+
+/// The connections opened before the common start: the pool's (clients sharing connections),
+/// or each client's own in client order (persistent connections), or none (one per
+/// transaction).
+struct OpenedBeforeStart {
+    pool_slots: Option<Vec<u32>>,
+    pooled: Vec<(u32, Opened)>,
+    initial: Vec<Option<Opened>>,
+}
+
+/// Connects first, so the measured period starts with every client ready (pgbench reports tps
+/// "without initial connection time" the same way).
+async fn open_before_start(
+    shared: &RunShared,
+    thread_index: u32,
+    client_ids: &[u32],
+) -> OpenedBeforeStart {
+    let persistent = shared.config.connect == ConnectMode::Persistent;
+    let pool_slots = shared.pool_slots(thread_index);
+    let opens: Vec<u32> = match &pool_slots {
+        Some(slots) => slots.clone(),
+        None if persistent => client_ids.to_vec(),
+        None => Vec::new(),
+    };
+    let mut pooled: Vec<(u32, Opened)> = Vec::new();
+    for slot in opens {
+        let begun = Instant::now();
+        let opened = shared
+            .open_connection(slot)
+            .await
+            .map(|c| (c, begun.elapsed()));
+        pooled.push((slot, opened));
+    }
+    let mut initial: Vec<Option<Opened>> = client_ids.iter().map(|_| None).collect();
+    if pool_slots.is_none() && persistent {
+        initial = pooled.drain(..).map(|(_, opened)| Some(opened)).collect();
+    }
+    OpenedBeforeStart {
+        pool_slots,
+        pooled,
+        initial,
+    }
+}
+
+/// The thread's timing and shared state once the start is fixed.
+struct ThreadPlan {
+    start: Instant,
+    deadline: Instant,
+    interval: Duration,
+    ramp_start: Instant,
+    pool: Option<Rc<ConnectionPool>>,
+    recorder: Rc<RefCell<ThreadRecorder>>,
+    schedule: Option<Rc<RefCell<ArrivalSchedule>>>,
+}
+
+impl ThreadPlan {
+    fn new(
+        shared: &RunShared,
+        thread_index: u32,
+        client_ids: &[u32],
+        pool_slots: Option<Vec<u32>>,
+    ) -> Self {
+        let start = shared.start_instant();
+        let duration = Duration::from_secs_f64(shared.config.duration_s);
+        let interval = Duration::from_secs_f64(shared.config.interval_s);
+        let recorder = Rc::new(RefCell::new(ThreadRecorder::new(
+            shared.workload.transaction_types().len(),
+            start,
+            interval,
+            duration,
+            shared.merger.clone(),
+        )));
+        let schedule = shared.config.rate_tps.map(|rate| {
+            let share = rate * client_ids.len() as f64 / shared.config.clients as f64;
+            Rc::new(RefCell::new(ArrivalSchedule::new(
+                start,
+                share,
+                shared.seed ^ (0x5EED_0000 + u64::from(thread_index)),
+            )))
+        });
+        Self {
+            start,
+            deadline: start + duration,
+            interval,
+            ramp_start: start - shared.ramp,
+            pool: pool_slots.map(|slots| Rc::new(ConnectionPool::new(slots))),
+            recorder,
+            schedule,
+        }
+    }
+}
+
+/// Runs the thread's clients as one client set until they end or the hard stop.
+async fn drive(
+    shared: &Arc<RunShared>,
+    plan: &ThreadPlan,
+    client_ids: &[u32],
+    opened: OpenedBeforeStart,
+) {
+    if let Some(pool) = &plan.pool {
+        for (slot, opened) in opened.pooled {
+            match opened {
+                Ok((conn, took)) => {
+                    plan.recorder.borrow_mut().connected(took);
+                    pool.add(conn, slot);
+                }
+                Err(error) => plan
+                    .recorder
+                    .borrow_mut()
+                    .connect_failed(&error, plan.start),
+            }
+        }
+    }
+    let clients: Vec<ClientFuture> = client_ids
+        .iter()
+        .zip(opened.initial)
+        .map(|(client_id, opened)| {
+            Box::pin(client_for(shared, plan, *client_id, opened).run()) as ClientFuture
+        })
+        .collect();
+    let ticker = tokio::task::spawn_local(tick_intervals(
+        plan.recorder.clone(),
+        plan.start,
+        plan.interval,
+        plan.deadline,
+    ));
+    tokio::select! {
+        _ = ClientSet::new(clients) => {}
+        _ = hard_stop(shared, plan.deadline + GRACE) => {}
+    }
+    ticker.abort();
+    if let Some(pool) = &plan.pool {
+        pool.close().await;
+    }
+}
+
+/// One client with the connection opened for it before the start (if any).
+fn client_for(
+    shared: &Arc<RunShared>,
+    plan: &ThreadPlan,
+    client_id: u32,
+    opened: Option<Opened>,
+) -> Client {
+    let mut connect_state = ConnectState::Untried;
+    let conn = match opened {
+        Some(Ok((conn, took))) => {
+            let mut recorder = plan.recorder.borrow_mut();
+            recorder.connected(took);
+            connect_state.note(&mut recorder, None);
+            Some(conn)
+        }
+        // The client keeps trying to connect during the run; the failure counts.
+        Some(Err(error)) => {
+            connect_state.note(&mut plan.recorder.borrow_mut(), Some((&error, plan.start)));
+            None
+        }
+        None => None,
+    };
+    let whole_run_id = shared.config.client_id(client_id);
+    Client {
+        shared: shared.clone(),
+        recorder: plan.recorder.clone(),
+        schedule: plan.schedule.clone(),
+        conn,
+        pool: plan.pool.clone(),
+        slot: client_id,
+        workload: shared
+            .workload
+            .client(whole_run_id, shared.config.total_clients()),
+        rng: SmallRng::seed_from_u64(client_seed(shared.seed, client_id)),
+        // Clients start one after another over the ramp, over a scaled-out run's whole set of
+        // clients, so workers' ramps interleave.
+        begin_at: plan.ramp_start
+            + shared
+                .ramp
+                .mul_f64(f64::from(whole_run_id) / f64::from(shared.config.total_clients())),
+        deadline: plan.deadline,
+        connect_state,
+    }
 }
 
 /// Hands in quiet intervals at each boundary so progress never stalls on an idle thread.

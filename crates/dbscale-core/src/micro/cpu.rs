@@ -5,6 +5,7 @@
 
 use std::time::{Duration, Instant};
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::kernels::iteration;
@@ -23,7 +24,7 @@ pub struct CpuConfig {
     pub seconds: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct CpuScore {
     pub threads: usize,
     pub iterations: u64,

@@ -15,6 +15,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::driver::{ConnectFailure, DbError};
@@ -145,7 +146,7 @@ fn connect(addr: &str, kind: u8) -> Result<TcpStream, Error> {
 }
 
 /// Request/response figures; latencies in microseconds.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct RequestResponse {
     pub seconds: f64,
     pub transactions: u64,
@@ -196,7 +197,7 @@ pub fn request_response(addr: &str, seconds: f64) -> Result<RequestResponse, Err
 }
 
 /// Aggregate throughput of parallel streams, per half second, in Gbit/s.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Streams {
     pub streams: usize,
     pub seconds: f64,

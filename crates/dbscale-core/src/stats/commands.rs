@@ -3,6 +3,7 @@
 //! histograms: a client keeps one tally per command, and tallies add up exactly across clients,
 //! threads and workers.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// One command's running sums.
@@ -49,7 +50,7 @@ pub struct CommandPlace {
 }
 
 /// One command's figures in the result.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct CommandLatency {
     pub script: String,
     pub line: u32,

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::latency::LatencyHistogram;
@@ -41,7 +42,7 @@ impl IntervalStats {
 }
 
 /// One interval of the whole run, as polled by Python and stored in the result.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct IntervalSnapshot {
     /// End of the interval, seconds since the measured start.
     pub t_s: f64,
@@ -71,7 +72,7 @@ pub struct IntervalSnapshot {
 
 /// The parts of an interval a summary drops: its index, its latency histogram (HDR V2 deflate,
 /// base64) and the schedule lag's sum, maximum and count.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct IntervalDetail {
     pub index: u64,
     pub histogram: String,
@@ -103,7 +104,7 @@ impl IntervalSnapshot {
     }
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct IntervalLatency {
     pub mean: f64,
     pub stddev: f64,

@@ -4,6 +4,7 @@
 use base64::Engine as _;
 use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Highest value tracked: one hour in microseconds. Larger values are clamped and counted.
@@ -129,7 +130,7 @@ impl LatencyHistogram {
 }
 
 /// Latency figures in milliseconds.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct LatencySummary {
     pub count: u64,
     pub min: f64,

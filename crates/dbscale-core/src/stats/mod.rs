@@ -5,6 +5,7 @@ pub mod interval;
 pub mod latency;
 pub mod result;
 pub mod stored;
+pub mod tpcc;
 
 pub use interval::{IntervalMerger, IntervalSnapshot, IntervalStats};
 pub use latency::{LatencyHistogram, LatencySummary};

@@ -2,15 +2,16 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::commands::CommandLatency;
 use super::interval::IntervalSnapshot;
 use super::latency::{LatencyHistogram, LatencySummary};
+use super::tpcc::TpccSummary;
 use crate::driver::{ConnectMode, QueryProtocol};
-use crate::workload::tpcc::TpccSummary;
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct RunResult {
     pub workload: String,
     pub target: String,
@@ -80,7 +81,7 @@ pub struct RunResult {
 /// The parts of a worker's result that its summary drops: the connect and schedule-lag
 /// histograms (HDR V2 deflate, base64), the workload's tallies, the transactions abandoned at
 /// the end and the clients that never connected.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct ResultDetail {
     pub connect_histogram: String,
     pub lag_histogram: String,
@@ -89,20 +90,20 @@ pub struct ResultDetail {
     pub clients_never_connected: u32,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct HostConnections {
     pub host: String,
     pub connections: u64,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct ErrorCounts {
     pub total: u64,
     pub by_class: BTreeMap<String, u64>,
 }
 
 /// Statements by sysbench's classes: read (returned rows), write (changed rows), other.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]
 pub struct QueryCounts {
     pub read: u64,
     pub write: u64,
@@ -119,14 +120,14 @@ impl QueryCounts {
     }
 }
 
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema)]
 pub struct CpuTime {
     pub user: f64,
     pub system: f64,
     pub total: f64,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct TransactionTypeResult {
     pub transactions: u64,
     pub failed: u64,
@@ -146,7 +147,7 @@ impl TransactionTypeResult {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Verdict {
     /// `ok`, `errors` (some failed) or `failed` (nothing succeeded).
     pub status: String,

@@ -2,6 +2,7 @@
 //! point (several runs) and of one run's per-type latencies come from here, so every figure is
 //! read from histograms the way a run reports its own, never averaged.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::latency::LatencyHistogram;
@@ -9,13 +10,15 @@ use crate::Error;
 
 /// Figures of a merged histogram in milliseconds; `values` follow the quantiles asked for.
 /// An empty histogram has a count of zero and no figures.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct HistogramFigures {
     pub count: u64,
     pub min: Option<f64>,
     pub mean: Option<f64>,
     pub stddev: Option<f64>,
     pub max: Option<f64>,
+    /// The quantiles asked for; `values` follow them.
+    pub quantiles: Vec<f64>,
     pub values: Vec<Option<f64>>,
 }
 
@@ -45,6 +48,7 @@ pub fn figures(histogram: &LatencyHistogram, quantiles: &[f64]) -> Result<Histog
         mean: some(histogram.mean_ms()),
         stddev: some(histogram.stddev_ms()),
         max: some(histogram.max_ms()),
+        quantiles: quantiles.to_vec(),
         values: quantiles
             .iter()
             .map(|&q| some(histogram.quantile_ms(q)))

@@ -57,7 +57,7 @@ mod tests {
 
     #[test]
     fn join_all_keeps_input_order() {
-        let out = crate::engine::block_on(join_all(vec![
+        let out = crate::runtime::block_on(join_all(vec![
             Box::pin(async { 1 }) as Pin<Box<dyn Future<Output = i32>>>,
             Box::pin(async {
                 tokio::task::yield_now().await;

@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use rand::rngs::SmallRng;
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::config::LoadPart;
@@ -57,13 +58,21 @@ impl QueryCounts {
 }
 
 /// A workload's entry in the catalog.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct WorkloadInfo {
     pub name: &'static str,
     pub aliases: &'static [&'static str],
     pub description: &'static str,
     #[serde(serialize_with = "serialize_specs")]
+    #[schemars(with = "std::collections::BTreeMap<String, ParamEntry>")]
     pub params: &'static [ParamSpec],
+}
+
+/// A parameter as the catalog shows it: its default (a JSON value of its type) and its doc.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ParamEntry {
+    pub default: serde_json::Value,
+    pub doc: &'static str,
 }
 
 fn serialize_specs<S: serde::Serializer>(
@@ -79,10 +88,11 @@ fn serialize_specs<S: serde::Serializer>(
             params::ParamDefault::Bool(v) => serde_json::Value::from(v),
             params::ParamDefault::Str(v) => serde_json::Value::from(v),
         };
-        map.serialize_entry(
-            spec.name,
-            &serde_json::json!({"default": default, "doc": spec.doc}),
-        )?;
+        let entry = ParamEntry {
+            default,
+            doc: spec.doc,
+        };
+        map.serialize_entry(spec.name, &entry)?;
     }
     map.end()
 }
@@ -97,14 +107,14 @@ pub fn catalog() -> Vec<WorkloadInfo> {
 }
 
 /// Time spent in each step of a prepare or cleanup.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
 pub struct PrepareSummary {
     pub steps: Vec<PrepareStep>,
     pub rows: u64,
     pub seconds: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct PrepareStep {
     pub name: String,
     pub seconds: f64,

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dbscale.errors import ConfigError
-from dbscale.observe.procfs import parse_cpu_list
+from dbscale.values import parse_cpu_list
 
 CGROUP_PREFIX = "dbscale-"
 

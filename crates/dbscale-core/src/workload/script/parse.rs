@@ -37,223 +37,289 @@ struct OpenIf {
 }
 
 pub fn parse_script(name: &str, text: &str) -> Result<Script, ScriptError> {
-    let error = |line: u32, column: u32, message: String| ScriptError {
-        file: name.to_string(),
-        line,
-        column,
-        message,
+    let mut parser = Parser {
+        file: name,
+        commands: Vec::new(),
+        open: Vec::new(),
+        after_sql: false,
     };
-    let mut commands: Vec<Command> = Vec::new();
-    let mut open: Vec<OpenIf> = Vec::new();
-    let mut after_sql = false;
     for piece in scan(text) {
-        let (name_text, args, line, column, args_column) = match piece {
+        match piece {
             Piece::Sql {
                 text,
                 line,
                 statements,
-            } => {
-                commands.push(Command {
-                    line,
-                    text: first_line(&text),
-                    op: Op::Sql(SqlCommand {
-                        parts: sql_parts(&text),
-                        statements,
-                        store: None,
-                    }),
-                });
-                after_sql = true;
-                continue;
-            }
+            } => parser.sql(&text, line, statements),
             Piece::Meta {
                 name,
                 args,
                 line,
                 column,
                 args_column,
-            } => (name, args, line, column, args_column),
-        };
-        let fail = |message: &str| Err(error(line, column, message.to_string()));
-        let meta = name_text.to_ascii_lowercase();
-        let words: Vec<&str> = args.split_whitespace().collect();
-        let here = commands.len();
-        let op = match meta.as_str() {
-            "gset" | "aset" => {
-                if words.len() > 1 {
-                    return fail("too many arguments");
-                }
-                let previous = commands.last_mut().filter(|_| after_sql);
-                let Some(Command {
-                    op: Op::Sql(sql), ..
-                }) = previous
-                else {
-                    return fail(&format!("\\{meta} must follow an SQL command"));
+            } => {
+                let meta = Meta {
+                    lower: name.to_ascii_lowercase(),
+                    words: args.split_whitespace().collect(),
+                    name: &name,
+                    args: &args,
+                    line,
+                    column,
+                    args_column,
                 };
-                if sql.store.is_some() {
-                    return fail(&format!("\\{meta} must follow an SQL command"));
-                }
-                sql.store = Some(Store {
-                    all: meta == "aset",
-                    prefix: words.first().unwrap_or(&"").to_string(),
-                });
-                after_sql = false;
-                continue;
+                parser.meta(&meta)?;
             }
-            "set" => {
-                let Some(var) = words.first() else {
-                    return fail("missing argument");
-                };
-                if !valid_name(var) {
-                    return fail(&format!("invalid variable name: \"{var}\""));
-                }
-                let offset = args.find(var).unwrap_or(0) + var.len();
-                let rest = &args[offset..];
-                if rest.trim().is_empty() {
-                    return fail("missing argument");
-                }
-                let at = args_column + args[..offset].chars().count() as u32;
-                let expr =
-                    expr::parse(rest).map_err(|e| error(line, at + e.column as u32, e.message))?;
-                Op::Set {
-                    var: var.to_string(),
-                    expr,
-                }
-            }
-            "sleep" => {
-                let (amount, unit) = match words.as_slice() {
-                    [] => return fail("missing argument"),
-                    [amount] => (*amount, "s"),
-                    [amount, unit] => (*amount, *unit),
-                    _ => return fail("too many arguments"),
-                };
-                let unit_us = match unit.to_ascii_lowercase().as_str() {
-                    "us" => 1,
-                    "ms" => 1_000,
-                    "s" => 1_000_000,
-                    _ => return fail("unrecognized time unit, must be us, ms or s"),
-                };
-                let amount = word(amount);
-                if let Word::Text(t) = &amount {
-                    if t.parse::<i64>().is_err() {
-                        return fail("invalid sleep time, must be an integer");
-                    }
-                }
-                Op::Sleep { amount, unit_us }
-            }
-            "setshell" | "shell" => {
-                let setting = meta == "setshell";
-                let needed = if setting { 2 } else { 1 };
-                if words.len() < needed {
-                    return fail("missing command");
-                }
-                let var = setting.then(|| words[0].to_string());
-                if let Some(v) = var.as_deref().filter(|v| !valid_name(v)) {
-                    return fail(&format!("invalid variable name: \"{v}\""));
-                }
-                let words = words[needed - 1..].iter().map(|w| word(w)).collect();
-                Op::Shell { var, words }
-            }
-            "if" | "elif" => {
-                if args.trim().is_empty() {
-                    return fail("missing argument");
-                }
-                let cond = expr::parse(&args)
-                    .map_err(|e| error(line, args_column + e.column as u32, e.message))?;
-                if meta == "if" {
-                    open.push(OpenIf {
-                        line,
-                        column,
-                        last_branch: here,
-                        branches: vec![],
-                        has_else: false,
-                    });
-                    Op::If {
-                        cond,
-                        on_false: usize::MAX,
-                    }
-                } else {
-                    let Some(top) = open.last_mut() else {
-                        return fail("\\elif without matching \\if");
-                    };
-                    if top.has_else {
-                        return fail("\\elif after \\else");
-                    }
-                    set_on_false(&mut commands[top.last_branch].op, here);
-                    top.last_branch = here;
-                    top.branches.push(here);
-                    Op::Elif {
-                        cond,
-                        on_false: usize::MAX,
-                        end: usize::MAX,
-                    }
-                }
-            }
-            "else" | "endif" => {
-                if !words.is_empty() {
-                    return fail("unexpected argument");
-                }
-                let Some(top) = open.last_mut() else {
-                    return fail(&format!("\\{meta} without matching \\if"));
-                };
-                if meta == "else" {
-                    if top.has_else {
-                        return fail("\\else after \\else");
-                    }
-                    set_on_false(&mut commands[top.last_branch].op, here);
-                    top.has_else = true;
-                    top.branches.push(here);
-                    Op::Else { end: usize::MAX }
-                } else {
-                    let closed = open.pop().expect("checked above");
-                    if !closed.has_else {
-                        set_on_false(&mut commands[closed.last_branch].op, here);
-                    }
-                    for branch in closed.branches {
-                        match &mut commands[branch].op {
-                            Op::Elif { end, .. } | Op::Else { end } => *end = here,
-                            _ => unreachable!("branches are elif and else"),
-                        }
-                    }
-                    Op::Endif
-                }
-            }
+        }
+    }
+    parser.finish()
+}
+
+/// A meta-command as scanned: its name (as written and lower-cased), its argument text and
+/// words, and where it and its arguments start.
+struct Meta<'a> {
+    name: &'a str,
+    lower: String,
+    args: &'a str,
+    words: Vec<&'a str>,
+    line: u32,
+    column: u32,
+    args_column: u32,
+}
+
+/// The commands parsed so far, the `\if`s still open, and whether the last command was SQL
+/// (which a `\gset` may follow).
+struct Parser<'a> {
+    file: &'a str,
+    commands: Vec<Command>,
+    open: Vec<OpenIf>,
+    after_sql: bool,
+}
+
+impl Parser<'_> {
+    fn error(&self, line: u32, column: u32, message: impl Into<String>) -> ScriptError {
+        ScriptError {
+            file: self.file.to_string(),
+            line,
+            column,
+            message: message.into(),
+        }
+    }
+
+    fn fail<T>(&self, meta: &Meta, message: impl Into<String>) -> Result<T, ScriptError> {
+        Err(self.error(meta.line, meta.column, message))
+    }
+
+    fn sql(&mut self, text: &str, line: u32, statements: usize) {
+        self.commands.push(Command {
+            line,
+            text: first_line(text),
+            op: Op::Sql(SqlCommand {
+                parts: sql_parts(text),
+                statements,
+                store: None,
+            }),
+        });
+        self.after_sql = true;
+    }
+
+    fn meta(&mut self, meta: &Meta) -> Result<(), ScriptError> {
+        let op = match meta.lower.as_str() {
+            "gset" | "aset" => return self.store(meta),
+            "set" => self.set(meta)?,
+            "sleep" => self.sleep(meta)?,
+            "setshell" | "shell" => self.shell(meta)?,
+            "if" | "elif" => self.branch(meta)?,
+            "else" | "endif" => self.close_branch(meta)?,
             "startpipeline" | "syncpipeline" | "endpipeline" => {
-                if !words.is_empty() {
-                    return fail("unexpected argument");
+                if !meta.words.is_empty() {
+                    return self.fail(meta, "unexpected argument");
                 }
-                match meta.as_str() {
+                match meta.lower.as_str() {
                     "startpipeline" => Op::StartPipeline,
                     "syncpipeline" => Op::SyncPipeline,
                     _ => Op::EndPipeline,
                 }
             }
-            _ => return fail(&format!("invalid command \\{name_text}")),
+            _ => return self.fail(meta, format!("invalid command \\{}", meta.name)),
         };
-        after_sql = false;
-        commands.push(Command {
-            line,
-            text: first_line(&format!("\\{name_text}{args}")),
+        self.after_sql = false;
+        self.commands.push(Command {
+            line: meta.line,
+            text: first_line(&format!("\\{}{}", meta.name, meta.args)),
             op,
         });
+        Ok(())
     }
-    if let Some(unclosed) = open.first() {
-        return Err(error(
-            unclosed.line,
-            unclosed.column,
-            "\\if without matching \\endif".into(),
-        ));
+
+    /// `\gset`/`\aset`: stores the results of the SQL command just before.
+    fn store(&mut self, meta: &Meta) -> Result<(), ScriptError> {
+        if meta.words.len() > 1 {
+            return self.fail(meta, "too many arguments");
+        }
+        let must_follow = format!("\\{} must follow an SQL command", meta.lower);
+        let previous = self.commands.last_mut().filter(|_| self.after_sql);
+        let Some(Command {
+            op: Op::Sql(sql), ..
+        }) = previous
+        else {
+            return self.fail(meta, must_follow);
+        };
+        if sql.store.is_some() {
+            return self.fail(meta, must_follow);
+        }
+        sql.store = Some(Store {
+            all: meta.lower == "aset",
+            prefix: meta.words.first().unwrap_or(&"").to_string(),
+        });
+        self.after_sql = false;
+        Ok(())
     }
-    if commands.is_empty() {
-        return Err(error(
-            1,
-            1,
-            format!("empty command list for script \"{name}\""),
-        ));
+
+    fn set(&self, meta: &Meta) -> Result<Op, ScriptError> {
+        let Some(var) = meta.words.first() else {
+            return self.fail(meta, "missing argument");
+        };
+        if !valid_name(var) {
+            return self.fail(meta, format!("invalid variable name: \"{var}\""));
+        }
+        let offset = meta.args.find(var).unwrap_or(0) + var.len();
+        let rest = &meta.args[offset..];
+        if rest.trim().is_empty() {
+            return self.fail(meta, "missing argument");
+        }
+        let at = meta.args_column + meta.args[..offset].chars().count() as u32;
+        let expr = expr::parse(rest)
+            .map_err(|e| self.error(meta.line, at + e.column as u32, e.message))?;
+        Ok(Op::Set {
+            var: var.to_string(),
+            expr,
+        })
     }
-    Ok(Script {
-        name: name.to_string(),
-        commands,
-    })
+
+    fn sleep(&self, meta: &Meta) -> Result<Op, ScriptError> {
+        let (amount, unit) = match meta.words.as_slice() {
+            [] => return self.fail(meta, "missing argument"),
+            [amount] => (*amount, "s"),
+            [amount, unit] => (*amount, *unit),
+            _ => return self.fail(meta, "too many arguments"),
+        };
+        let unit_us = match unit.to_ascii_lowercase().as_str() {
+            "us" => 1,
+            "ms" => 1_000,
+            "s" => 1_000_000,
+            _ => return self.fail(meta, "unrecognized time unit, must be us, ms or s"),
+        };
+        let amount = word(amount);
+        if let Word::Text(t) = &amount {
+            if t.parse::<i64>().is_err() {
+                return self.fail(meta, "invalid sleep time, must be an integer");
+            }
+        }
+        Ok(Op::Sleep { amount, unit_us })
+    }
+
+    fn shell(&self, meta: &Meta) -> Result<Op, ScriptError> {
+        let setting = meta.lower == "setshell";
+        let needed = if setting { 2 } else { 1 };
+        if meta.words.len() < needed {
+            return self.fail(meta, "missing command");
+        }
+        let var = setting.then(|| meta.words[0].to_string());
+        if let Some(v) = var.as_deref().filter(|v| !valid_name(v)) {
+            return self.fail(meta, format!("invalid variable name: \"{v}\""));
+        }
+        let words = meta.words[needed - 1..].iter().map(|w| word(w)).collect();
+        Ok(Op::Shell { var, words })
+    }
+
+    /// `\if` opens a conditional; `\elif` adds a branch to the innermost one.
+    fn branch(&mut self, meta: &Meta) -> Result<Op, ScriptError> {
+        if meta.args.trim().is_empty() {
+            return self.fail(meta, "missing argument");
+        }
+        let cond = expr::parse(meta.args)
+            .map_err(|e| self.error(meta.line, meta.args_column + e.column as u32, e.message))?;
+        let here = self.commands.len();
+        if meta.lower == "if" {
+            self.open.push(OpenIf {
+                line: meta.line,
+                column: meta.column,
+                last_branch: here,
+                branches: vec![],
+                has_else: false,
+            });
+            return Ok(Op::If {
+                cond,
+                on_false: usize::MAX,
+            });
+        }
+        let Some(top) = self.open.last_mut() else {
+            return self.fail(meta, "\\elif without matching \\if");
+        };
+        if top.has_else {
+            return self.fail(meta, "\\elif after \\else");
+        }
+        set_on_false(&mut self.commands[top.last_branch].op, here);
+        top.last_branch = here;
+        top.branches.push(here);
+        Ok(Op::Elif {
+            cond,
+            on_false: usize::MAX,
+            end: usize::MAX,
+        })
+    }
+
+    /// `\else` starts the innermost conditional's last branch; `\endif` closes it, setting
+    /// every branch's jump past its end.
+    fn close_branch(&mut self, meta: &Meta) -> Result<Op, ScriptError> {
+        if !meta.words.is_empty() {
+            return self.fail(meta, "unexpected argument");
+        }
+        let here = self.commands.len();
+        let Some(top) = self.open.last_mut() else {
+            return self.fail(meta, format!("\\{} without matching \\if", meta.lower));
+        };
+        if meta.lower == "else" {
+            if top.has_else {
+                return self.fail(meta, "\\else after \\else");
+            }
+            set_on_false(&mut self.commands[top.last_branch].op, here);
+            top.has_else = true;
+            top.branches.push(here);
+            return Ok(Op::Else { end: usize::MAX });
+        }
+        let closed = self.open.pop().expect("checked above");
+        if !closed.has_else {
+            set_on_false(&mut self.commands[closed.last_branch].op, here);
+        }
+        for branch in closed.branches {
+            match &mut self.commands[branch].op {
+                Op::Elif { end, .. } | Op::Else { end } => *end = here,
+                _ => unreachable!("branches are elif and else"),
+            }
+        }
+        Ok(Op::Endif)
+    }
+
+    fn finish(self) -> Result<Script, ScriptError> {
+        if let Some(unclosed) = self.open.first() {
+            return Err(self.error(
+                unclosed.line,
+                unclosed.column,
+                "\\if without matching \\endif",
+            ));
+        }
+        if self.commands.is_empty() {
+            return Err(self.error(
+                1,
+                1,
+                format!("empty command list for script \"{}\"", self.file),
+            ));
+        }
+        Ok(Script {
+            name: self.file.to_string(),
+            commands: self.commands,
+        })
+    }
 }
 
 fn set_on_false(op: &mut Op, target: usize) {

@@ -4,6 +4,7 @@
 
 use std::time::Instant;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::terminal::int_at;
@@ -13,7 +14,7 @@ use crate::Error;
 /// Offending rows shown per violated condition.
 const EXAMPLES: usize = 5;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ConditionResult {
     pub id: String,
     pub description: String,
@@ -26,7 +27,7 @@ pub struct ConditionResult {
     pub seconds: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct CheckReport {
     pub workload: &'static str,
     pub target: String,

@@ -159,7 +159,7 @@ impl Tpcc {
             };
             let thread = std::thread::Builder::new()
                 .name(format!("dbscale-loader-{i}"))
-                .spawn(move || crate::engine::block_on(load_units(&endpoint, &queue, &time, job)))
+                .spawn(move || crate::runtime::block_on(load_units(&endpoint, &queue, &time, job)))
                 .map_err(|e| Error::Internal(format!("cannot start a loader thread: {e}")))?;
             threads.push(thread);
         }

@@ -24,11 +24,11 @@ use rand::SeedableRng;
 
 use crate::config::WorkloadConfig;
 use crate::driver::{Connection, DbError, Dialect, ErrorClass, Statement};
+pub use crate::stats::tpcc::TpccSummary;
 use crate::stats::LatencyHistogram;
 use crate::workload::{ParamSpec, Params, WorkloadInfo};
 use crate::Error;
 use random::NurandConstants;
-pub use summary::TpccSummary;
 use summary::{PassRule, SummaryInput};
 use terminal::RunShape;
 pub use terminal::TpccClient;

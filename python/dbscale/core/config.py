@@ -8,16 +8,28 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import ErrorDetails
 
 from dbscale.errors import ConfigError
 from dbscale.modes import ConnectMode, QueryProtocol, TlsMode
-from dbscale.targets.url import redact_url
+from dbscale.redaction import redact_url
 
 MAX_SEED = 2**64 - 1
 
 ParamValue = int | float | bool | str
+
+# Bounds at the edge, the same numbers as the core's `bounds.rs` (the contract test compares
+# them): every value the engine gets is one it can honour, and a typo is an error, not a week of
+# waiting or a panic.
+MIN_DURATION_S = 0.1  # below the shortest interval anything is measured over
+MAX_DURATION_S = 7 * 24 * 3600.0  # a week: longer is a typo; a soak is several runs
+MAX_CLIENTS = 100_000
+MAX_THREADS = 4_096
+MAX_RATE_TPS = 1e8
+MAX_TRIES = 1_000_000
+MIN_INTERVAL_S = 0.05
+MAX_U32 = 2**32 - 1
 
 
 class _Model(BaseModel):
@@ -30,7 +42,7 @@ class TargetConfig(_Model):
 
     url: str = Field(min_length=1)
     # Further hosts of the same database (cluster nodes): connections go round-robin over all.
-    more_urls: list[str] = Field(default_factory=list)
+    more_urls: list[str] = Field(default=[])
     tls: TlsMode | None = None
 
 
@@ -40,7 +52,7 @@ class ScriptSource(_Model):
 
     name: str = Field(min_length=1)
     text: str | None = None
-    weight: int = Field(default=1, ge=0, le=2**32 - 1)
+    weight: int = Field(default=1, ge=0, le=MAX_U32)
 
 
 class WorkloadConfig(_Model):
@@ -48,26 +60,16 @@ class WorkloadConfig(_Model):
     the `script` workload also carries its scripts and `--define` variables."""
 
     name: str = Field(min_length=1)
-    params: dict[str, ParamValue] = Field(default_factory=dict)
-    scripts: list[ScriptSource] = Field(default_factory=list)
-    defines: dict[str, str] = Field(default_factory=dict)
-
-
-# Bounds at the edge (the plan's and the core's): every value the engine gets is one it can
-# honour, and a typo is an error, not a week of waiting or a panic.
-MIN_DURATION_S = 0.1  # below the shortest interval anything is measured over
-MAX_DURATION_S = 7 * 24 * 3600.0  # a week: longer is a typo; a soak is several runs
-MAX_CLIENTS = 100_000
-MAX_THREADS = 4_096
-MAX_RATE_TPS = 1e8
-MAX_TRIES = 1_000_000
+    params: dict[str, ParamValue] = Field(default={})
+    scripts: list[ScriptSource] = Field(default=[])
+    defines: dict[str, str] = Field(default={})
 
 
 class WorkerShare(_Model):
     """A worker's part of a scaled-out run (dbscale/scaleout): its clients are `first_client`
     onwards of the run's `total_clients`; it waits after connecting until told to start."""
 
-    first_client: int = Field(ge=0)
+    first_client: int = Field(ge=0, le=MAX_U32)
     total_clients: int = Field(ge=1, le=MAX_CLIENTS)
 
 
@@ -76,8 +78,8 @@ class LoadPart(_Model):
     every worker, each its `part` of `parts`, `finish` on one)."""
 
     phase: Literal["schema", "rows", "finish"]
-    part: int = Field(default=0, ge=0)
-    parts: int = Field(default=1, ge=1)
+    part: int = Field(default=0, ge=0, le=MAX_U32)
+    parts: int = Field(default=1, ge=1, le=MAX_U32)
 
 
 class RunConfig(_Model):
@@ -97,16 +99,11 @@ class RunConfig(_Model):
     max_tries: int = Field(default=1, ge=1, le=MAX_TRIES)
     transactions: int | None = Field(default=None, ge=1, le=2**63 - 1)
     seed: int | None = Field(default=None, ge=0, le=MAX_SEED)
-    interval_s: float = Field(default=1.0, ge=0.05, allow_inf_nan=False)
+    interval_s: float = Field(
+        default=1.0, ge=MIN_INTERVAL_S, le=MAX_DURATION_S, allow_inf_nan=False
+    )
     share: WorkerShare | None = None  # set on a scaled-out run's workers only
     load_part: LoadPart | None = None  # set on a split load's parts only
-
-    @field_validator("clients", "threads", "max_tries")
-    @classmethod
-    def _fits_u32(cls, value: int | None) -> int | None:
-        if value is not None and value > 2**32 - 1:
-            raise ValueError("must be at most 4294967295")
-        return value
 
     def to_core_json(self) -> str:
         """The JSON text `_core.start_run`/`prepare`/`cleanup`/`probe` accept."""

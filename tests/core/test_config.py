@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from dbscale.config import (
+from dbscale.core.config import (
     ConnectMode,
     QueryProtocol,
     RunConfig,
@@ -17,31 +17,6 @@ from dbscale.errors import ConfigError
 
 TARGET = TargetConfig(url="postgresql://bob:s3cret@127.0.0.1:5432/app")
 WORKLOAD = WorkloadConfig(name="tpcb", params={"scale": 10, "vacuum": False})
-
-
-def test_core_json_has_exactly_the_rust_fields() -> None:
-    data = json.loads(RunConfig(target=TARGET, workload=WORKLOAD).to_core_json())
-    # config.rs RunConfig / TargetConfig / WorkloadConfig, deny_unknown_fields
-    assert set(data) == {
-        "target", "workload", "protocol", "connect", "clients", "threads", "duration_s",
-        "ramp_s", "rate_tps", "max_tries", "seed", "interval_s",
-    }  # fmt: skip
-    assert set(data["target"]) == {"url", "more_urls", "tls"}
-    assert set(data["workload"]) == {"name", "params"}
-
-
-def test_defaults_match_config_rs() -> None:
-    data = json.loads(RunConfig(target=TARGET, workload=WORKLOAD).to_core_json())
-    assert data["protocol"] == "simple"
-    assert data["connect"] == "persistent"
-    assert data["clients"] == 1
-    assert data["threads"] is None
-    assert data["duration_s"] == 10.0
-    assert data["rate_tps"] is None
-    assert data["max_tries"] == 1
-    assert data["seed"] is None
-    assert data["interval_s"] == 1.0
-    assert data["target"]["tls"] is None
 
 
 def test_enums_serialize_kebab_case() -> None:

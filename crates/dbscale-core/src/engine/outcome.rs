@@ -1,0 +1,222 @@
+//! The one step from what a run measured to its [`RunResult`]: used by a local run (its threads'
+//! totals, `assemble.rs`) and by a scaled-out run (its workers' results, `merge.rs`), so both
+//! compute throughput, latency figures, per-type results and the verdict the same way.
+
+use std::collections::BTreeMap;
+
+use super::verdict::{verdict, Refused, Tally};
+use crate::driver::{ConnectMode, QueryProtocol};
+use crate::stats::commands::{merge_tallies, CommandLatency, CommandPlace, CommandTally};
+use crate::stats::result::{
+    CpuTime, ErrorCounts, HostConnections, QueryCounts, ResultDetail, TransactionTypeResult,
+};
+use crate::stats::tpcc::TpccSummary;
+use crate::stats::{IntervalSnapshot, LatencyHistogram, RunResult};
+
+/// What the threads (or the workers) measured, summed and merged exactly.
+#[derive(Debug, Default)]
+pub(super) struct RunTotals {
+    pub overall: LatencyHistogram,
+    pub connect: LatencyHistogram,
+    pub lag: LatencyHistogram,
+    /// Each transaction type by name: its histogram of successes and its failures.
+    pub types: Vec<(String, LatencyHistogram, u64)>,
+    pub errors: BTreeMap<String, u64>,
+    pub queries: QueryCounts,
+    pub failed: u64,
+    pub retried: u64,
+    pub retries: u64,
+    pub late_starts: u64,
+    pub unstarted: u64,
+    pub abandoned: u64,
+    pub never_connected: u32,
+    pub ramp_transactions: u64,
+    pub ramp_errors: u64,
+    pub threads: u32,
+    pub cpu: CpuTime,
+    /// The workload's audit counters.
+    pub tally: Vec<u64>,
+    pub commands: Vec<CommandTally>,
+    /// Connections opened per host, in the order the hosts were first seen.
+    pub hosts: Vec<(String, u64)>,
+    pub connect_error: Option<String>,
+}
+
+/// What the run was, beside what it measured.
+pub(super) struct RunFacts {
+    pub workload: String,
+    pub target: String,
+    pub server_version: String,
+    pub tls: bool,
+    pub clients: u32,
+    pub protocol: QueryProtocol,
+    pub connect: ConnectMode,
+    pub rate_tps: Option<f64>,
+    pub seed: u64,
+    pub workload_params: BTreeMap<String, serde_json::Value>,
+    pub duration_s: f64,
+    pub cancelled: bool,
+    pub ramp_s: f64,
+    pub connections: Option<u32>,
+    pub server_max_connections: Option<u64>,
+    pub intervals: Vec<IntervalSnapshot>,
+    pub tpcc: Option<TpccSummary>,
+    /// Scripts: where each command stands, in script order.
+    pub command_places: Vec<CommandPlace>,
+    /// A worker's run keeps what an exact merge with the others needs.
+    pub keep_detail: bool,
+}
+
+impl RunTotals {
+    /// The slot of transaction type `name`, added at the end when new.
+    pub fn type_slot(&mut self, name: &str) -> &mut (String, LatencyHistogram, u64) {
+        let index = match self.types.iter().position(|(n, _, _)| n == name) {
+            Some(index) => index,
+            None => {
+                self.types
+                    .push((name.to_string(), LatencyHistogram::new(), 0));
+                self.types.len() - 1
+            }
+        };
+        &mut self.types[index]
+    }
+
+    pub fn add_tally(&mut self, tally: &[u64]) {
+        if self.tally.len() < tally.len() {
+            self.tally.resize(tally.len(), 0);
+        }
+        for (sum, n) in self.tally.iter_mut().zip(tally) {
+            *sum += n;
+        }
+    }
+
+    pub fn add_commands(&mut self, commands: &[CommandTally]) {
+        merge_tallies(&mut self.commands, commands);
+    }
+
+    pub fn add_host(&mut self, host: &str, connections: u64) {
+        match self.hosts.iter_mut().find(|(name, _)| name == host) {
+            Some(entry) => entry.1 += connections,
+            None => self.hosts.push((host.to_string(), connections)),
+        }
+    }
+
+    pub fn add_cpu(&mut self, cpu: &CpuTime) {
+        self.cpu.user += cpu.user;
+        self.cpu.system += cpu.system;
+        self.cpu.total += cpu.total;
+    }
+
+    /// The types' histograms in `order` (a type that never ran is empty), for TPC-C's summary.
+    pub fn histograms_in(&self, order: &[&str]) -> Vec<LatencyHistogram> {
+        order
+            .iter()
+            .map(|name| {
+                self.types
+                    .iter()
+                    .find(|(n, _, _)| n == name)
+                    .map(|(_, h, _)| h.clone())
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
+
+    /// The run's result: figures over the measured time, the verdict in words.
+    pub fn into_result(self, facts: RunFacts) -> RunResult {
+        let duration_s = facts.duration_s.max(1e-9);
+        let transactions = self.overall.count();
+        let error_total = self.errors.values().sum();
+        let clients_connected = facts.clients.saturating_sub(self.never_connected);
+        let verdict = verdict(
+            &Tally {
+                transactions,
+                failed: self.failed,
+                retries: self.retries,
+                error_total,
+                errors: &self.errors,
+                cancelled: facts.cancelled,
+                abandoned: self.abandoned,
+                duration_s,
+            },
+            &Refused {
+                clients: facts.clients,
+                connected: clients_connected,
+                message: self.connect_error.as_deref(),
+                max_connections: facts.server_max_connections,
+            },
+        );
+        let detail = facts.keep_detail.then(|| ResultDetail {
+            connect_histogram: self.connect.to_base64(),
+            lag_histogram: self.lag.to_base64(),
+            tally: self.tally.clone(),
+            abandoned: self.abandoned,
+            clients_never_connected: self.never_connected,
+        });
+        let empty = CommandTally::default();
+        let commands = facts
+            .command_places
+            .iter()
+            .enumerate()
+            .map(|(i, place)| CommandLatency::of(place, self.commands.get(i).unwrap_or(&empty)))
+            .collect();
+        RunResult {
+            workload: facts.workload,
+            target: facts.target,
+            server_version: facts.server_version,
+            tls: facts.tls,
+            clients: facts.clients,
+            threads: self.threads,
+            protocol: facts.protocol,
+            connect: facts.connect,
+            rate_tps: facts.rate_tps,
+            seed: facts.seed,
+            workload_params: facts.workload_params,
+            duration_s,
+            transactions,
+            tps: transactions as f64 / duration_s,
+            failed: self.failed,
+            retried: self.retried,
+            retries: self.retries,
+            cancelled: facts.cancelled,
+            errors: ErrorCounts {
+                total: error_total,
+                by_class: self.errors,
+            },
+            latency_ms: self.overall.summary(),
+            connect_ms: self.connect.summary(),
+            schedule_lag_ms: facts.rate_tps.and_then(|_| self.lag.summary()),
+            late_starts: self.late_starts,
+            unstarted: self.unstarted,
+            qps: self.queries.total as f64 / duration_s,
+            queries: self.queries,
+            client_cpu_us_per_txn: (transactions > 0)
+                .then(|| self.cpu.total * 1e6 / transactions as f64),
+            client_cpu_s: self.cpu,
+            transaction_types: self
+                .types
+                .iter()
+                .map(|(name, histogram, failed)| {
+                    (name.clone(), TransactionTypeResult::of(histogram, *failed))
+                })
+                .collect(),
+            histogram: self.overall.to_base64(),
+            intervals: facts.intervals,
+            verdict,
+            ramp_s: facts.ramp_s,
+            ramp_transactions: self.ramp_transactions,
+            ramp_errors: self.ramp_errors,
+            connections: facts.connections,
+            connections_by_host: self
+                .hosts
+                .into_iter()
+                .map(|(host, connections)| HostConnections { host, connections })
+                .collect(),
+            clients_connected,
+            connect_error: self.connect_error,
+            server_max_connections: facts.server_max_connections,
+            tpcc: facts.tpcc,
+            commands,
+            detail,
+        }
+    }
+}

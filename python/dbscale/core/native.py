@@ -1,0 +1,255 @@
+"""The one door to the native module `dbscale._core`: nothing else imports it. It is imported
+lazily, so everything that does not measure (option parsing, targets, results) works without it,
+and a missing build is one clear error rather than an ImportError traceback. Every native call
+goes through here, and a native `CoreError` becomes a `DbscaleError` here, once.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from dbscale.core.answers import (
+    CheckReport,
+    CpuScore,
+    DataSummary,
+    HistogramFigures,
+    ProbeAnswer,
+    RequestResponse,
+    Streams,
+    WorkloadEntry,
+)
+from dbscale.core.result import Interval, RunResult, strict_context
+from dbscale.errors import DbscaleError, InternalError, NativeModuleMissingError, from_core
+
+if TYPE_CHECKING:
+    from dbscale.core.config import RunConfig, WorkloadConfig
+
+Answer = TypeVar("Answer", bound=BaseModel)
+
+# One row of a session query: text values or NULL.
+Row = list[str | None]
+
+
+def load_core() -> ModuleType:
+    """The native module (see `_core.pyi`), or `NativeModuleMissingError`."""
+    try:
+        return importlib.import_module("dbscale._core")
+    except ImportError as exc:
+        raise NativeModuleMissingError(
+            f"the native module dbscale._core is not built ({exc})"
+        ) from None
+
+
+@contextmanager
+def _translated() -> Iterator[None]:
+    """Native errors become `DbscaleError`s; Ctrl-C and everything else pass unchanged."""
+    try:
+        yield
+    except DbscaleError:
+        raise
+    except Exception as exc:
+        core_error = getattr(load_core(), "CoreError", None)
+        if core_error is not None and isinstance(exc, core_error):
+            raise from_core(exc) from None
+        raise
+
+
+def _json(text: str, what: str) -> Any:
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise InternalError(f"the native {what} returned malformed JSON: {exc}") from None
+
+
+def strict(model: type[Answer], data: Any, what: str) -> Answer:
+    """`data` read as `model`, no field missing or unknown: the core and Python disagreeing is a
+    dbscale bug, said at once."""
+    try:
+        return model.model_validate(data, context=strict_context())
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(top)"
+        raise InternalError(
+            f"the native {what} does not match its contract at {where}: {first['msg']}"
+        ) from None
+
+
+def _answer(model: type[Answer], text: str, what: str) -> Answer:
+    return strict(model, _json(text, what), what)
+
+
+def version() -> str:
+    """The native core's version."""
+    return str(load_core().version())
+
+
+def workloads() -> dict[str, WorkloadEntry]:
+    """The workload catalog by name (`workload::catalog`)."""
+    with _translated():
+        data = _json(load_core().workloads(), "workload catalog")
+    if not isinstance(data, dict):
+        raise InternalError("the native workload catalog is not a JSON object")
+    return {
+        str(name): strict(WorkloadEntry, entry, "workload catalog") for name, entry in data.items()
+    }
+
+
+def check_workload(workload: WorkloadConfig) -> None:
+    """Builds the workload without connecting: a script that does not parse is refused here,
+    with its file, line and column, before anything runs."""
+    with _translated():
+        load_core().check_workload(workload.model_dump_json())
+
+
+def prepare(config: RunConfig) -> DataSummary:
+    """Loads the workload's data."""
+    with _translated():
+        return _answer(DataSummary, load_core().prepare(config.to_core_json()), "prepare")
+
+
+def cleanup(config: RunConfig) -> DataSummary:
+    """Drops the workload's tables."""
+    with _translated():
+        return _answer(DataSummary, load_core().cleanup(config.to_core_json()), "cleanup")
+
+
+def check(config: RunConfig) -> CheckReport:
+    """Checks the consistency conditions of the workload's data (TPC-C's 3.3.2.x)."""
+    with _translated():
+        return _answer(CheckReport, load_core().check(config.to_core_json()), "check report")
+
+
+def probe(config: RunConfig) -> ProbeAnswer:
+    """Connects once and tells what answered."""
+    with _translated():
+        return _answer(ProbeAnswer, load_core().probe(config.to_core_json()), "probe answer")
+
+
+class Run:
+    """A run going on in native threads (the GIL is released while it runs)."""
+
+    def __init__(self, config: RunConfig) -> None:
+        with _translated():
+            self._handle = load_core().start_run(config.to_core_json())
+
+    def wait(self, timeout_s: float) -> bool:
+        """Blocks up to `timeout_s`; True once the run has ended (or failed)."""
+        with _translated():
+            return bool(self._handle.wait(timeout_s))
+
+    def poll(self) -> list[Interval]:
+        """The per-second intervals finished since the last poll."""
+        with _translated():
+            data = _json(self._handle.poll(), "poll")
+        if not isinstance(data, list):
+            raise InternalError("the native poll is not a JSON list")
+        return [strict(Interval, item, "interval") for item in data]
+
+    def cancel(self) -> None:
+        """First call: stop at the next transaction boundary; second: abandon those in flight."""
+        self._handle.cancel()
+
+    def ready(self) -> bool:
+        """A scaled-out run's worker: its clients are connected and it waits for `go`."""
+        return bool(self._handle.ready())
+
+    def go(self, delay_s: float) -> None:
+        """A scaled-out run's worker starts `delay_s` from now."""
+        self._handle.go(delay_s)
+
+    def result(self) -> RunResult:
+        """Blocks until the run ends: its result (`stats/result.rs`), or the start-up error."""
+        with _translated():
+            return _answer(RunResult, self._handle.result(), "run result")
+
+
+def merge_worker_results(config: RunConfig, results: Sequence[RunResult]) -> RunResult:
+    """One result from a scaled-out run's worker results (the core's exact merge)."""
+    texts = [r.model_dump_json(exclude_unset=True) for r in results]
+    with _translated():
+        merged = load_core().merge_worker_results(config.to_core_json(), texts)
+    return _answer(RunResult, merged, "merged result")
+
+
+class Session:
+    """One connection for queries outside the measured loop (server statistics, checks);
+    `with closing(Session(config)) as session:` closes it after use."""
+
+    def __init__(self, config: RunConfig) -> None:
+        with _translated():
+            self._session = load_core().Session(config.to_core_json())
+
+    def query(self, sql: str) -> list[Row]:
+        """The rows of `sql`, each a list of text values or None."""
+        with _translated():
+            data = _json(self._session.query(sql), "query")
+        return [row for row in data if isinstance(row, list)] if isinstance(data, list) else []
+
+    def close(self) -> None:
+        self._session.close()
+
+
+def histogram_figures(blobs: Sequence[str], quantiles: Sequence[float]) -> HistogramFigures:
+    """Decodes the stored histograms (base64 HDR V2 deflate), merges them exactly and reads
+    count, min, mean, stddev, max and the values at `quantiles`, as the run itself reports them.
+    `ResultsError` when a blob is not such a histogram or was recorded with other settings."""
+    with _translated():
+        text = load_core().histogram_figures(list(blobs), [float(q) for q in quantiles])
+    return _answer(HistogramFigures, text, "histogram figures")
+
+
+def merge_histograms(blobs: Sequence[str]) -> str:
+    """One stored histogram (base64 HDR V2 deflate) holding the exact sum of `blobs`."""
+    with _translated():
+        return str(load_core().merge_histograms(list(blobs)))
+
+
+def micro_cpu(threads: int, seconds: float) -> CpuScore:
+    """Iterations per second of dbscale's CPU kernels on `threads` threads (0: every CPU)."""
+    with _translated():
+        text = load_core().micro_cpu(json.dumps({"threads": threads, "seconds": seconds}))
+    return _answer(CpuScore, text, "CPU score")
+
+
+class NetServer:
+    """A `dbscale micro net` server (the core's), listening until `stop()`."""
+
+    def __init__(self, bind: str, port: int) -> None:
+        with _translated():
+            self._server = load_core().NetServer(bind, port)
+
+    @property
+    def addr(self) -> str:
+        return str(self._server.addr())
+
+    def stop(self) -> None:
+        self._server.stop()
+
+
+def micro_net_rr(addr: str, seconds: float) -> RequestResponse:
+    """One-byte request/response against a `micro net` server (latencies in microseconds)."""
+    with _translated():
+        text = load_core().micro_net_rr(addr, seconds)
+    return _answer(RequestResponse, text, "request/response figures")
+
+
+def micro_net_streams(addr: str, streams: int, seconds: float, buffer_bytes: int) -> Streams:
+    """Parallel streams to a `micro net` server: the half-second aggregate series in Gbit/s."""
+    with _translated():
+        text = load_core().micro_net_streams(addr, streams, seconds, buffer_bytes)
+    return _answer(Streams, text, "stream figures")
+
+
+def pick_stream_count(
+    history: Sequence[tuple[int, float]], threshold: float, cap: int
+) -> int | None:
+    """The report's stream-count search (the core's rule) on (streams, Gbit/s) steps."""
+    found = load_core().pick_stream_count(list(history), threshold, cap)
+    return int(found) if found is not None else None
