@@ -186,3 +186,31 @@ def parse_cpu_list(text: str) -> list[int]:
         low, _, high = part.partition("-")
         cpus.extend(range(int(low), int(high or low) + 1))
     return cpus
+
+
+def duration_seconds(value: Any) -> Any:
+    """A pydantic before-validator: `30s`, `2m`, `500ms`, or a number of seconds."""
+    if isinstance(value, bool):
+        raise ValueError("must be a duration like 30s, 2m or 500ms")
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return parse_duration(value, "duration")
+        except ConfigError as exc:
+            raise ValueError(f"{exc.message.removeprefix('duration: ')}: {exc.hint}") from None
+    raise ValueError("must be a duration like 30s, 2m or 500ms")
+
+
+def is_zero_duration(value: Any) -> bool:
+    """`0`, `"0"`, `"0s"` or `"0ms"`: none of it (no cooldown, no warm-up run, no ramp)."""
+    if isinstance(value, str):
+        value = value.strip().lower()
+    return value in (0, "0", "0s", "0ms")
+
+
+def zero_or_duration_seconds(value: Any) -> Any:
+    """`duration_seconds`, with zero allowed."""
+    if is_zero_duration(value):
+        return 0.0
+    return duration_seconds(value)

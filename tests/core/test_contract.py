@@ -53,10 +53,10 @@ def test_a_nested_part_is_compared_too(contract: dict[str, Any]) -> None:
 def test_a_bound_and_a_default_that_differ_are_found(contract: dict[str, Any]) -> None:
     drifted = _drifted(contract)
     drifted["config"]["properties"]["clients"]["maximum"] = 50_000
-    drifted["config"]["properties"]["duration_s"]["default"] = 30.0
+    drifted["config"]["properties"]["duration_s"]["default"] = 10.0
     assert differences(drifted) == [
         "config.clients: bounds [1, 100000] in Python, [1, 50000] in the core",
-        "config.duration_s: default 10.0 in Python, 30.0 in the core",
+        "config.duration_s: default 30.0 in Python, 10.0 in the core",
     ]
 
 

@@ -19,7 +19,7 @@ from dbscale.targets.spec import (
     target_info,
 )
 from dbscale.targets.variables import fill, target_variables, variable_env
-from tests.plan_helpers import plan_file, study
+from tests.plan.helpers import plan_file, study
 
 SWEEP = """
 name: sweep

@@ -204,7 +204,7 @@ fn default_clients() -> u32 {
 }
 
 fn default_duration_s() -> f64 {
-    10.0
+    30.0
 }
 fn default_max_tries() -> u32 {
     1

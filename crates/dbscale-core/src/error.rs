@@ -17,6 +17,9 @@ pub enum Error {
     /// The workload's tables are missing or incomplete.
     #[error("{0}")]
     NotPrepared(String),
+    /// sysbench's tables are missing: their count and size are the run's own parameters.
+    #[error("{0}")]
+    SysbenchNotPrepared(String),
     /// A statement failed outside the measured loop (prepare, cleanup, checks).
     #[error("{context}: {source}")]
     Sql { context: String, source: DbError },
@@ -60,7 +63,7 @@ impl Error {
                 Some(ConnectFailure::InvalidTarget) => "connect_invalid",
                 Some(ConnectFailure::Protocol) | None => "connect_unreachable",
             },
-            Error::NotPrepared(_) => "not_prepared",
+            Error::NotPrepared(_) | Error::SysbenchNotPrepared(_) => "not_prepared",
             Error::Sql { .. } => "sql",
             Error::Histogram(_) => "histogram",
             Error::Internal(_) => "internal",
@@ -74,7 +77,7 @@ impl Error {
             Error::Connect { target, source } if is_mysql_target(target) => mysql_connect_hint(source.connect).into(),
             Error::Connect { source, .. } => postgres_connect_hint(source.connect).into(),
             Error::Script(_) => "fix the script at the line and column shown; docs/scripts.md describes the language".into(),
-            Error::NotPrepared(message) if message.contains("sbtest") => "run `dbscale prepare WORKLOAD --target URL` with the run's --set tables=N and table_size=M (or sysbench's own `prepare` with the same --tables and --table-size)".into(),
+            Error::SysbenchNotPrepared(_) => "run `dbscale prepare WORKLOAD --target URL` with the run's --set tables=N and table_size=M (or sysbench's own `prepare` with the same --tables and --table-size)".into(),
             Error::NotPrepared(_) => "run `dbscale prepare WORKLOAD --target URL` first (with the same --set parameters)".into(),
             Error::Sql { .. } => "the server refused a statement; its message above says why".into(),
             Error::Histogram(_) => "the results hold a histogram dbscale did not write (edited, truncated, or recorded with other settings); re-run that point".into(),
@@ -164,7 +167,7 @@ mod tests {
 
     #[test]
     fn missing_sysbench_tables_hint_at_their_size() {
-        let e = Error::NotPrepared("table sbtest3 is missing (no such table)".into());
+        let e = Error::SysbenchNotPrepared("table sbtest3 is missing (no such table)".into());
         assert!(e.hint().contains("table_size"), "{}", e.hint());
         let tpcb = Error::NotPrepared("TPC-B tables are missing".into()).hint();
         assert!(!tpcb.contains("table_size"));

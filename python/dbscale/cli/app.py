@@ -60,6 +60,7 @@ def run_cmd(
     clients: o.Clients = None,
     duration: o.Duration = None,
     ramp: o.Ramp = None,
+    interval: o.Interval = None,
     protocol: o.Protocol = None,
     connect: o.Connect = None,
     rate: o.Rate = None,

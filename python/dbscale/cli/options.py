@@ -65,6 +65,12 @@ Ramp = Annotated[
         "--ramp", help="Unmeasured time before each run; clients start spread over it (5m)."
     ),
 ]
+Interval = Annotated[
+    str | None,
+    typer.Option(
+        "--interval", help="Width of the recorded per-interval snapshots and progress (1s)."
+    ),
+]
 Protocol = Annotated[
     QueryProtocol | None, typer.Option("--protocol", "-M", help="Query protocol (pgbench -M).")
 ]

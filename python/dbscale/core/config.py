@@ -6,14 +6,22 @@ core receives, and Rust validates it again (`deny_unknown_fields`), so both side
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+)
 from pydantic_core import ErrorDetails
 
 from dbscale.errors import ConfigError
 from dbscale.modes import ConnectMode, QueryProtocol, TlsMode
 from dbscale.redaction import redact_url
+from dbscale.values import duration_seconds, zero_or_duration_seconds
 
 MAX_SEED = 2**64 - 1
 
@@ -30,6 +38,19 @@ MAX_RATE_TPS = 1e8
 MAX_TRIES = 1_000_000
 MIN_INTERVAL_S = 0.05
 MAX_U32 = 2**32 - 1
+
+# A time in seconds, also written `30s`, `2m` or `500ms` (the bounds first, so the schema shows
+# them).
+Seconds = Annotated[
+    float,
+    Field(ge=MIN_DURATION_S, le=MAX_DURATION_S, allow_inf_nan=False),
+    BeforeValidator(duration_seconds),
+]
+SecondsOrZero = Annotated[
+    float,
+    Field(ge=0, le=MAX_DURATION_S, allow_inf_nan=False),
+    BeforeValidator(zero_or_duration_seconds),
+]
 
 
 class _Model(BaseModel):
@@ -82,26 +103,64 @@ class LoadPart(_Model):
     parts: int = Field(default=1, ge=1, le=MAX_U32)
 
 
-class RunConfig(_Model):
-    """Everything one run, prepare or cleanup needs. Defaults match config.rs."""
+def _plan_name(core_name: str, plan_name: str) -> dict[str, Any]:
+    """A setting's names: the core's, then the one plan files, matrix axes and `--set` use (a
+    plan's load settings are written under it too)."""
+    return {
+        "validation_alias": AliasChoices(core_name, plan_name),
+        "serialization_alias": plan_name,
+    }
 
-    target: TargetConfig
-    workload: WorkloadConfig
+
+class RunSettings(_Model):
+    """How a run loads its target, each setting declared once: by the core's name (config.rs),
+    with its bounds and default. Plan files, matrix axes and `--set` name a setting by the alias
+    after it (`duration` for `duration_s`); the command line's flag is that alias with dashes
+    (`--max-tries`). A plan's load settings are these and a few of the plan's own."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
     protocol: QueryProtocol = QueryProtocol.SIMPLE
     connect: ConnectMode = ConnectMode.PERSISTENT
     clients: int = Field(default=1, ge=1, le=MAX_CLIENTS)
     threads: int | None = Field(default=None, ge=1, le=MAX_THREADS)
-    duration_s: float = Field(
-        default=10.0, ge=MIN_DURATION_S, le=MAX_DURATION_S, allow_inf_nan=False
+    duration_s: Seconds = Field(default=30.0, **_plan_name("duration_s", "duration"))
+    ramp_s: SecondsOrZero = Field(default=0.0, **_plan_name("ramp_s", "ramp"))
+    rate_tps: float | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_RATE_TPS,
+        allow_inf_nan=False,
+        **_plan_name("rate_tps", "rate"),
     )
-    ramp_s: float = Field(default=0.0, ge=0, le=MAX_DURATION_S, allow_inf_nan=False)
-    rate_tps: float | None = Field(default=None, gt=0, le=MAX_RATE_TPS, allow_inf_nan=False)
     max_tries: int = Field(default=1, ge=1, le=MAX_TRIES)
     transactions: int | None = Field(default=None, ge=1, le=2**63 - 1)
     seed: int | None = Field(default=None, ge=0, le=MAX_SEED)
-    interval_s: float = Field(
-        default=1.0, ge=MIN_INTERVAL_S, le=MAX_DURATION_S, allow_inf_nan=False
-    )
+    interval_s: Annotated[
+        float,
+        Field(ge=MIN_INTERVAL_S, le=MAX_DURATION_S, allow_inf_nan=False),
+        BeforeValidator(duration_seconds),
+    ] = Field(default=1.0, **_plan_name("interval_s", "interval"))
+
+    @classmethod
+    def plan_names(cls) -> dict[str, str]:
+        """Each setting's plan name (the alias) by its core name."""
+        names: dict[str, str] = {}
+        for name, info in RunSettings.model_fields.items():
+            names[name] = info.serialization_alias or name
+        return names
+
+    def settings(self) -> dict[str, Any]:
+        """The run settings alone, by their core names (a plan's own load settings left out)."""
+        return {name: getattr(self, name) for name in RunSettings.model_fields}
+
+
+class RunConfig(RunSettings):
+    """Everything one run, prepare or cleanup needs. Defaults match config.rs (the contract
+    test compares them)."""
+
+    target: TargetConfig
+    workload: WorkloadConfig
     share: WorkerShare | None = None  # set on a scaled-out run's workers only
     load_part: LoadPart | None = None  # set on a split load's parts only
 
@@ -129,20 +188,15 @@ class RunConfig(_Model):
         return data
 
 
-# The command line's name of each field that has one (the flags of `dbscale run`; a plan's load
-# settings are named as their flags are, without the dashes: `max_tries` is `--max-tries`).
+def option_name(plan_name: str) -> str:
+    """The `dbscale run` flag of a setting named `plan_name`: `max_tries` is `--max-tries`."""
+    return "--" + plan_name.replace("_", "-")
+
+
+# What a refusal names each field by: a run setting by its flag (interval has none), the rest as
+# the command line says them.
 OPTION_NAMES = {
-    "clients": "--clients",
-    "threads": "--threads",
-    "duration_s": "--duration",
-    "ramp_s": "--ramp",
-    "rate_tps": "--rate",
-    "max_tries": "--max-tries",
-    "transactions": "--transactions",
-    "seed": "--seed",
-    "interval_s": "interval",
-    "protocol": "--protocol",
-    "connect": "--connect",
+    **{name: option_name(plan) for name, plan in RunSettings.plan_names().items()},
     "url": "--target",
     "tls": "--tls",
     "name": "workload",

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from dbscale.errors import PlanError
 from dbscale.plan.document import PathKey, PlanDocument
-from dbscale.plan.schema import LOAD_FIELDS, LoadSettings, PlanSchema
+from dbscale.plan.schema import LOAD_FIELD_BY_NAME, LOAD_FIELDS, LoadSettings, PlanSchema
 
 RESERVED = ("zip", "exclude")
 TARGET_AXIS = "target"
@@ -208,7 +208,8 @@ class _AxisParser:
     def value(self, axis: Axis, item: Any, path: PathKey) -> Any:
         if axis.kind == "load":
             try:
-                return getattr(LoadSettings.model_validate({axis.name: item}), axis.name)
+                field = LOAD_FIELD_BY_NAME[axis.name]
+                return getattr(LoadSettings.model_validate({axis.name: item}), field)
             except ValidationError as exc:
                 msg = exc.errors()[0]["msg"].removeprefix("Value error, ")
                 raise self.doc.error(path, f"{axis.name}: {msg}, got {item!r}") from None

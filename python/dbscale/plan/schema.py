@@ -13,45 +13,15 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 
 from dbscale.core.config import (
     MAX_CLIENTS,
-    MAX_DURATION_S,
-    MAX_RATE_TPS,
-    MAX_THREADS,
-    MAX_TRIES,
-    MIN_DURATION_S,
+    RunSettings,
+    Seconds,
+    SecondsOrZero,
 )
-from dbscale.errors import ConfigError
 from dbscale.micro.settings import MicroSettings
-from dbscale.modes import ConnectMode, QueryProtocol, TlsMode
+from dbscale.modes import QueryProtocol, TlsMode
 from dbscale.scaleout.settings import ScaleOut
 from dbscale.targets.spec import NAME_PATTERN, TargetEntry
-from dbscale.values import ParamValue, parse_duration
-
-
-def _duration(value: Any) -> Any:
-    """`30s`, `2m`, `500ms`, or a number of seconds."""
-    if isinstance(value, bool):
-        raise ValueError("must be a duration like 30s, 2m or 500ms")
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return parse_duration(value, "duration")
-        except ConfigError as exc:
-            raise ValueError(f"{exc.message.removeprefix('duration: ')}: {exc.hint}") from None
-    raise ValueError("must be a duration like 30s, 2m or 500ms")
-
-
-def is_zero_duration(value: Any) -> bool:
-    """`0`, `"0"`, `"0s"` or `"0ms"`: none of it (no cooldown, no warm-up run)."""
-    if isinstance(value, str):
-        value = value.strip().lower()
-    return value in (0, "0", "0s", "0ms")
-
-
-def _zero_or_duration(value: Any) -> Any:
-    if is_zero_duration(value):
-        return 0.0
-    return _duration(value)
+from dbscale.values import ParamValue
 
 
 def _on_off(value: Any) -> Any:
@@ -62,14 +32,6 @@ def _on_off(value: Any) -> Any:
 
 MAX_REPEAT = 1_000
 MAX_WARMUP_RUNS = 100
-Seconds = Annotated[
-    float,
-    BeforeValidator(_duration),
-    Field(ge=MIN_DURATION_S, le=MAX_DURATION_S, allow_inf_nan=False),
-]
-SecondsOrZero = Annotated[
-    float, BeforeValidator(_zero_or_duration), Field(ge=0, le=MAX_DURATION_S, allow_inf_nan=False)
-]
 Switch = Annotated[bool, BeforeValidator(_on_off)]
 
 
@@ -114,28 +76,28 @@ class WorkloadEntry(_Strict):
         return self.label or self.name
 
 
-class LoadSettings(_Strict):
-    """How each run loads the target. Every field can also be a matrix axis."""
+class LoadSettings(RunSettings):
+    """How each run loads the target: the run settings (declared once, in core/config.py) and
+    the plan's own (how to reach the target). Every field can also be a matrix axis, named as a
+    plan names it (`duration`, `rate`), and written under that name (plan.json)."""
 
-    clients: int = Field(default=1, ge=1, le=MAX_CLIENTS)
-    threads: int | None = Field(default=None, ge=1, le=MAX_THREADS)
-    duration: Seconds = 30.0
-    ramp: SecondsOrZero = 0.0  # unmeasured; clients start spread over it
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, serialize_by_alias=True
+    )
+
     # None: the workload family's own default (see `default_protocol`).
-    protocol: QueryProtocol | None = None
-    connect: ConnectMode = ConnectMode.PERSISTENT
-    rate: float | None = Field(default=None, gt=0, le=MAX_RATE_TPS, allow_inf_nan=False)
-    max_tries: int = Field(default=1, ge=1, le=MAX_TRIES)
-    # Transactions per client (pgbench -t): the run ends when every client has run them;
-    # `duration` is then a limit.
-    transactions: int | None = Field(default=None, ge=1, le=2**63 - 1)
+    protocol: QueryProtocol | None = None  # type: ignore[assignment]
     tls: TlsMode | None = None
     transport: Transport = Transport.TCP
     pooling: Switch = False
-    seed: int | None = Field(default=None, ge=0, le=2**64 - 1)
 
 
-LOAD_FIELDS = tuple(LoadSettings.model_fields)
+# The load settings by the names plans use (`duration`), and each one's field (`duration_s`).
+LOAD_FIELD_BY_NAME = {
+    **{plan: core for core, plan in RunSettings.plan_names().items()},
+    **{name: name for name in LoadSettings.model_fields if name not in RunSettings.model_fields},
+}
+LOAD_FIELDS = tuple(LOAD_FIELD_BY_NAME)
 
 
 class DataWarmup(_Strict):

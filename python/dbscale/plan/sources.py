@@ -11,7 +11,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from dbscale.core.config import MAX_DURATION_S
+from dbscale.core.config import MAX_DURATION_S, option_name
 from dbscale.errors import PlanError
 from dbscale.modes import ConnectMode, QueryProtocol, TlsMode
 from dbscale.plan.document import (
@@ -22,10 +22,16 @@ from dbscale.plan.document import (
     split_set_path,
 )
 from dbscale.plan.recipes import load_recipe
-from dbscale.plan.schema import LOAD_FIELDS, PlanSchema, is_zero_duration
+from dbscale.plan.schema import LOAD_FIELDS, PlanSchema
 from dbscale.plan.scripts import SCRIPT_WORKLOAD, is_mix, mix_entries, parse_defines
 from dbscale.targets.url import EMBEDDED
-from dbscale.values import ParamValue, parse_clients, parse_param_value, parse_set
+from dbscale.values import (
+    ParamValue,
+    is_zero_duration,
+    parse_clients,
+    parse_param_value,
+    parse_set,
+)
 
 DEMO_WORKLOAD = "tpcb"
 DEMO_PARAMS: dict[str, ParamValue] = {"scale": 10}
@@ -48,6 +54,7 @@ class RunOptions:
     clients: Sequence[str] = ()
     duration: str | None = None
     ramp: str | None = None  # unmeasured time before each run
+    interval: str | None = None  # the width of the per-interval snapshots
     protocol: QueryProtocol | None = None
     connect: ConnectMode | None = None
     rate: float | None = None  # transactions/s over all clients
@@ -176,14 +183,10 @@ def default_clients(workload: str, params: dict[str, Any]) -> int:
     return 10 * count if wait else count
 
 
-def load_flag(field: str) -> str:
-    """The flag that sets a load setting: its name with dashes (`max_tries` is `--max-tries`)."""
-    return "--" + field.replace("_", "-")
-
-
 def _load_flag_values(options: RunOptions) -> dict[str, object]:
     values: dict[str, object] = {
-        "duration": options.duration, "ramp": options.ramp, "protocol": options.protocol,
+        "duration": options.duration, "ramp": options.ramp, "interval": options.interval,
+        "protocol": options.protocol,
         "connect": options.connect, "rate": options.rate, "threads": options.threads,
         "max_tries": options.max_tries, "tls": options.tls, "seed": options.seed,
         "transactions": options.transactions,
@@ -239,9 +242,9 @@ def apply_flags(doc: PlanDocument, options: RunOptions, *, plain: bool) -> None:
         _override_targets(doc, options.targets)
     clients = parse_clients(options.clients)
     if clients:
-        _set_load(doc, "clients", clients, load_flag("clients"))
+        _set_load(doc, "clients", clients, option_name("clients"))
     for name, value in _load_flag_values(options).items():
-        _set_load(doc, name, [value], load_flag(name))
+        _set_load(doc, name, [value], option_name(name))
     if options.warmup is not None and is_zero_duration(options.warmup):
         doc.set(("prepare", "warmup"), None, "command line (--warmup 0: no warm-up run)")
     elif options.warmup is not None:

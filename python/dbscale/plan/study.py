@@ -41,6 +41,11 @@ RUN_OVERHEAD_S = 1.0
 TLS_NEEDS_TCP = (TlsMode.REQUIRE, TlsMode.VERIFY_CA, TlsMode.VERIFY_FULL)
 
 
+# Left out of a point's fingerprint: the seed (repetitions draw their own), and the interval
+# (a later setting: left out, a study begun before it resumes as it was).
+_UNFINGERPRINTED = {"seed", "interval_s"}
+
+
 @dataclass(frozen=True)
 class Point:
     """One configuration of the matrix: what runs, where, with which load."""
@@ -75,7 +80,7 @@ class Point:
             "target": self.target.name,
             "workload": self.workload,
             "params": self.params,
-            "load": self.load.model_dump(mode="json", exclude={"seed"}),
+            "load": self.load.model_dump(mode="json", exclude=_UNFINGERPRINTED),
         }
         if self.scripts:
             settings["scripts"] = scripts_digest(self.scripts, self.defines)
@@ -113,16 +118,10 @@ class Point:
                 scripts=list(self.scripts),
                 defines=self.defines,
             ),
-            protocol=load.protocol or default_protocol(self.workload),
-            connect=load.connect,
-            clients=load.clients,
-            threads=load.threads,
-            duration_s=load.duration,
-            ramp_s=load.ramp,
-            rate_tps=load.rate,
-            max_tries=load.max_tries,
-            transactions=load.transactions,
-            seed=load.seed,
+            **{
+                **load.settings(),
+                "protocol": load.protocol or default_protocol(self.workload),
+            },
         )
 
 
@@ -141,7 +140,7 @@ class RunStep:
 
     @property
     def duration_s(self) -> float:
-        return self.point.load.duration
+        return self.point.load.duration_s
 
     @property
     def label(self) -> str:
@@ -209,7 +208,7 @@ def estimate_s(steps: Sequence[Step], cooldown_s: float) -> float:
     """Wall time of the runs (ramps included), cooldowns, per-run overhead and micro-benchmarks
     (data loading apart: `data_loads`)."""
     runs = [s for s in steps if isinstance(s, RunStep)]
-    measured = sum(s.duration_s + s.point.load.ramp + RUN_OVERHEAD_S for s in runs)
+    measured = sum(s.duration_s + s.point.load.ramp_s + RUN_OVERHEAD_S for s in runs)
     micro = sum(s.estimate_s for s in steps if isinstance(s, MicroStep))
     return measured + micro + cooldown_s * max(len(runs) - 1, 0)
 
@@ -317,8 +316,8 @@ class _BlockOrder:
         yield RunStep("measured", f"{point.key}#{rep}", point, rep)
 
     def _warmups(self, point: Point) -> Iterator[Step]:
-        duration = self.plan.warmup_duration or point.load.duration
-        warm = replace(point, load=point.load.model_copy(update={"duration": duration}))
+        duration = self.plan.warmup_duration or point.load.duration_s
+        warm = replace(point, load=point.load.model_copy(update={"duration_s": duration}))
         for i in range(self.plan.warmup_runs):
             yield RunStep("warmup", f"{point.key}#warmup{i}", warm, i)
 
@@ -327,7 +326,7 @@ class _BlockOrder:
         assert spec is not None
         mine = [p for p in self.block if p.target.name == first.target.name]
         clients = spec.clients or max(p.load.clients for p in mine)
-        load = first.load.model_copy(update={"duration": spec.duration, "clients": clients})
+        load = first.load.model_copy(update={"duration_s": spec.duration, "clients": clients})
         point = replace(
             first,
             key=f"data-warmup:{first.target.name}:{first.data_label}",

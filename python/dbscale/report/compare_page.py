@@ -25,47 +25,38 @@ from dbscale.report.page import facts_list, html_document, warnings_box
 from dbscale.report.rows import r4
 from dbscale.report.specs import CONFIG, FACET_WIDTH
 from dbscale.report.tables import Cell, html_table
+from dbscale.results.compare import Comparison
+from dbscale.stats.comparison import Change
 
 METRICS = (("tps", "TPS"), ("p95_ms", "p95 latency"), ("p99_ms", "p99 latency"))
 CLASSES = {"better": "better", "worse": "worse"}  # anything else: no clear change
 COLORS = {"better": "#2da44e", "worse": "#cf222e", "no clear change": "#8c959f"}
 
 
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def changes(comparison: Mapping[str, Any]) -> list[tuple[str, str, Mapping[str, Any]]]:
-    """(point, metric title, change) for every point and metric present."""
-    out: list[tuple[str, str, Mapping[str, Any]]] = []
-    for row in comparison.get("points") or []:
-        if not isinstance(row, Mapping):
-            continue
-        for key, title in METRICS:
-            change = row.get(key)
-            if isinstance(change, Mapping):
-                out.append((str(row.get("point") or "?"), title, change))
-    return out
+def changes(comparison: Comparison) -> list[tuple[str, str, Change]]:
+    """(point, metric title, change) for every point and metric."""
+    return [
+        (row.point, title, row.metric(key)) for row in comparison.points for key, title in METRICS
+    ]
 
 
 def verdict_class(verdict: str) -> str:
     return CLASSES.get(verdict, "no clear change")
 
 
-def change_chart(comparison: Mapping[str, Any]) -> Chart | None:
+def change_chart(comparison: Comparison) -> Chart | None:
     data = [
         {
-            "point": point, "metric": title, "change": r4(_number(c.get("change_pct"))),
-            "lo": r4(_number(c.get("ci_low_pct"))), "hi": r4(_number(c.get("ci_high_pct"))),
-            "verdict": str(c.get("verdict") or ""), "class": verdict_class(str(c.get("verdict"))),
-            "p": r4(_number(c.get("p_adjusted"))),
+            "point": point, "metric": title, "change": r4(c.change_pct),
+            "lo": r4(c.ci_low_pct), "hi": r4(c.ci_high_pct),
+            "verdict": c.verdict, "class": verdict_class(c.verdict), "p": r4(c.p_adjusted),
         }
         for point, title, c in changes(comparison)
     ]  # fmt: skip
     data = [d for d in data if d["change"] is not None]
     if not data:
         return None
-    noise = _number(comparison.get("noise_threshold_pct")) or 0.0
+    noise = comparison.noise_threshold_pct
     points = list(dict.fromkeys(d["point"] for d in data))
     y = {"field": "point", "type": "nominal", "title": None, "sort": points}
     x_title = "change of B against A (%)"
@@ -107,42 +98,40 @@ def change_chart(comparison: Mapping[str, Any]) -> Chart | None:
     return Chart("compare-change", "compare", "Change B vs A", caption, spec)
 
 
-def _table(comparison: Mapping[str, Any]) -> str:
+def _table(comparison: Comparison) -> str:
     headers = ["point", "metric", "runs A/B", "A median", "B median", "change %", "CI low %",
                "CI high %", "p (Holm)", "verdict"]  # fmt: skip
     rows: list[list[Cell]] = []
     for point, title, c in changes(comparison):
         rows.append(
             [
-                point, title, f"{c.get('n_a', '?')}/{c.get('n_b', '?')}",
-                _number(c.get("median_a")), _number(c.get("median_b")),
-                _number(c.get("change_pct")), _number(c.get("ci_low_pct")),
-                _number(c.get("ci_high_pct")), _number(c.get("p_adjusted")),
-                str(c.get("verdict") or ""),
+                point, title, f"{c.n_a}/{c.n_b}", c.median_a, c.median_b, c.change_pct,
+                c.ci_low_pct, c.ci_high_pct, c.p_adjusted, c.verdict,
             ]
         )  # fmt: skip
     return html_table(headers, rows)
 
 
 def render_compare_html(
-    comparison: Mapping[str, Any], *, cache_dir: Path | None = None, now: datetime | None = None
+    data: Mapping[str, Any], *, cache_dir: Path | None = None, now: datetime | None = None
 ) -> str:
     """The comparison as one self-contained page (library inlined, no network)."""
-    a, b = str(comparison.get("a") or "A"), str(comparison.get("b") or "B")
+    comparison = Comparison.model_validate(data)
+    a, b = comparison.a or "A", comparison.b or "B"
     chart = change_chart(comparison)
-    verdicts = [str(c.get("verdict") or "") for _, _, c in changes(comparison)]
+    verdicts = [c.verdict for _, _, c in changes(comparison)]
     tally = {v: verdicts.count(v) for v in dict.fromkeys(verdicts)}
     facts = {
         "A": a,
         "B": b,
         "verdicts": ", ".join(f"{n} {v}" for v, n in tally.items()),
-        "rule": f"Mann-Whitney U, Holm-corrected, alpha {comparison.get('alpha', '?')}; "
-        f"{_number(comparison.get('confidence')) or 0.95:.0%} CI of the change beyond "
-        f"±{_number(comparison.get('noise_threshold_pct')) or 0:g}%",
+        "rule": f"Mann-Whitney U, Holm-corrected, alpha {comparison.alpha}; "
+        f"{comparison.confidence:.0%} CI of the change beyond "
+        f"±{comparison.noise_threshold_pct:g}%",
         "drawn": f"dbscale {__version__}, "
         + (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M:%S UTC"),
     }
-    unmatched = [str(u) for u in comparison.get("unmatched") or []]
+    unmatched = comparison.unmatched
     warnings = [f"only on one side (not compared): {', '.join(unmatched)}"] if unmatched else []
     figure = ""
     if chart:

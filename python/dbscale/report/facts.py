@@ -6,6 +6,8 @@ other parts of dbscale add (vCPU counts, host facts, plan axes), absent in older
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 from dbscale.redaction import redact_url
 from dbscale.results.record import RunRecord
@@ -48,7 +50,7 @@ def target_label(record: RunRecord) -> str:
     """A short name for the run's target: a plan's target name, else host:port/db of the URL."""
     if record.target_name:
         return record.target_name
-    url = record.target or record.config.target.url or ""
+    url = record.target or (record.config.target.url if record.config is not None else "")
     return _short_url(redact_url(url)) if url else "?"
 
 
@@ -71,23 +73,33 @@ def vcpus(record: RunRecord) -> int | None:
 def run_facts(record: RunRecord) -> dict[str, Value]:
     """Every fact of the run that a study could sweep, keyed as axes are keyed."""
     config = record.config
-    facts: dict[str, Value] = {
-        "clients": _plain(record.clients or config.clients),
-        "rate_tps": _plain(config.rate_tps if config.rate_tps is not None else record.rate_tps),
-        "vcpus": vcpus(record),
-        "target": target_label(record),
-        "workload": _plain(record.workload or config.workload.name),
-        "protocol": _plain(record.protocol or config.protocol),
-        "connect": _plain(record.connect or config.connect),
-        "tls": _plain(config.target.tls if config.target.tls is not None else record.tls),
-        "max_tries": _plain(config.max_tries),
-        "threads": _plain(record.threads or config.threads),
-        "duration_s": _plain(config.duration_s),
-    }
-    if config.transactions is not None:  # a counted run: its duration is only a limit
+    if config is None:  # a record without its configuration: what the result itself says
+        facts: dict[str, Value] = {
+            "clients": record.clients, "rate_tps": _plain(record.rate_tps),
+            "vcpus": vcpus(record), "target": target_label(record), "workload": record.workload,
+            "protocol": record.protocol, "connect": record.connect, "tls": record.tls,
+            "max_tries": None, "threads": record.threads, "duration_s": record.duration_s,
+        }  # fmt: skip
+        params: Mapping[str, Any] = record.workload_params
+    else:
+        facts = {
+            "clients": _plain(record.clients or config.clients),
+            "rate_tps": _plain(config.rate_tps if config.rate_tps is not None else record.rate_tps),
+            "vcpus": vcpus(record),
+            "target": target_label(record),
+            "workload": _plain(record.workload or config.workload.name),
+            "protocol": _plain(record.protocol or config.protocol),
+            "connect": _plain(record.connect or config.connect),
+            "tls": _plain(config.target.tls if config.target.tls is not None else record.tls),
+            "max_tries": _plain(config.max_tries),
+            "threads": _plain(record.threads or config.threads),
+            "duration_s": _plain(config.duration_s),
+        }
+        params = record.workload_params or config.workload.params
+    if record.per_client_transactions is not None:  # a counted run: its duration is a limit
         del facts["duration_s"]
-        facts["transactions"] = config.transactions
-    for name, value in (record.workload_params or config.workload.params).items():
+        facts["transactions"] = record.per_client_transactions
+    for name, value in params.items():
         facts[PARAM_PREFIX + name] = _plain(value)
     # A plan's own axes (the study work) name what it swept; they come first.
     for name, value in record.point.items():

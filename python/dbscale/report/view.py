@@ -240,7 +240,10 @@ def _header(path: Path, runs: Sequence[RunView], name: str) -> Header:
         title=f"{name} ({path.name})" if name else path.name,
         targets=list(targets.values()),
         workloads=sorted(
-            {r.record.workload or str(r.record.config.workload.name) for r in measured}
+            {
+                r.record.workload or (r.record.config.workload.name if r.record.config else "")
+                for r in measured
+            }
         ),
         constants=constants,
         versions=sorted({r.record.dbscale_version for r in runs} - {""}),

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from rich.console import Console
 
 from dbscale.errors import ConfigError, ResultsError
@@ -38,6 +39,41 @@ from dbscale.values import JsonObject, format_value
 
 Record = RunRecord
 METRICS = (("tps", True), ("p95_ms", False), ("p99_ms", False))
+
+
+class PointComparison(BaseModel):
+    """One point on both sides: each metric's change (`stats.comparison.Change`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    point: str
+    tps: Change
+    p95_ms: Change
+    p99_ms: Change
+
+    def metric(self, name: str) -> Change:
+        change: Change = getattr(self, name)
+        return change
+
+
+class Comparison(BaseModel):
+    """A comparison as `compare_dirs` returns it and `compare --json` prints it, read back typed
+    by the console table and the HTML page."""
+
+    model_config = ConfigDict(frozen=True)
+
+    a: str
+    b: str
+    noise_threshold_pct: float
+    alpha: float
+    confidence: float
+    estimate: str = ESTIMATE
+    power: float = POWER
+    detect_pct: float | None = None
+    points: list[PointComparison]
+    unmatched: list[str] = Field(default_factory=list)
+    price_performance: list[dict[str, JsonValue]] = Field(default_factory=list)
+    target_differences: list[dict[str, JsonValue]] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -215,71 +251,68 @@ def compare_dirs(a: Path, b: Path | None, options: ComparisonOptions) -> JsonObj
     }
 
 
-def _num(value: Any, digits: int = 1) -> str:
+def _num(value: float | None, digits: int = 1) -> str:
     return "-" if value is None else f"{float(value):.{digits}f}"
 
 
-def _print_power(console: Console, comparison: Mapping[str, Any]) -> None:
+def _print_power(console: Console, comparison: Comparison) -> None:
     """Per point, what the TPS runs could detect, and what a given change (--detect) needs."""
-    power = float(comparison.get("power", POWER))
-    detect = comparison.get("detect_pct")
-    columns = ["point", "runs A/B", f"smallest change detected ({power:.0%} power)"]
+    detect = comparison.detect_pct
+    columns = ["point", "runs A/B", f"smallest change detected ({comparison.power:.0%} power)"]
     if detect:
         columns.append(f"runs per side for ±{detect:g}%")
     table = text_table(columns, left={"point"}, title="power (TPS)")
-    for row in comparison["points"]:
-        c = row["tps"]
-        detectable = c.get("detectable_pct")
+    for row in comparison.points:
+        c = row.tps
+        detectable = c.detectable_pct
         table.add_row(
-            row["point"],
-            f"{c['n_a']}/{c['n_b']}",
+            row.point,
+            f"{c.n_a}/{c.n_b}",
             f"±{detectable:.1f}%" if detectable is not None else "- (fewer than 4 runs a side)",
-            *([str(c.get("runs_to_detect") or "-")] if detect else []),
+            *([str(c.runs_to_detect or "-")] if detect else []),
         )
     console.print(table)
 
 
-def print_comparison(console: Console, comparison: Mapping[str, Any]) -> None:
+def print_comparison(console: Console, data: Mapping[str, Any]) -> None:
+    comparison = Comparison.model_validate(data)
     console.print(
-        f"A: {comparison['a']}\nB: {comparison['b']}", highlight=False, soft_wrap=True, markup=False
+        f"A: {comparison.a}\nB: {comparison.b}", highlight=False, soft_wrap=True, markup=False
     )
     table = text_table(
         ("point", "metric", "n", "A median", "B median", "change %", "95% CI %", "p (Holm)",
          "verdict"),
         left={"point", "metric", "verdict"},
     )  # fmt: skip
-    for row in comparison["points"]:
+    for row in comparison.points:
         for metric, _ in METRICS:
-            c = row[metric]
+            c = row.metric(metric)
             ci = (
-                f"[{_num(c['ci_low_pct'])}, {_num(c['ci_high_pct'])}]"
-                if c["ci_low_pct"] is not None
+                f"[{_num(c.ci_low_pct)}, {_num(c.ci_high_pct)}]"
+                if c.ci_low_pct is not None
                 else "-"
             )
             table.add_row(
-                row["point"] if metric == "tps" else "",
+                row.point if metric == "tps" else "",
                 metric,
-                f"{c['n_a']}/{c['n_b']}",
-                _num(c["median_a"], 2),
-                _num(c["median_b"], 2),
-                _num(c["change_pct"]),
+                f"{c.n_a}/{c.n_b}",
+                _num(c.median_a, 2),
+                _num(c.median_b, 2),
+                _num(c.change_pct),
                 ci,
-                _num(c["p_adjusted"], 4),
-                c["verdict"],
+                _num(c.p_adjusted, 4),
+                c.verdict,
             )
     console.print(table)
-    console.print(
-        f"change: {comparison.get('estimate', ESTIMATE)} (B's median / A's median - 1)",
-        highlight=False,
-    )
+    console.print(f"change: {comparison.estimate} (B's median / A's median - 1)", highlight=False)
     _print_power(console, comparison)
     console.print(
-        f"verdict: Mann-Whitney U, Holm-corrected across points, alpha {comparison['alpha']}, "
-        f"and the {comparison['confidence']:.0%} CI of the change beyond "
-        f"±{comparison['noise_threshold_pct']:g}% (latency: lower is better)",
+        f"verdict: Mann-Whitney U, Holm-corrected across points, alpha {comparison.alpha}, "
+        f"and the {comparison.confidence:.0%} CI of the change beyond "
+        f"±{comparison.noise_threshold_pct:g}% (latency: lower is better)",
         highlight=False,
     )
-    if comparison["unmatched"]:
-        console.print(f"only on one side: {', '.join(comparison['unmatched'])}", highlight=False)
-    print_price_performance_comparison(console, comparison.get("price_performance") or [])
-    print_target_differences(console, comparison.get("target_differences") or [])
+    if comparison.unmatched:
+        console.print(f"only on one side: {', '.join(comparison.unmatched)}", highlight=False)
+    print_price_performance_comparison(console, comparison.price_performance)
+    print_target_differences(console, comparison.target_differences)

@@ -151,7 +151,7 @@ def latency_figures(figures: core.HistogramFigures) -> LatencyFigures:
 
 def run_steady_state(record: RunRecord) -> RunSteadyState:
     tps = [interval.tps for interval in record.window_intervals]
-    state = steady_state(tps, record.config.interval_s)
+    state = steady_state(tps, record.interval_s)
     return RunSteadyState(status=state.status, cutoff_s=state.cutoff_s)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from dbscale.core.answers import CheckReport
+from dbscale.core.config import RunConfig, ScriptSource
 from dbscale.core.result import RunResult
 from dbscale.errors import ResultsError
 from dbscale.scaleout.messages import WorkerEntry
@@ -24,24 +25,6 @@ from dbscale.values import JsonObject
 
 class _Part(BaseModel):
     model_config = ConfigDict(extra="allow", frozen=True)
-
-
-class RecordedTarget(_Part):
-    url: str | None = None
-    tls: str | None = None
-
-
-class RecordedScript(_Part):
-    """One script of a script workload's mix as it ran (its text is kept too)."""
-
-    name: str = ""
-    weight: int = 1
-
-
-class RecordedWorkload(_Part):
-    name: str | None = None
-    params: dict[str, JsonValue] = Field(default_factory=dict)
-    scripts: list[RecordedScript] = Field(default_factory=list)
 
 
 class ConsistencyCondition(_Part):
@@ -79,24 +62,6 @@ def consistency_section(report: CheckReport) -> JsonObject:
             for c in report.conditions
         ],
     }  # fmt: skip
-
-
-class RecordedConfig(_Part):
-    """The run's resolved configuration (`config.RunConfig`) as stored, its URL redacted."""
-
-    target: RecordedTarget = Field(default_factory=RecordedTarget)
-    workload: RecordedWorkload = Field(default_factory=RecordedWorkload)
-    protocol: str | None = None
-    connect: str | None = None
-    clients: int | None = None
-    threads: int | None = None
-    duration_s: float | None = None
-    ramp_s: float = 0.0
-    rate_tps: float | None = None
-    max_tries: int | None = None
-    transactions: int | None = None  # per client, for a counted run (pgbench -t)
-    seed: int | None = None
-    interval_s: float = 1.0
 
 
 class Finding(_Part):
@@ -155,7 +120,7 @@ class RunRecord(RunResult):
     run_id: str = ""
     started_at: str = ""
     ended_at: str = ""
-    config: RecordedConfig = Field(default_factory=RecordedConfig)
+    config: RunConfig | None = None  # the resolved configuration, its URLs redacted
     warmup: bool = False
     dbscale_version: str = ""
     # Where the run sits in its study.
@@ -212,6 +177,21 @@ class RunRecord(RunResult):
     def group_key(self) -> str:
         """The point the run belongs to; runs recorded before studies existed group by clients."""
         return self.point_key or f"clients={self.clients}"
+
+    @property
+    def interval_s(self) -> float:
+        """The width of the run's per-second intervals (1 s for records without a config)."""
+        return self.config.interval_s if self.config is not None else 1.0
+
+    @property
+    def scripts(self) -> list[ScriptSource]:
+        """A script workload's mix as it ran (empty for other workloads)."""
+        return list(self.config.workload.scripts) if self.config is not None else []
+
+    @property
+    def per_client_transactions(self) -> int | None:
+        """A counted run's transactions per client (pgbench -t); None for a timed run."""
+        return self.config.transactions if self.config is not None else None
 
     @property
     def limited_by(self) -> LimitedBy | None:

@@ -32,7 +32,7 @@ def pgbench_lines(record: RunRecord) -> list[str]:
     attempted = transactions + failed
     failed_pct = 100.0 * failed / attempted if attempted else 0.0
     per_transaction = record.connect == "per-transaction"
-    scripts = record.config.workload.scripts
+    scripts = record.scripts
     kind = record.workload
     if scripts:
         kind = scripts[0].name if len(scripts) == 1 else "multiple scripts"
@@ -45,7 +45,7 @@ def pgbench_lines(record: RunRecord) -> list[str]:
         + (f" ({record.clients_connected} connected)" if record.clients_refused else ""),
         f"number of threads: {record.threads}",
     ]
-    per_client = record.config.transactions
+    per_client = record.per_client_transactions
     if per_client is not None:
         wanted = per_client * record.clients
         lines += [
@@ -101,7 +101,7 @@ def command_lines(record: RunRecord) -> list[str]:
 
 def script_lines(record: RunRecord) -> list[str]:
     """pgbench's block per script of a weighted mix: its weight, its share, its latency."""
-    scripts = record.config.workload.scripts
+    scripts = record.scripts
     total_weight = sum(s.weight for s in scripts) or 1
     all_done = sum(t.transactions for t in record.transaction_types.values()) or 1
     lines: list[str] = []

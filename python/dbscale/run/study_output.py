@@ -57,7 +57,7 @@ def print_dry_run(console: Console, study: Study, pending: Sequence[Step]) -> No
     for i, point in enumerate(study.runnable_points, start=1):
         table.add_row(
             str(i), point.key, point.target.name, point.data_label, str(point.load.clients),
-            format_duration(point.load.duration), str(runs_per_point.get(point.key, 0)),
+            format_duration(point.load.duration_s), str(runs_per_point.get(point.key, 0)),
         )  # fmt: skip
     console.print(table)
     print_skipped(console, study)

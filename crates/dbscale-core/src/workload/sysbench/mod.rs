@@ -155,7 +155,7 @@ pub const MAX_TRIES: u32 = u32::MAX;
 fn not_prepared(table: u32, e: DbError) -> Error {
     // PostgreSQL undefined_table, MySQL ER_NO_SUCH_TABLE.
     if matches!(e.code.as_deref(), Some("42P01" | "1146")) {
-        Error::NotPrepared(format!("table sbtest{table} is missing ({})", e.message))
+        Error::SysbenchNotPrepared(format!("table sbtest{table} is missing ({})", e.message))
     } else {
         Error::Sql {
             context: format!("checking table sbtest{table}"),

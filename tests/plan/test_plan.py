@@ -18,7 +18,7 @@ from dbscale.plan.build import (
 from dbscale.plan.catalog import Catalog
 from dbscale.plan.study import PrepareStep, RunStep
 from dbscale.targets import OpenTarget
-from tests.plan_helpers import CATALOG, NOW, study
+from tests.plan.helpers import CATALOG, NOW, study
 
 URL = "postgresql://postgres@127.0.0.1:5/postgres"
 

@@ -15,7 +15,7 @@ from dbscale.plan.micro_steps import MicroStep
 from dbscale.plan.study import PrepareStep, RunStep, run_counts
 from dbscale.results.directory import ResultsDir
 from dbscale.results.micro_records import MicroRecord, append_micro, micro_summary, read_micro
-from tests.plan_helpers import plan_file, study
+from tests.plan.helpers import plan_file, study
 
 
 def str_path(tmp_path: Path, text: str) -> str:

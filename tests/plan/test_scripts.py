@@ -15,7 +15,7 @@ from dbscale.plan.scripts import is_mix, mix_entries, parse_defines
 from dbscale.results.record import RunRecord
 from dbscale.run.console import pgbench_lines
 from dbscale.targets import OpenTarget
-from tests.plan_helpers import plan_file, study
+from tests.plan.helpers import plan_file, study
 
 
 def test_mix_words_and_defines() -> None:
@@ -90,7 +90,8 @@ def test_pgbench_shapes_of_a_mix_and_its_commands() -> None:
     record = RunRecord.from_json({
         "workload": "script", "clients": 2, "threads": 1, "protocol": "simple",
         "duration_s": 2.0, "transactions": 30, "tps": 15.0,
-        "config": {"transactions": 15, "workload": {"name": "script", "scripts": [
+        "config": {"target": {"url": "postgresql://h/db"}, "transactions": 15,
+                   "workload": {"name": "script", "scripts": [
             {"name": "a.sql", "weight": 3}, {"name": "b.sql", "weight": 1}]}},
         "transaction_types": {"a.sql": {"transactions": 22, "latency_ms": {"mean": 1.5}},
                               "b.sql": {"transactions": 8, "failed": 1}},

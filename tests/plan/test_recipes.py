@@ -10,7 +10,7 @@ from dbscale.plan.build import RunOptions
 from dbscale.plan.micro_steps import MicroStep
 from dbscale.plan.recipes import recipe_names
 from dbscale.plan.study import RunStep
-from tests.plan_helpers import study
+from tests.plan.helpers import study
 
 
 def test_the_recipes_are_bundled() -> None:
@@ -38,7 +38,8 @@ def test_seed_parameters_as_written() -> None:
     scaling = study(RunOptions(recipe="cloudsql-pg-scaling"))
     point = scaling.runnable_points[0]
     assert point.params == {"scale": 100} and point.load.threads == 8
-    assert point.load.duration == 300 and scaling.plan.repeat == 5 and scaling.plan.warmup_runs == 1
+    assert point.load.duration_s == 300
+    assert scaling.plan.repeat == 5 and scaling.plan.warmup_runs == 1
     assert {p.load.clients for p in scaling.runnable_points} == {50, 100, 200, 300, 400, 500}
     editions = study(RunOptions(recipe="mysql-write-editions", target=[
         "ee=postgresql://u@a/db", "eeplus-ow0=postgresql://u@b/db", "eeplus-ow1=postgresql://u@c/db",

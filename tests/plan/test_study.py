@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from dbscale.plan.study import PrepareStep, RunStep, Step, estimate_s
-from tests.plan_helpers import study_from_text
+from tests.plan.helpers import study_from_text
 
 PLAN = """\
 workload: {name: tpcb, params: {scale: 1}}

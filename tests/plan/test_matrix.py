@@ -8,7 +8,7 @@ import pytest
 
 from dbscale.core.config import ConnectMode, TlsMode
 from dbscale.errors import PlanError
-from tests.plan_helpers import study_from_text
+from tests.plan.helpers import study_from_text
 
 BASE = """\
 targets:
@@ -99,7 +99,7 @@ def test_durations_and_switches_are_canonical(tmp_path: Path) -> None:
         "target=a,duration=90s,pooling=off",
         "target=a,duration=2m,pooling=off",
     ]
-    assert [p.load.duration for p in s.points] == [90.0, 120.0]
+    assert [p.load.duration_s for p in s.points] == [90.0, 120.0]
 
 
 def test_pooling_without_a_pooler_is_skipped_with_a_reason(tmp_path: Path) -> None:

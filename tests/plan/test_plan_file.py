@@ -12,7 +12,7 @@ from dbscale.plan.build import RunOptions
 from dbscale.plan.schema import Transport
 from dbscale.plan.study import RunStep
 from dbscale.targets import OpenTarget
-from tests.plan_helpers import study, study_from_text
+from tests.plan.helpers import study, study_from_text
 
 GOOD = """\
 name: tls-sweep
@@ -45,7 +45,7 @@ def test_a_plan_file_becomes_a_study(tmp_path: Path) -> None:
     measured = [r for r in s.steps if isinstance(r, RunStep) and r.kind == "measured"]
     assert len(measured) == 12
     assert measured[0].point.params == {"scale": 10}
-    assert measured[0].point.load.duration == 30.0
+    assert measured[0].point.load.duration_s == 30.0
     assert s.out_dir.name.endswith("-tls-sweep")
 
 
@@ -61,7 +61,7 @@ def test_flags_and_set_override_plan_fields(tmp_path: Path) -> None:
     assert [p.key for p in s.points] == ["clients=2,tls=disable"]
     point = s.points[0]
     assert point.params == {"scale": 3}
-    assert point.load.duration == 1.0
+    assert point.load.duration_s == 1.0
     assert s.plan.repeat == 2
     assert point.target.name == "db"
     assert point.target.url == "postgresql://other@db2/bench"
@@ -165,7 +165,7 @@ def test_quick_needs_a_quick_section(tmp_path: Path) -> None:
     with pytest.raises(PlanError, match="no quick variant"):
         study_from_text(tmp_path, GOOD, quick=True)
     s = study_from_text(tmp_path, GOOD + "quick:\n  load.duration: 1s\n  repeat: 1\n", quick=True)
-    assert s.plan.repeat == 1 and s.points[0].load.duration == 1.0
+    assert s.plan.repeat == 1 and s.points[0].load.duration_s == 1.0
 
 
 def test_resume_and_out_conflict(tmp_path: Path) -> None:
