@@ -10,6 +10,11 @@ from pathlib import Path
 
 from dbscale.cli.consoles import data_console, message_console
 from dbscale.errors import ConfigError
+from dbscale.micro.results import DiskResult
+
+
+def _p99(latency_us: dict[str, float]) -> str:
+    return str(latency_us["99"]) if "99" in latency_us else "-"
 
 
 def micro_cpu(repetitions: int, seconds: float, as_json: bool) -> None:
@@ -116,14 +121,12 @@ def micro_disk(directory: Path, size: str, runtime: str, jobs: str | None, as_js
         ("job", "read IOPS", "read MiB/s", "read p99 us", "write IOPS", "write MiB/s",
          "write p99 us", "fsync p99 us"), left={"job"},
     )  # fmt: skip
-    rows = result["jobs"]
-    assert isinstance(rows, list)
-    for job in rows:
-        r, w, f = job["read"], job["write"], job.get("fsync") or {}
+    for job in DiskResult.model_validate(result).jobs:
+        r, w = job.read, job.write
+        fsync = job.fsync.latency_us if job.fsync is not None else {}
         table.add_row(
-            str(job["job"]), f"{r['iops']:,.0f}", f"{r['bandwidth_kib_s'] / 1024:,.1f}",
-            str(r["latency_us"].get("99", "-")), f"{w['iops']:,.0f}",
-            f"{w['bandwidth_kib_s'] / 1024:,.1f}", str(w["latency_us"].get("99", "-")),
-            str((f.get("latency_us") or {}).get("99", "-")),
+            job.job, f"{r.iops:,.0f}", f"{r.bandwidth_kib_s / 1024:,.1f}", _p99(r.latency_us),
+            f"{w.iops:,.0f}", f"{w.bandwidth_kib_s / 1024:,.1f}", _p99(w.latency_us),
+            _p99(fsync),
         )  # fmt: skip
     out.print(table)

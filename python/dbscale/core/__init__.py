@@ -6,21 +6,11 @@
 - `native`: the calls themselves, the only importer of `dbscale._core`;
 - `contract`: the core's own JSON Schema of all of it, which a test holds the models to.
 
-Nothing here imports a stage package (plan, run, results, ...): they stand above it.
+Nothing here imports a stage package (plan, run, results, ...): they stand above it. The
+package itself is the calls (`from dbscale import core; core.probe(...)`); the models are
+imported from their modules.
 """
 
-from dbscale.core.answers import (
-    CheckReport,
-    ConditionResult,
-    CpuScore,
-    DataStep,
-    DataSummary,
-    HistogramFigures,
-    ProbeAnswer,
-    RequestResponse,
-    Streams,
-    WorkloadEntry,
-)
 from dbscale.core.native import (
     NetServer,
     Row,
@@ -45,20 +35,10 @@ from dbscale.core.native import (
 )
 
 __all__ = [
-    "CheckReport",
-    "ConditionResult",
-    "CpuScore",
-    "DataStep",
-    "DataSummary",
-    "HistogramFigures",
     "NetServer",
-    "ProbeAnswer",
-    "RequestResponse",
     "Row",
     "Run",
     "Session",
-    "Streams",
-    "WorkloadEntry",
     "check",
     "check_workload",
     "cleanup",

@@ -20,16 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from dbscale.core.answers import (
-    CheckReport,
-    CpuScore,
-    DataSummary,
-    HistogramFigures,
-    ProbeAnswer,
-    RequestResponse,
-    Streams,
-    WorkloadEntry,
-)
+from dbscale.core import answers
 from dbscale.core.config import RunConfig
 from dbscale.core.result import Interval, RunResult
 
@@ -39,14 +30,14 @@ SENT: dict[str, type[BaseModel]] = {"config": RunConfig}
 READ: dict[str, type[BaseModel]] = {
     "result": RunResult,
     "interval": Interval,
-    "prepare": DataSummary,
-    "check": CheckReport,
-    "probe": ProbeAnswer,
-    "histogram_figures": HistogramFigures,
-    "micro_cpu": CpuScore,
-    "micro_net_rr": RequestResponse,
-    "micro_net_streams": Streams,
-    "workload": WorkloadEntry,
+    "prepare": answers.DataSummary,
+    "check": answers.CheckReport,
+    "probe": answers.ProbeAnswer,
+    "histogram_figures": answers.HistogramFigures,
+    "micro_cpu": answers.CpuScore,
+    "micro_net_rr": answers.RequestResponse,
+    "micro_net_streams": answers.Streams,
+    "workload": answers.WorkloadEntry,
 }
 
 # The ranges integer formats imply (schemars writes `format`; pydantic writes none).

@@ -9,26 +9,15 @@ kernels and are not comparable with CoreMark scores.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
 
 from dbscale import core
 from dbscale.errors import ConfigError
+from dbscale.micro.results import CpuFigures, CpuResult
 from dbscale.stats.confidence import median_order_statistic_ci, spread
 from dbscale.values import JsonObject
 
 MAX_REPETITIONS = 1_000
 MIN_SECONDS, MAX_SECONDS = 0.01, 3600.0  # the core's bounds
-
-
-@dataclass(frozen=True)
-class CpuFigures:
-    """Per-run iterations per second of one mode, summarized."""
-
-    runs: list[float]
-    median: float
-    ci_low: float | None
-    ci_high: float | None
-    cv_pct: float | None
 
 
 def figures(values: Sequence[float]) -> CpuFigures:
@@ -69,12 +58,13 @@ def measure(
         threads = every.threads
         multi.append(every.iterations_per_s)
     per_vcpu = [m / threads for m in multi]
-    return {
-        "kernels": "dbscale CPU kernels v1 (list, matrix, state machine, CRC); not CoreMark",
-        "seconds": seconds,
-        "repetitions": repetitions,
-        "threads": threads,
-        "single": asdict(figures(single)),
-        "multi": asdict(figures(multi)),
-        "per_vcpu": asdict(figures(per_vcpu)),
-    }
+    result = CpuResult(
+        kernels="dbscale CPU kernels v1 (list, matrix, state machine, CRC); not CoreMark",
+        seconds=seconds,
+        repetitions=repetitions,
+        threads=threads,
+        single=figures(single),
+        multi=figures(multi),
+        per_vcpu=figures(per_vcpu),
+    )
+    return result.model_dump(mode="json")

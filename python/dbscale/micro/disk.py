@@ -10,7 +10,6 @@ dropped. PATH must be empty or dbscale's own; the test file is removed afterward
 from __future__ import annotations
 
 import errno
-import json
 import os
 import shutil
 import subprocess
@@ -19,6 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from dbscale.errors import ConfigError, DbscaleError
+from dbscale.micro.results import (
+    Direction,
+    DiskJob,
+    DiskResult,
+    FioDirection,
+    FioReport,
+    Fsync,
+)
 from dbscale.values import JsonObject
 
 MARKER = ".dbscale-micro-disk"
@@ -95,7 +102,7 @@ def job_file(data: Path, jobs: Sequence[str], size_bytes: int, runtime_s: float,
     return "\n".join(lines) + "\n"
 
 
-def _percentiles(values: Mapping[str, Any]) -> dict[str, float]:
+def _percentiles(values: Mapping[str, float]) -> dict[str, float]:
     """fio's percentile map in ns as {"50": us, "99.9": us, ...}."""
     return {
         p.rstrip("0").rstrip("."): round(float(values[p]) / 1e3, 2)
@@ -104,37 +111,34 @@ def _percentiles(values: Mapping[str, Any]) -> dict[str, float]:
     }
 
 
-def _direction(job: Mapping[str, Any], side: str) -> JsonObject:
-    figures = job.get(side) or {}
-    clat = (figures.get("clat_ns") or {}).get("percentile") or {}
-    return {
-        "iops": round(float(figures.get("iops", 0.0)), 1),
-        "bandwidth_kib_s": float(figures.get("bw", 0)),
-        "latency_us_mean": round(float((figures.get("lat_ns") or {}).get("mean", 0.0)) / 1e3, 2),
-        "latency_us": _percentiles(clat),
-    }
+def _direction(figures: FioDirection) -> Direction:
+    return Direction(
+        iops=round(figures.iops, 1),
+        bandwidth_kib_s=float(figures.bw),
+        latency_us_mean=round(figures.lat_ns.mean / 1e3, 2),
+        latency_us=_percentiles(figures.clat_ns.percentile),
+    )
 
 
-def parse(report: Mapping[str, Any]) -> list[JsonObject]:
+def parse(report: FioReport) -> list[DiskJob]:
     """One entry per fio job: read and write figures, and fsync latencies when there were any."""
     out = []
-    for job in report.get("jobs") or []:
-        entry: JsonObject = {"job": job.get("jobname"), "read": _direction(job, "read"),
-                             "write": _direction(job, "write")}  # fmt: skip
-        sync = job.get("sync") or {}
-        sync_lat = sync.get("lat_ns") or {}
-        if sync.get("total_ios"):
-            entry["fsync"] = {
-                "count": int(sync["total_ios"]),
-                "latency_us_mean": round(float(sync_lat.get("mean", 0.0)) / 1e3, 2),
-                "latency_us": _percentiles(sync_lat.get("percentile") or {}),
-            }
+    for job in report.jobs:
+        entry = DiskJob(job=job.jobname, read=_direction(job.read), write=_direction(job.write))
+        if job.sync.total_ios:
+            fsync = Fsync(
+                count=job.sync.total_ios,
+                latency_us_mean=round(job.sync.lat_ns.mean / 1e3, 2),
+                latency_us=_percentiles(job.sync.lat_ns.percentile),
+            )
+            entry = entry.model_copy(update={"fsync": fsync})
         out.append(entry)
     return out
 
 
 def measure(directory: Path, *, jobs: Sequence[str], size_bytes: int, runtime_s: float,
             note: Callable[[str], None] = lambda _: None) -> JsonObject:  # fmt: skip
+    """fio's jobs over a file in `directory`, as `dbscale micro disk --json` prints them."""
     unknown = [j for j in jobs if j not in JOBS]
     if unknown:
         raise ConfigError(f"--jobs: no job {', '.join(unknown)}", f"the jobs: {', '.join(JOBS)}")
@@ -155,10 +159,11 @@ def measure(directory: Path, *, jobs: Sequence[str], size_bytes: int, runtime_s:
                               text=True, check=False)  # fmt: skip
         if done.returncode != 0:
             raise DbscaleError(f"fio failed: {done.stderr.strip()[-500:]}", "see fio's message")
-        report = json.loads(done.stdout[done.stdout.index("{") :])
+        report = FioReport.model_validate_json(done.stdout[done.stdout.index("{") :])
     finally:
         data.unlink(missing_ok=True)
         job_path.unlink(missing_ok=True)
-    return {"dir": str(directory), "direct": direct, "size_bytes": size_bytes,
-            "runtime_s": runtime_s, "fio_version": report.get("fio version"),
-            "jobs": parse(report)}  # fmt: skip
+    result = DiskResult(dir=str(directory), direct=direct, size_bytes=size_bytes,
+                        runtime_s=runtime_s, fio_version=report.fio_version,
+                        jobs=parse(report))  # fmt: skip
+    return result.model_dump(mode="json", exclude_unset=True)

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from dbscale.values import JsonObject
+from dbscale.micro.results import CpuResult, DiskResult, NetResult
 
 
 @dataclass(frozen=True)
@@ -20,65 +20,52 @@ class Figure:
     higher_is_better: bool
     values: list[float]
 
-    def as_json(self) -> JsonObject:
-        return {"unit": self.unit, "higher_is_better": self.higher_is_better,
-                "values": list(self.values)}  # fmt: skip
 
-
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def cpu_figures(result: Mapping[str, Any]) -> dict[str, Figure]:
+def cpu_figures(result: CpuResult) -> dict[str, Figure]:
     """Iterations per second of each run: one thread, every CPU, and that per vCPU."""
-    out: dict[str, Figure] = {}
-    for key, name in (("single", "cpu one thread"), ("multi", "cpu all vCPUs"),
-                      ("per_vcpu", "cpu per vCPU")):  # fmt: skip
-        runs = (result.get(key) or {}).get("runs") or []
-        out[name] = Figure("iterations/s", True, [float(v) for v in runs])
-    return out
+    return {
+        "cpu one thread": Figure("iterations/s", True, list(result.single.runs)),
+        "cpu all vCPUs": Figure("iterations/s", True, list(result.multi.runs)),
+        "cpu per vCPU": Figure("iterations/s", True, list(result.per_vcpu.runs)),
+    }
 
 
-def disk_figures(result: Mapping[str, Any]) -> dict[str, Figure]:
+def disk_figures(result: DiskResult) -> dict[str, Figure]:
     """Per job and direction that moved data: IOPS, MiB/s and p99 completion latency; the
     fsync p99 where the job synced."""
     out: dict[str, Figure] = {}
-    for job in result.get("jobs") or []:
-        name = str(job.get("job"))
-        for side in ("read", "write"):
-            figures = job.get(side) or {}
-            if not figures.get("iops"):
+    for job in result.jobs:
+        for side, figures in (("read", job.read), ("write", job.write)):
+            if not figures.iops:
                 continue
-            out[f"{name} {side} IOPS"] = Figure("IOPS", True, [float(figures["iops"])])
-            mib = float(figures.get("bandwidth_kib_s", 0.0)) / 1024
-            out[f"{name} {side} MiB/s"] = Figure("MiB/s", True, [round(mib, 2)])
-            p99 = _number((figures.get("latency_us") or {}).get("99"))
-            if p99 is not None:
-                out[f"{name} {side} p99"] = Figure("us", False, [p99])
-        sync_p99 = _number(((job.get("fsync") or {}).get("latency_us") or {}).get("99"))
-        if sync_p99 is not None:
-            out[f"{name} fsync p99"] = Figure("us", False, [sync_p99])
+            out[f"{job.job} {side} IOPS"] = Figure("IOPS", True, [figures.iops])
+            mib = figures.bandwidth_kib_s / 1024
+            out[f"{job.job} {side} MiB/s"] = Figure("MiB/s", True, [round(mib, 2)])
+            if "99" in figures.latency_us:
+                out[f"{job.job} {side} p99"] = Figure("us", False, [figures.latency_us["99"]])
+        if job.fsync is not None and "99" in job.fsync.latency_us:
+            out[f"{job.job} fsync p99"] = Figure("us", False, [job.fsync.latency_us["99"]])
     return out
 
 
-def net_figures(result: Mapping[str, Any]) -> dict[str, Figure]:
+def net_figures(result: NetResult) -> dict[str, Figure]:
     """Request/response rate and latency, and the streams' mean aggregate throughput."""
-    rr = result.get("request_response") or {}
-    streams = result.get("streams") or {}
     out: dict[str, Figure] = {}
-    rate = _number(rr.get("transactions_per_s"))
-    if rate is not None:
-        out["net request/response"] = Figure("transactions/s", True, [rate])
-    for key, label in (("p50_us", "p50"), ("p99_us", "p99")):
-        value = _number(rr.get(key))
+    rr = result.request_response
+    if rr is not None and rr.transactions_per_s is not None:
+        out["net request/response"] = Figure("transactions/s", True, [rr.transactions_per_s])
+    for value, label in ((rr.p50_us, "p50"), (rr.p99_us, "p99")) if rr is not None else ():
         if value is not None:
             out[f"net request/response {label}"] = Figure("us", False, [value])
-    mean = _number(streams.get("mean_gbps"))
-    if mean is not None:
-        out["net streams"] = Figure("Gbit/s", True, [mean])
+    if result.streams is not None and result.streams.mean_gbps is not None:
+        out["net streams"] = Figure("Gbit/s", True, [result.streams.mean_gbps])
     return out
 
 
 def figures_of(kind: str, result: Mapping[str, Any]) -> dict[str, Figure]:
-    reader = {"cpu": cpu_figures, "disk": disk_figures, "net": net_figures}[kind]
-    return reader(result)
+    """The figures of a step's `result` (as micro.jsonl keeps it) of kind cpu, disk or net."""
+    if kind == "cpu":
+        return cpu_figures(CpuResult.model_validate(result))
+    if kind == "disk":
+        return disk_figures(DiskResult.model_validate(result))
+    return net_figures(NetResult.model_validate(result))

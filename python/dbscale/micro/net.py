@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from dbscale import core
 from dbscale.errors import ConfigError
+from dbscale.micro.results import NetResult, SearchStep
 from dbscale.values import JsonObject
 
 DEFAULT_PORT = 12865  # netserver's port in the report's intra-AZ runs
@@ -79,11 +80,10 @@ def measure(
         chosen = core.pick_stream_count(history, THRESHOLD_GBPS, cap)
     note(f"throughput with {chosen} stream(s), {seconds:g} s")
     measured = core.micro_net_streams(addr, chosen, seconds, buffer_bytes)
-    return {
-        "target": addr,
-        "request_response": rr.model_dump(mode="json"),
-        "search": [{"streams": c, "mean_gbps": g} for c, g in history],
-        "search_rule": f"stddev of the last 3 steps < {THRESHOLD_GBPS} Gbit/s or over {cap} "
-        "streams; the count 3 steps back",
-        "streams": measured.model_dump(mode="json"),
-    }
+    rule = (
+        f"stddev of the last 3 steps < {THRESHOLD_GBPS} Gbit/s or over {cap} streams; the "
+        "count 3 steps back"
+    )
+    search = [SearchStep(streams=c, mean_gbps=g) for c, g in history]
+    result = NetResult.of(addr, rr, search, rule, measured)
+    return result.model_dump(mode="json")

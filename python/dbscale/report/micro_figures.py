@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dbscale.micro.disk import JOBS
+from dbscale.micro.results import NetResult
 from dbscale.report import specs
 from dbscale.report.chart import Chart
 from dbscale.report.rows import Row, r4
@@ -81,16 +82,17 @@ def stream_series(records: Sequence[MicroRecord]) -> list[Row]:
     """Every measured stream period's half-second aggregate throughput, per host."""
     out: list[Row] = []
     for record in records:
-        streams = record.result.get("streams")
-        if record.kind != "net" or not isinstance(streams, dict):
+        if record.kind != "net":
             continue
-        series = streams.get("series_gbps")
-        label = f"{record.place} ({streams.get('streams')} streams)"
+        streams = NetResult.model_validate(record.result).streams
+        if streams is None:
+            continue
+        label = f"{record.place} ({streams.streams} streams)"
         if record.repetition:
             label += f" #{record.repetition + 1}"
-        for i, value in enumerate(series if isinstance(series, list) else []):
+        for i, value in enumerate(streams.series_gbps):
             out.append({"series": label, "t": (i + 1) * STREAM_SAMPLE_S,
-                        "gbps": r4(float(str(value)))})  # fmt: skip
+                        "gbps": r4(value)})  # fmt: skip
     return out
 
 

@@ -9,7 +9,6 @@ point: a plan's own point key, or, for runs recorded without one, their swept-ax
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,12 +26,18 @@ from dbscale.report.facts import (
     vcpus,
 )
 from dbscale.results.cost import add_price_performance
-from dbscale.results.directory import PLAN_FILE, RUNS_FILE, SUMMARY_CSV_FILE, read_runs
+from dbscale.results.directory import (
+    RUNS_FILE,
+    SUMMARY_CSV_FILE,
+    PlanFile,
+    read_plan_file,
+    read_runs,
+)
 from dbscale.results.expectations import flag_contradictions
 from dbscale.results.micro_records import MicroRecord, micro_summary, read_micro
 from dbscale.results.points import FigureCache, PointSummary, SummarySettings, summarize_point
 from dbscale.results.record import RunRecord
-from dbscale.targets.facts import load_target_records
+from dbscale.targets.facts import TargetRecord, load_target_records
 from dbscale.values import JsonObject
 
 
@@ -119,7 +124,7 @@ def load_view(path: Path) -> ResultsView:
         ) from None
     csv_file = path / SUMMARY_CSV_FILE
     summary_csv = csv_file.read_text(encoding="utf-8") if csv_file.is_file() else None
-    plan = _read_json(path / PLAN_FILE)
+    plan = read_plan_file(path)
     targets = load_target_records(path)
     view = build_view(records, path, summary_csv=summary_csv, plan=plan, targets=targets)
     view.micro = read_micro(path)
@@ -127,25 +132,17 @@ def load_view(path: Path) -> ResultsView:
     return view
 
 
-def _read_json(path: Path) -> JsonObject:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def summary_settings(plan: Mapping[str, Any]) -> SummarySettings:
+def summary_settings(plan: PlanFile) -> SummarySettings:
     """The plan's statistics settings (plan.json), else the defaults summary.json uses."""
-    stats = ((plan.get("plan") or {}).get("statistics")) or {}
-    defaults = SummarySettings()
-    try:
-        return SummarySettings(
-            confidence=float(stats.get("confidence", defaults.confidence)),
-            cv_threshold_pct=float(stats.get("cv_threshold_pct", defaults.cv_threshold_pct)),
-        )
-    except (TypeError, ValueError):
-        return defaults
+    stats, defaults = plan.plan.statistics, SummarySettings()
+    return SummarySettings(
+        confidence=stats.confidence if stats.confidence is not None else defaults.confidence,
+        cv_threshold_pct=(
+            stats.cv_threshold_pct
+            if stats.cv_threshold_pct is not None
+            else defaults.cv_threshold_pct
+        ),
+    )
 
 
 def build_view(
@@ -153,12 +150,13 @@ def build_view(
     path: Path,
     *,
     summary_csv: str | None = None,
-    plan: Mapping[str, Any] | None = None,
-    targets: Mapping[str, Mapping[str, Any]] | None = None,
+    plan: PlanFile | None = None,
+    targets: Mapping[str, TargetRecord | Mapping[str, Any]] | None = None,
 ) -> ResultsView:
     """The view of `records`; `plan` is plan.json, `targets` the targets/<name>.json records
     (instance facts and prices, for price-performance)."""
-    plan = plan or {}
+    plan = plan or PlanFile()
+    known = {name: TargetRecord.model_validate(t) for name, t in (targets or {}).items()}
     measured = [r for r in records if not r.warmup]
     unit = "tpmC" if measured and all(r.tpmc is not None for r in measured) else "TPS"
     runs = [
@@ -166,9 +164,9 @@ def build_view(
     ]
     counted = [run for run in runs if run.record.measured]
     axes = detect_axes([run.facts for run in counted])
-    points = _points(counted, axes, summary_settings(plan), targets or {})
+    points = _points(counted, axes, summary_settings(plan), known)
     _label_runs(runs, axes)
-    header = _header(path, runs, str((plan.get("plan") or {}).get("name") or ""))
+    header = _header(path, runs, plan.plan.name or "")
     view = ResultsView(path, runs, axes, points, unit, header, summary_csv=summary_csv)
     view.warnings = _warnings(view)
     return view
@@ -183,7 +181,7 @@ def _points(
     counted: Sequence[RunView],
     axes: Sequence[Axis],
     settings: SummarySettings,
-    targets: Mapping[str, Mapping[str, Any]],
+    targets: Mapping[str, TargetRecord],
 ) -> list[PointView]:
     groups: dict[str, list[RunView]] = {}
     for run in counted:

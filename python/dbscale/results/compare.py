@@ -6,7 +6,6 @@ interval, a Mann-Whitney p-value Holm-corrected across pairs, and a verdict.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -22,7 +21,7 @@ from dbscale.results.cost_tables import (
     print_price_performance_comparison,
     print_target_differences,
 )
-from dbscale.results.directory import PLAN_FILE, RUNS_FILE, read_runs
+from dbscale.results.directory import RUNS_FILE, read_plan_file, read_runs
 from dbscale.results.record import RunRecord
 from dbscale.results.text_tables import text_table
 from dbscale.stats.comparison import (
@@ -96,11 +95,7 @@ def _records(directory: Path) -> list[Record]:
 
 
 def _noise_from_plan(directory: Path) -> float | None:
-    try:
-        plan = json.loads((directory / PLAN_FILE).read_text())
-        return float(plan["plan"]["statistics"]["noise_threshold_pct"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    return read_plan_file(directory).plan.statistics.noise_threshold_pct
 
 
 def _values(records: Sequence[Record], metric: str) -> list[float]:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from dbscale.targets.facts import TargetRecord
 from dbscale.targets.spec import HOURS_PER_MONTH, Prices
 
 if TYPE_CHECKING:
@@ -202,21 +203,21 @@ def _tpm_figures(tput: Throughput, vcpus: int | None) -> TpmFigures:
     )
 
 
-def price_performance(point: PointSummary, target: Mapping[str, Any]) -> PricePerformance:
+def price_performance(
+    point: PointSummary, target: TargetRecord | Mapping[str, Any]
+) -> PricePerformance:
     """The `tpm` and `cost` figures of one point, from its target's record."""
-    raw_info = target.get("info")
-    info: Mapping[str, Any] = raw_info if isinstance(raw_info, Mapping) else {}
+    record = TargetRecord.model_validate(target)
+    info = record.info
     tput = headline_throughput(point)
-    raw_vcpus = info.get("vcpus")
-    vcpus = raw_vcpus if isinstance(raw_vcpus, int) and raw_vcpus > 0 else None
+    vcpus = info.vcpus if info.vcpus is not None and info.vcpus > 0 else None
     tpm = _tpm_figures(tput, vcpus) if tput is not None else None
-    prices = _prices(target.get("prices"))
+    prices = _prices(record.prices)
     if prices is None:
         return PricePerformance(tpm=tpm)
     cost = monthly_cost(
-        prices, vcpus=vcpus,
-        memory_gib=_number(info.get("memory_gib")), storage_gb=_number(info.get("storage_gb")),
-        ha=bool(info.get("ha")),
+        prices, vcpus=vcpus, memory_gib=info.memory_gib, storage_gb=info.storage_gb,
+        ha=bool(info.ha),
     )  # fmt: skip
     per_tpm = {
         label: cost_per_unit(cost.total(reserved), tput) if tput else (None, None)
@@ -247,7 +248,7 @@ def price_performance(point: PointSummary, target: Mapping[str, Any]) -> PricePe
 
 
 def add_price_performance(
-    points: Sequence[PointSummary], targets: Mapping[str, Mapping[str, Any]]
+    points: Sequence[PointSummary], targets: Mapping[str, TargetRecord]
 ) -> list[PointSummary]:
     """Point summaries with `tpm` and `cost` added where their target is known."""
     out = []

@@ -19,7 +19,7 @@ from dbscale.results.cost import Bounds, add_price_performance
 from dbscale.results.points import PointSummary, summarize_point
 from dbscale.results.record import RunRecord
 from dbscale.results.text_tables import text_table
-from dbscale.targets.facts import load_target_records
+from dbscale.targets.facts import TargetRecord, load_target_records
 
 
 def _num(value: float | int | None, digits: int) -> str:
@@ -93,7 +93,7 @@ def print_price_performance(console: Console, points: Sequence[PointSummary]) ->
 # -- dbscale compare ---------------------------------------------------------------------------
 
 
-def _side(records: Sequence[RunRecord], targets: Mapping[str, Mapping[str, Any]]) -> PointSummary:
+def _side(records: Sequence[RunRecord], targets: Mapping[str, TargetRecord]) -> PointSummary:
     [point] = add_price_performance([summarize_point(records[0].group_key, records)], targets)
     return point
 

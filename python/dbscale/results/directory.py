@@ -17,6 +17,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from dbscale.core.config import RunConfig
 from dbscale.core.result import RunResult
 from dbscale.errors import ResultsError
@@ -32,6 +34,40 @@ RUNS_FILE = "runs.jsonl"
 SUMMARY_FILE = "summary.json"
 SUMMARY_CSV_FILE = "summary.csv"
 PLAN_FILE = "plan.json"
+
+
+class StoredStatistics(BaseModel):
+    """The plan's statistics settings as plan.json keeps them (None: the defaults)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    confidence: float | None = None
+    cv_threshold_pct: float | None = None
+    noise_threshold_pct: float | None = None
+
+
+class StoredPlan(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    name: str | None = None
+    statistics: StoredStatistics = Field(default_factory=StoredStatistics)
+
+
+class PlanFile(BaseModel):
+    """plan.json as the report and `compare` read it: the resolved plan's name and statistics
+    settings (the rest is kept as written)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    plan: StoredPlan = Field(default_factory=StoredPlan)
+
+
+def read_plan_file(directory: Path) -> PlanFile:
+    """`directory/plan.json`, or an empty one when it is missing or not a plan file."""
+    try:
+        return PlanFile.model_validate_json((directory / PLAN_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return PlanFile()
 
 
 def default_results_dir(workload: str, now: datetime, root: Path = Path("results")) -> Path:

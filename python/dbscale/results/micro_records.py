@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from dbscale.errors import ResultsError
 from dbscale.files import append_durable
+from dbscale.micro.figures import Figure
 from dbscale.results.points import throughput_summary
 from dbscale.values import JsonObject
 
@@ -37,7 +38,7 @@ class MicroRecord(BaseModel):
     where: dict[str, JsonValue] = Field(default_factory=dict)  # how: local|remote|client, cpus
     settings: dict[str, JsonValue] = Field(default_factory=dict)  # the plan's, for this kind
     result: dict[str, JsonValue] = Field(default_factory=dict)
-    figures: dict[str, dict[str, JsonValue]] = Field(default_factory=dict)
+    figures: dict[str, Figure] = Field(default_factory=dict)
 
     def to_json(self) -> str:
         return json.dumps(self.model_dump(mode="json"), separators=(",", ":"))
@@ -78,13 +79,11 @@ def read_micro(directory: Path) -> list[MicroRecord]:
 def micro_summary(records: Sequence[MicroRecord], confidence: float = 0.95) -> list[JsonObject]:
     """One row per host and figure: median, its interval, mean, CV and the samples' count."""
     pooled: dict[tuple[str, str, str], list[float]] = {}
-    meta: dict[tuple[str, str, str], tuple[dict[str, JsonValue], int | None]] = {}
+    meta: dict[tuple[str, str, str], tuple[Figure, int | None]] = {}
     for record in records:
         for name, figure in record.figures.items():
             key = (record.place, record.kind, name)
-            samples = figure.get("values")
-            if isinstance(samples, list):
-                pooled.setdefault(key, []).extend(float(str(v)) for v in samples)
+            pooled.setdefault(key, []).extend(figure.values)
             meta.setdefault(key, (figure, record.vcpus))
     rows: list[JsonObject] = []
     for (place, kind, name), values in pooled.items():
@@ -92,8 +91,8 @@ def micro_summary(records: Sequence[MicroRecord], confidence: float = 0.95) -> l
         stats = throughput_summary(values, confidence)
         ci = stats.ci
         rows.append({
-            "place": place, "kind": kind, "figure": name, "unit": figure.get("unit"),
-            "higher_is_better": figure.get("higher_is_better"), "vcpus": vcpus,
+            "place": place, "kind": kind, "figure": name, "unit": figure.unit,
+            "higher_is_better": figure.higher_is_better, "vcpus": vcpus,
             "samples": len(values), "median": stats.median, "mean": stats.mean,
             "ci_low": ci.low if ci else None, "ci_high": ci.high if ci else None,
             "ci_method": ci.method if ci else None, "cv_pct": stats.cv_pct,

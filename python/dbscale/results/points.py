@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from dbscale import core
+from dbscale.core.answers import HistogramFigures
 from dbscale.core.result import LatencyFigures
 from dbscale.results.cost import CostFigures, TpmFigures
 from dbscale.results.record import RunRecord
@@ -132,7 +133,7 @@ class FigureCache:
     """Merged-histogram figures by the runs they merge, so rewriting the summary after each
     run decodes only the point that changed."""
 
-    figures: dict[tuple[str, ...], core.HistogramFigures] = field(default_factory=dict)
+    figures: dict[tuple[str, ...], HistogramFigures] = field(default_factory=dict)
 
     def latency(self, blobs: Sequence[str], key: tuple[str, ...]) -> LatencyFigures:
         if key not in self.figures:
@@ -140,7 +141,7 @@ class FigureCache:
         return latency_figures(self.figures[key])
 
 
-def latency_figures(figures: core.HistogramFigures) -> LatencyFigures:
+def latency_figures(figures: HistogramFigures) -> LatencyFigures:
     """A merged histogram's figures in a run summary's shape."""
     percentiles = dict(zip(PERCENTILES, figures.values, strict=False))
     return LatencyFigures(

@@ -9,6 +9,7 @@ from contextlib import closing
 from rich.console import Console
 
 from dbscale import core
+from dbscale.core.answers import DataSummary
 from dbscale.errors import DbscaleError
 from dbscale.targets.facts import probe_config
 
@@ -16,7 +17,7 @@ from dbscale.targets.facts import probe_config
 TPCB_ACCOUNTS_PER_SCALE = 100_000
 
 
-def print_data_summary(console: Console, what: str, summary: core.DataSummary) -> None:
+def print_data_summary(console: Console, what: str, summary: DataSummary) -> None:
     for step in summary.steps:
         console.print(f"  {step.name}: {step.seconds:.2f} s", highlight=False)
     rows = summary.rows if summary.rows is not None else "?"

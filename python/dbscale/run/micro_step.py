@@ -45,7 +45,7 @@ def run_micro_step(
         key=step.key, kind=step.kind, place=step.place, repetition=step.repetition,
         started_at=iso_utc(started), ended_at=iso_utc(utc_now()), dbscale_version=version,
         target_info=info, where=place.describe(), settings=step.fingerprint, result=result,
-        figures={k: f.as_json() for k, f in figures_of(step.kind, result).items()},
+        figures=figures_of(step.kind, result),
     )  # fmt: skip
 
 
@@ -59,10 +59,9 @@ def _headline_figures(record: MicroRecord) -> list[str]:
     shown = []
     for name in names:
         figure = record.figures.get(name)
-        values = figure.get("values") if figure else None
-        if isinstance(values, list) and values:
-            median = sorted(float(str(v)) for v in values)[len(values) // 2]
-            shown.append(f"{name} {median:,.1f} {figure['unit'] if figure else ''}")
+        if figure is not None and figure.values:
+            median = sorted(figure.values)[len(figure.values) // 2]
+            shown.append(f"{name} {median:,.1f} {figure.unit}")
     return shown
 
 

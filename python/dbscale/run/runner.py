@@ -18,6 +18,7 @@ from rich.console import Console
 
 from dbscale import core, interrupts
 from dbscale.core import Run
+from dbscale.core.answers import DataSummary
 from dbscale.core.config import RunConfig
 from dbscale.core.result import Interval, RunResult
 from dbscale.errors import (
@@ -290,7 +291,7 @@ class StudyRunner:
         pool = self._workers()
         return pool.start if pool is not None else Run
 
-    def _load(self, config: RunConfig) -> core.DataSummary:
+    def _load(self, config: RunConfig) -> DataSummary:
         """Loads a data set: here, or split over the study's workers."""
         pool = self._workers()
         return pool.load(config) if pool is not None else core.prepare(config)

@@ -13,7 +13,10 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
 from dbscale import core
+from dbscale.core.answers import ProbeAnswer
 from dbscale.core.config import RunConfig, TargetConfig, WorkloadConfig, make_run_config
 from dbscale.errors import (
     TargetError,
@@ -22,7 +25,7 @@ from dbscale.errors import (
 )
 from dbscale.files import write_atomic
 from dbscale.modes import TlsMode
-from dbscale.values import JsonObject, json_object
+from dbscale.values import JsonObject
 
 TARGETS_DIR = "targets"
 # Settings shown first (and diffed by `dbscale compare`); all of them are stored.
@@ -67,8 +70,8 @@ def wait_accepting(
     *,
     tls: TlsMode | None = None,
     target: str = "target",
-    probe: Callable[[RunConfig], core.ProbeAnswer] = core.probe,
-) -> core.ProbeAnswer:
+    probe: Callable[[RunConfig], ProbeAnswer] = core.probe,
+) -> ProbeAnswer:
     """Probes until the server accepts a connection; its probe answer. Only "not there yet"
     errors are retried; a wrong password is not."""
     config = probe_config(url, tls)
@@ -114,19 +117,54 @@ def write_target_record(results_dir: Path, name: str, record: Mapping[str, Any])
     return path
 
 
-def load_target_records(results_dir: Path) -> dict[str, JsonObject]:
-    """Every targets/<name>.json of a results directory, by target name."""
-    records: dict[str, JsonObject] = {}
+class _Tolerant(BaseModel):
+    # A record written by another version keeps what this one does not know.
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+class TargetInfo(_Tolerant):
+    """The instance facts (`spec.target_info`): what the cost and per-vCPU figures need, typed;
+    the rest (provider, region, instance type, ...) kept as written."""
+
+    vcpus: int | None = None
+    memory_gib: float | None = None
+    storage_gb: float | None = None
+    ha: bool | None = None
+
+
+class ServerRecord(_Tolerant):
+    """What the server said about itself when the target was entered."""
+
+    version: str | None = None
+    dialect: str | None = None
+    tls: bool | None = None
+    key_settings: dict[str, str | None] = Field(default_factory=dict)
+    settings: dict[str, str | None] = Field(default_factory=dict)
+
+
+class TargetRecord(_Tolerant):
+    """targets/<name>.json: the target's facts, prices, server and lifecycle."""
+
+    name: str = ""
+    url: str | None = None
+    info: TargetInfo = Field(default_factory=TargetInfo)
+    prices: dict[str, JsonValue] | None = None
+    server: ServerRecord = Field(default_factory=ServerRecord)
+
+
+def load_target_records(results_dir: Path) -> dict[str, TargetRecord]:
+    """Every targets/<name>.json of a results directory, by target name (one that is not a
+    target record is passed over)."""
+    records: dict[str, TargetRecord] = {}
     folder = results_dir / TARGETS_DIR
     if not folder.is_dir():
         return records
     for path in sorted(folder.glob("*.json")):
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            record = TargetRecord.model_validate_json(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if isinstance(data, dict):
-            records[str(data.get("name") or path.stem)] = data
+        records[record.name or path.stem] = record
     return records
 
 
@@ -136,16 +174,15 @@ def diff_target_records(a: Path, b: Path, limit: int = 40) -> list[JsonObject]:
     records_a, records_b = load_target_records(a), load_target_records(b)
     diffs: list[JsonObject] = []
     for name in [n for n in records_a if n in records_b]:
-        ra, rb = records_a[name], records_b[name]
-        server_a, server_b = json_object(ra.get("server")), json_object(rb.get("server"))
+        server_a, server_b = records_a[name].server, records_b[name].server
         pairs: list[tuple[str, object, object]] = [
-            ("server version", server_a.get("version"), server_b.get("version"))
+            ("server version", server_a.version, server_b.version)
         ]
-        info_a, info_b = json_object(ra.get("info")), json_object(rb.get("info"))
+        info_a = records_a[name].info.model_dump(exclude_none=True)
+        info_b = records_b[name].info.model_dump(exclude_none=True)
         pairs += [(f"target {k}", info_a.get(k), info_b.get(k)) for k in sorted({*info_a, *info_b})]
-        settings_a = json_object(server_a.get("settings"))
-        settings_b = json_object(server_b.get("settings"))
-        keys = list(json_object(server_a.get("key_settings")))
+        settings_a, settings_b = server_a.settings, server_b.settings
+        keys = list(server_a.key_settings)
         keys += sorted(k for k in {*settings_a, *settings_b} if k not in keys)
         pairs += [(k, settings_a.get(k), settings_b.get(k)) for k in keys if k not in NOT_COMPARED]
         diffs += [

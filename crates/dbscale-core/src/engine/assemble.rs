@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use super::outcome::{RunFacts, RunTotals};
+use super::outcome::{Ending, RunTotals};
 use super::recorder::ThreadTotals;
 use super::{RunShared, Setup};
 use crate::stats::result::CpuTime;
@@ -35,7 +35,7 @@ pub fn assemble(
     let tpcc = shared
         .workload
         .summarize(&totals.histograms_in(&order), &totals.tally, duration_s);
-    totals.into_result(RunFacts {
+    let frame = RunResult {
         workload: shared.workload.name().to_string(),
         target: shared.endpoint().redacted(),
         server_version: setup.server_version,
@@ -46,19 +46,23 @@ pub fn assemble(
         rate_tps: config.rate_tps,
         seed: shared.seed,
         workload_params: shared.workload.params(),
-        duration_s,
-        cancelled,
         ramp_s: shared.ramp.as_secs_f64(),
         connections: shared
             .workload
             .shared_connections()
             .filter(|n| *n < config.clients),
         server_max_connections: setup.max_connections,
-        intervals,
         tpcc,
+        ..RunResult::default()
+    };
+    let ending = Ending {
+        duration_s,
+        cancelled,
+        intervals,
         command_places: shared.workload.command_places(),
         keep_detail: config.share.is_some(),
-    })
+    };
+    totals.into_result(frame, ending)
 }
 
 /// The threads' totals summed and merged, and when the last transaction ended.
@@ -79,8 +83,7 @@ fn sum_threads(
     let mut last_end = start;
     for t in threads {
         totals.add_tally(&t.tally);
-        totals.ramp_transactions += t.ramp_transactions;
-        totals.ramp_errors += t.ramp_errors;
+        totals.counts.add(&t.counts);
         totals.never_connected += t.clients_never_connected;
         if totals.connect_error.is_none() {
             totals.connect_error.clone_from(&t.connect_error);
@@ -95,13 +98,6 @@ fn sum_threads(
         for (class, n) in &t.errors {
             *totals.errors.entry(class.key()).or_default() += n;
         }
-        totals.queries.add(&t.queries);
-        totals.failed += t.failed;
-        totals.retried += t.retried;
-        totals.retries += t.retries;
-        totals.late_starts += t.late_starts;
-        totals.unstarted += t.unstarted;
-        totals.abandoned += t.abandoned;
         totals.add_commands(&t.commands);
         if let Some(end) = t.last_end {
             last_end = last_end.max(end);

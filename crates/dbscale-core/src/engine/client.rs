@@ -158,7 +158,7 @@ impl Client {
             return None;
         }
         if !self.sleep_until(slot).await {
-            self.recorder.borrow_mut().totals.unstarted += 1;
+            self.recorder.borrow_mut().totals.counts.unstarted += 1;
             return None;
         }
         let lag = Instant::now().saturating_duration_since(slot);

@@ -4,7 +4,7 @@
 //! measured time the longest worker's (they started together), the verdict and TPC-C's figures
 //! computed again from the merged counts by the one step every result takes (`outcome.rs`).
 
-use super::outcome::{RunFacts, RunTotals};
+use super::outcome::{Ending, RunTotals};
 use crate::config::RunConfig;
 use crate::stats::commands::{CommandPlace, CommandTally};
 use crate::stats::tpcc::TpccSummary;
@@ -40,27 +40,26 @@ pub fn merge_workers(config: &RunConfig, parts: &[RunResult]) -> Result<RunResul
             text: c.command.clone(),
         })
         .collect();
-    Ok(totals.into_result(RunFacts {
-        workload: first.workload.clone(),
-        target: first.target.clone(),
-        server_version: first.server_version.clone(),
-        tls: first.tls,
+    // The first worker's result says what the run was; the whole run's config, its clients.
+    let frame = RunResult {
         clients: config.clients,
         protocol: config.protocol,
         connect: config.connect,
         rate_tps: config.rate_tps,
         seed: config.seed.unwrap_or(first.seed),
         workload_params,
+        connections: parts.iter().map(|p| p.connections).sum::<Option<u32>>(),
+        tpcc,
+        ..first.clone()
+    };
+    let ending = Ending {
         duration_s,
         cancelled: parts.iter().any(|p| p.cancelled),
-        ramp_s: first.ramp_s,
-        connections: parts.iter().map(|p| p.connections).sum::<Option<u32>>(),
-        server_max_connections: first.server_max_connections,
         intervals,
-        tpcc,
         command_places,
         keep_detail: false,
-    }))
+    };
+    Ok(totals.into_result(frame, ending))
 }
 
 /// The workers' histograms merged and their counters summed.
@@ -89,17 +88,9 @@ fn sum_workers(first: &RunResult, parts: &[RunResult]) -> Result<RunTotals, Erro
             slot.2 += result.failed;
         }
         totals.add_tally(&detail.tally);
-        totals.abandoned += detail.abandoned;
+        totals.counts.add(&part.counts(detail.abandoned));
         totals.never_connected += detail.clients_never_connected;
-        totals.failed += part.failed;
-        totals.retried += part.retried;
-        totals.retries += part.retries;
-        totals.late_starts += part.late_starts;
-        totals.unstarted += part.unstarted;
-        totals.ramp_transactions += part.ramp_transactions;
-        totals.ramp_errors += part.ramp_errors;
         totals.threads += part.threads;
-        totals.queries.add(&part.queries);
         totals.add_cpu(&part.client_cpu_s);
         for (class, n) in &part.errors.by_class {
             *totals.errors.entry(class.clone()).or_default() += n;
@@ -157,9 +148,12 @@ fn merged_tpcc(
     let mut resolved = config.workload.clone();
     resolved.params = first.workload_params.clone();
     let workload = Workload::from_config(&resolved)?;
+    let Workload::Tpcc(tpcc) = &workload else {
+        return Ok(None);
+    };
     let names = workload.transaction_types();
     let order: Vec<&str> = names.iter().map(String::as_str).collect();
-    Ok(workload.summarize_merged(
+    Ok(tpcc.summarize_merged(
         &worker_summary.c_last_source,
         &totals.histograms_in(&order),
         &totals.tally,

@@ -5,12 +5,11 @@
 use std::collections::BTreeMap;
 
 use super::verdict::{verdict, Refused, Tally};
-use crate::driver::{ConnectMode, QueryProtocol};
 use crate::stats::commands::{merge_tallies, CommandLatency, CommandPlace, CommandTally};
+use crate::stats::counts::RunCounts;
 use crate::stats::result::{
-    CpuTime, ErrorCounts, HostConnections, QueryCounts, ResultDetail, TransactionTypeResult,
+    CpuTime, ErrorCounts, HostConnections, ResultDetail, TransactionTypeResult,
 };
-use crate::stats::tpcc::TpccSummary;
 use crate::stats::{IntervalSnapshot, LatencyHistogram, RunResult};
 
 /// What the threads (or the workers) measured, summed and merged exactly.
@@ -22,16 +21,8 @@ pub(super) struct RunTotals {
     /// Each transaction type by name: its histogram of successes and its failures.
     pub types: Vec<(String, LatencyHistogram, u64)>,
     pub errors: BTreeMap<String, u64>,
-    pub queries: QueryCounts,
-    pub failed: u64,
-    pub retried: u64,
-    pub retries: u64,
-    pub late_starts: u64,
-    pub unstarted: u64,
-    pub abandoned: u64,
+    pub counts: RunCounts,
     pub never_connected: u32,
-    pub ramp_transactions: u64,
-    pub ramp_errors: u64,
     pub threads: u32,
     pub cpu: CpuTime,
     /// The workload's audit counters.
@@ -42,25 +33,12 @@ pub(super) struct RunTotals {
     pub connect_error: Option<String>,
 }
 
-/// What the run was, beside what it measured.
-pub(super) struct RunFacts {
-    pub workload: String,
-    pub target: String,
-    pub server_version: String,
-    pub tls: bool,
-    pub clients: u32,
-    pub protocol: QueryProtocol,
-    pub connect: ConnectMode,
-    pub rate_tps: Option<f64>,
-    pub seed: u64,
-    pub workload_params: BTreeMap<String, serde_json::Value>,
+/// How the run ended, beside what it counted: what its result needs from the run itself.
+pub(super) struct Ending {
+    /// Measured time (pgbench's rule for a local run, the longest worker's for a merge).
     pub duration_s: f64,
     pub cancelled: bool,
-    pub ramp_s: f64,
-    pub connections: Option<u32>,
-    pub server_max_connections: Option<u64>,
     pub intervals: Vec<IntervalSnapshot>,
-    pub tpcc: Option<TpccSummary>,
     /// Scripts: where each command stands, in script order.
     pub command_places: Vec<CommandPlace>,
     /// A worker's run keeps what an exact merge with the others needs.
@@ -121,74 +99,67 @@ impl RunTotals {
             .collect()
     }
 
-    /// The run's result: figures over the measured time, the verdict in words.
-    pub fn into_result(self, facts: RunFacts) -> RunResult {
-        let duration_s = facts.duration_s.max(1e-9);
+    /// The run's result: `frame` says what the run was (workload, target, server, clients,
+    /// protocol, rate, seed, parameters, ramp, TPC-C's summary); this fills in what it measured,
+    /// its figures over the measured time and the verdict in words.
+    pub fn into_result(self, frame: RunResult, ending: Ending) -> RunResult {
+        let duration_s = ending.duration_s.max(1e-9);
         let transactions = self.overall.count();
         let error_total = self.errors.values().sum();
-        let clients_connected = facts.clients.saturating_sub(self.never_connected);
+        let counts = self.counts;
+        let clients_connected = frame.clients.saturating_sub(self.never_connected);
         let verdict = verdict(
             &Tally {
                 transactions,
-                failed: self.failed,
-                retries: self.retries,
+                failed: counts.failed,
+                retries: counts.retries,
                 error_total,
                 errors: &self.errors,
-                cancelled: facts.cancelled,
-                abandoned: self.abandoned,
+                cancelled: ending.cancelled,
+                abandoned: counts.abandoned,
                 duration_s,
             },
             &Refused {
-                clients: facts.clients,
+                clients: frame.clients,
                 connected: clients_connected,
                 message: self.connect_error.as_deref(),
-                max_connections: facts.server_max_connections,
+                max_connections: frame.server_max_connections,
             },
         );
-        let detail = facts.keep_detail.then(|| ResultDetail {
+        let detail = ending.keep_detail.then(|| ResultDetail {
             connect_histogram: self.connect.to_base64(),
             lag_histogram: self.lag.to_base64(),
             tally: self.tally.clone(),
-            abandoned: self.abandoned,
+            abandoned: counts.abandoned,
             clients_never_connected: self.never_connected,
         });
         let empty = CommandTally::default();
-        let commands = facts
+        let commands = ending
             .command_places
             .iter()
             .enumerate()
             .map(|(i, place)| CommandLatency::of(place, self.commands.get(i).unwrap_or(&empty)))
             .collect();
         RunResult {
-            workload: facts.workload,
-            target: facts.target,
-            server_version: facts.server_version,
-            tls: facts.tls,
-            clients: facts.clients,
             threads: self.threads,
-            protocol: facts.protocol,
-            connect: facts.connect,
-            rate_tps: facts.rate_tps,
-            seed: facts.seed,
-            workload_params: facts.workload_params,
             duration_s,
             transactions,
             tps: transactions as f64 / duration_s,
-            failed: self.failed,
-            retried: self.retried,
-            retries: self.retries,
-            cancelled: facts.cancelled,
+            failed: counts.failed,
+            retried: counts.retried,
+            retries: counts.retries,
+            cancelled: ending.cancelled,
             errors: ErrorCounts {
                 total: error_total,
                 by_class: self.errors,
             },
             latency_ms: self.overall.summary(),
             connect_ms: self.connect.summary(),
-            schedule_lag_ms: facts.rate_tps.and_then(|_| self.lag.summary()),
-            late_starts: self.late_starts,
-            unstarted: self.unstarted,
-            qps: self.queries.total as f64 / duration_s,
-            queries: self.queries,
+            schedule_lag_ms: frame.rate_tps.and_then(|_| self.lag.summary()),
+            late_starts: counts.late_starts,
+            unstarted: counts.unstarted,
+            qps: counts.queries.total as f64 / duration_s,
+            queries: counts.queries,
             client_cpu_us_per_txn: (transactions > 0)
                 .then(|| self.cpu.total * 1e6 / transactions as f64),
             client_cpu_s: self.cpu,
@@ -200,12 +171,10 @@ impl RunTotals {
                 })
                 .collect(),
             histogram: self.overall.to_base64(),
-            intervals: facts.intervals,
+            intervals: ending.intervals,
             verdict,
-            ramp_s: facts.ramp_s,
-            ramp_transactions: self.ramp_transactions,
-            ramp_errors: self.ramp_errors,
-            connections: facts.connections,
+            ramp_transactions: counts.ramp_transactions,
+            ramp_errors: counts.ramp_errors,
             connections_by_host: self
                 .hosts
                 .into_iter()
@@ -213,10 +182,9 @@ impl RunTotals {
                 .collect(),
             clients_connected,
             connect_error: self.connect_error,
-            server_max_connections: facts.server_max_connections,
-            tpcc: facts.tpcc,
             commands,
             detail,
+            ..frame
         }
     }
 }

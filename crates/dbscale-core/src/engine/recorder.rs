@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use crate::driver::{DbError, ErrorClass};
 use crate::stats::commands::CommandTally;
+use crate::stats::counts::RunCounts;
 use crate::stats::interval::window_intervals;
-use crate::stats::result::QueryCounts;
 use crate::stats::{IntervalMerger, IntervalStats, LatencyHistogram};
 use crate::workload::{TxnOutcome, TALLY_SLOTS};
 
@@ -27,22 +27,11 @@ pub struct ThreadTotals {
     pub connect: LatencyHistogram,
     pub lag: LatencyHistogram,
     pub errors: BTreeMap<ErrorClass, u64>,
-    pub failed: u64,
-    pub retried: u64,
-    pub retries: u64,
-    pub late_starts: u64,
-    pub unstarted: u64,
-    /// Transactions still running when the run was stopped hard.
-    pub abandoned: u64,
-    pub queries: QueryCounts,
+    pub counts: RunCounts,
     /// When this thread's last transaction ended.
     pub last_end: Option<Instant>,
     /// The workload's audit counters over the measured transactions.
     pub tally: [u64; TALLY_SLOTS],
-    /// Transactions that ended during the ramp (not measured).
-    pub ramp_transactions: u64,
-    /// Errors during the ramp (not measured).
-    pub ramp_errors: u64,
     /// Clients that tried to connect and never managed to (a server at its connection limit).
     pub clients_never_connected: u32,
     /// Clients that had a connection at some point.
@@ -155,7 +144,7 @@ impl ThreadRecorder {
     #[inline]
     pub fn success(&mut self, done: &TxnOutcome, latency: Duration, end: Instant, tries: u32) {
         if self.in_ramp(end) {
-            self.totals.ramp_transactions += 1;
+            self.totals.counts.ramp_transactions += 1;
             return;
         }
         let (kind, queries) = (done.kind, &done.queries);
@@ -168,11 +157,11 @@ impl ThreadRecorder {
         self.current.latency.record_us(micros);
         self.current.transactions += 1;
         if tries > 1 {
-            self.totals.retried += 1;
-            self.totals.retries += u64::from(tries - 1);
+            self.totals.counts.retried += 1;
+            self.totals.counts.retries += u64::from(tries - 1);
             self.current.retries += u64::from(tries - 1);
         }
-        self.totals.queries.add(queries);
+        self.totals.counts.queries.add(queries);
         self.current.queries.add(queries);
         self.totals.last_end = Some(end);
     }
@@ -183,10 +172,10 @@ impl ThreadRecorder {
         }
         self.roll_to(self.index_of(end));
         self.totals.types[kind].failed += 1;
-        self.totals.failed += 1;
+        self.totals.counts.failed += 1;
         self.current.failed += 1;
         if tries > 1 {
-            self.totals.retries += u64::from(tries - 1);
+            self.totals.counts.retries += u64::from(tries - 1);
             self.current.retries += u64::from(tries - 1);
         }
         self.totals.last_end = Some(end);
@@ -195,7 +184,7 @@ impl ThreadRecorder {
     /// Every error occurrence, retried or not.
     pub fn error(&mut self, class: &ErrorClass, at: Instant) {
         if self.in_ramp(at) {
-            self.totals.ramp_errors += 1;
+            self.totals.counts.ramp_errors += 1;
             return;
         }
         self.roll_to(self.index_of(at));
@@ -211,7 +200,7 @@ impl ThreadRecorder {
         self.current.lag_max_us = self.current.lag_max_us.max(micros);
         self.current.lag_count += 1;
         if lag > LATE_START {
-            self.totals.late_starts += 1;
+            self.totals.counts.late_starts += 1;
         }
     }
 
@@ -231,6 +220,7 @@ impl ThreadRecorder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::result::QueryCounts;
 
     const SECOND: Duration = Duration::from_secs(1);
 
@@ -274,7 +264,7 @@ mod tests {
         assert_eq!(merger.all()[0].queries.total, 6);
         assert_eq!(rec.totals.types[0].latency.count(), 2);
         assert_eq!(rec.totals.types[1].latency.count(), 1);
-        assert_eq!(rec.totals.queries.total, 9);
+        assert_eq!(rec.totals.counts.queries.total, 9);
         assert_eq!(rec.totals.last_end, Some(start + ms(2500)));
         assert_eq!(rec.totals.tally, [3, 0, 0, 0, 0, 6]);
     }
@@ -323,7 +313,14 @@ mod tests {
         rec.failure(1, at, 2);
         rec.close(None);
         let totals = &rec.totals;
-        assert_eq!((totals.retried, totals.retries, totals.failed), (1, 3, 1));
+        assert_eq!(
+            (
+                totals.counts.retried,
+                totals.counts.retries,
+                totals.counts.failed
+            ),
+            (1, 3, 1)
+        );
         assert_eq!(totals.types[1].failed, 1);
         assert_eq!(totals.errors[&ErrorClass::Deadlock], 2);
         assert_eq!(totals.errors[&ErrorClass::Serialization], 1);
@@ -342,7 +339,7 @@ mod tests {
         for micros in [200, 1000, 1001, 50_000] {
             rec.schedule_lag(Duration::from_micros(micros));
         }
-        assert_eq!(rec.totals.late_starts, 2);
+        assert_eq!(rec.totals.counts.late_starts, 2);
         assert_eq!(rec.totals.lag.count(), 4);
         assert_eq!(rec.current.lag_max_us, 50_000);
         assert_eq!(rec.current.lag_sum_us, 52_201);

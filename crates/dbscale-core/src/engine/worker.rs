@@ -62,9 +62,10 @@ pub fn run_thread(
     let mut recorder = Rc::try_unwrap(plan.recorder)
         .map_err(|_| Error::Internal("client tasks outlived their thread".into()))?
         .into_inner();
-    recorder.totals.abandoned = recorder.in_flight;
+    recorder.totals.counts.abandoned = recorder.in_flight;
     if let Some(schedule) = plan.schedule {
-        recorder.totals.unstarted += schedule.borrow_mut().count_remaining_before(plan.deadline);
+        recorder.totals.counts.unstarted +=
+            schedule.borrow_mut().count_remaining_before(plan.deadline);
     }
     let counted = shared.config.transactions.is_some() && !shared.is_cancelled();
     recorder.close(counted.then(Instant::now));

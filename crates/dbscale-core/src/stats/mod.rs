@@ -1,6 +1,7 @@
 //! Measurement: HDR latency histograms, per-interval snapshots and the run result they feed.
 
 pub mod commands;
+pub mod counts;
 pub mod interval;
 pub mod latency;
 pub mod result;

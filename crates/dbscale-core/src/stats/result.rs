@@ -6,12 +6,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::commands::CommandLatency;
+use super::counts::RunCounts;
 use super::interval::IntervalSnapshot;
 use super::latency::{LatencyHistogram, LatencySummary};
 use super::tpcc::TpccSummary;
 use crate::driver::{ConnectMode, QueryProtocol};
 
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct RunResult {
     pub workload: String,
     pub target: String,
@@ -76,6 +77,23 @@ pub struct RunResult {
     /// A scaled-out run's worker: what an exact merge with the other workers needs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<ResultDetail>,
+}
+
+impl RunResult {
+    /// The result's counters, with the transactions abandoned at its end (from its detail).
+    pub fn counts(&self, abandoned: u64) -> RunCounts {
+        RunCounts {
+            failed: self.failed,
+            retried: self.retried,
+            retries: self.retries,
+            late_starts: self.late_starts,
+            unstarted: self.unstarted,
+            abandoned,
+            ramp_transactions: self.ramp_transactions,
+            ramp_errors: self.ramp_errors,
+            queries: self.queries,
+        }
+    }
 }
 
 /// The parts of a worker's result that its summary drops: the connect and schedule-lag
@@ -147,7 +165,7 @@ impl TransactionTypeResult {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct Verdict {
     /// `ok`, `errors` (some failed) or `failed` (nothing succeeded).
     pub status: String,

@@ -316,21 +316,6 @@ impl Workload {
         }
     }
 
-    /// [`Workload::summarize`] for workers' merged figures, this workload built from the
-    /// parameters their results resolved.
-    pub fn summarize_merged(
-        &self,
-        c_last_source: &str,
-        types: &[LatencyHistogram],
-        tally: &[u64],
-        duration_s: f64,
-    ) -> Option<tpcc::TpccSummary> {
-        match self {
-            Workload::Tpcc(w) => w.summarize_merged(c_last_source, types, tally, duration_s),
-            _ => None,
-        }
-    }
-
     /// The consistency conditions of the workload's data (`dbscale check`).
     pub async fn consistency(
         &self,

@@ -4,7 +4,7 @@
 
 use super::expr;
 use super::model::{Command, Op, Script, SqlCommand, SqlPart, Store, Word};
-use super::scan::{scan, Piece};
+use super::scan::{scan, MetaText, Piece};
 use super::vars::valid_name;
 
 /// A script that cannot run: where and why.
@@ -50,31 +50,13 @@ pub fn parse_script(name: &str, text: &str) -> Result<Script, ScriptError> {
                 line,
                 statements,
             } => parser.sql(&text, line, statements),
-            Piece::Meta {
-                name,
-                args,
-                line,
-                column,
-                args_column,
-            } => {
-                let meta = Meta {
-                    lower: name.to_ascii_lowercase(),
-                    words: args.split_whitespace().collect(),
-                    name: &name,
-                    args: &args,
-                    line,
-                    column,
-                    args_column,
-                };
-                parser.meta(&meta)?;
-            }
+            Piece::Meta(text) => parser.meta(&Meta::of(&text))?,
         }
     }
     parser.finish()
 }
 
-/// A meta-command as scanned: its name (as written and lower-cased), its argument text and
-/// words, and where it and its arguments start.
+/// A meta-command as scanned, with its name lower-cased and its arguments split into words.
 struct Meta<'a> {
     name: &'a str,
     lower: String,
@@ -83,6 +65,20 @@ struct Meta<'a> {
     line: u32,
     column: u32,
     args_column: u32,
+}
+
+impl<'a> Meta<'a> {
+    fn of(text: &'a MetaText) -> Self {
+        Self {
+            name: &text.name,
+            lower: text.name.to_ascii_lowercase(),
+            args: &text.args,
+            words: text.args.split_whitespace().collect(),
+            line: text.line,
+            column: text.column,
+            args_column: text.args_column,
+        }
+    }
 }
 
 /// The commands parsed so far, the `\if`s still open, and whether the last command was SQL

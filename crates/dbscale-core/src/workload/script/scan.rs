@@ -11,14 +11,18 @@ pub(super) enum Piece {
         line: u32,
         statements: usize,
     },
-    Meta {
-        name: String,
-        args: String,
-        line: u32,
-        column: u32,
-        /// Column of the first character of `args`.
-        args_column: u32,
-    },
+    Meta(MetaText),
+}
+
+/// A meta-command as written: its name, its argument text and where both start.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct MetaText {
+    pub name: String,
+    pub args: String,
+    pub line: u32,
+    pub column: u32,
+    /// Column of the first character of `args`.
+    pub args_column: u32,
 }
 
 struct Scanner<'a> {
@@ -110,13 +114,13 @@ impl Scanner<'_> {
             }
             args.push(self.bump());
         }
-        Piece::Meta {
+        Piece::Meta(MetaText {
             name,
             args,
             line,
             column,
             args_column,
-        }
+        })
     }
 }
 
