@@ -16,10 +16,7 @@ pub enum Error {
     Connect { target: String, source: DbError },
     /// The workload's tables are missing or incomplete.
     #[error("{0}")]
-    NotPrepared(String),
-    /// sysbench's tables are missing: their count and size are the run's own parameters.
-    #[error("{0}")]
-    SysbenchNotPrepared(String),
+    NotPrepared(Unprepared),
     /// A statement failed outside the measured loop (prepare, cleanup, checks).
     #[error("{context}: {source}")]
     Sql { context: String, source: DbError },
@@ -48,6 +45,55 @@ pub const KINDS: &[&str] = &[
     "internal",
 ];
 
+/// What is missing from the target's data, and what to run about it when the workload that
+/// found it has words of its own (the hint is chosen where the error is made, never from its
+/// message).
+#[derive(Debug)]
+pub struct Unprepared {
+    pub message: String,
+    pub hint: Option<&'static str>,
+}
+
+impl Unprepared {
+    /// sysbench's tables: their count and size are the run's own parameters.
+    pub fn sysbench(message: String) -> Self {
+        Self {
+            message,
+            hint: Some("run `dbscale prepare WORKLOAD --target URL` with the run's --set tables=N and table_size=M (or sysbench's own `prepare` with the same --tables and --table-size)"),
+        }
+    }
+}
+
+impl std::fmt::Display for Unprepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// The error reads as its message (`message.contains("missing")`).
+impl std::ops::Deref for Unprepared {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.message
+    }
+}
+
+impl From<String> for Unprepared {
+    fn from(message: String) -> Self {
+        Self {
+            message,
+            hint: None,
+        }
+    }
+}
+
+impl From<&str> for Unprepared {
+    fn from(message: &str) -> Self {
+        message.to_string().into()
+    }
+}
+
 impl Error {
     /// Stable key for the Python exception tree.
     pub fn kind(&self) -> &'static str {
@@ -63,7 +109,7 @@ impl Error {
                 Some(ConnectFailure::InvalidTarget) => "connect_invalid",
                 Some(ConnectFailure::Protocol) | None => "connect_unreachable",
             },
-            Error::NotPrepared(_) | Error::SysbenchNotPrepared(_) => "not_prepared",
+            Error::NotPrepared(_) => "not_prepared",
             Error::Sql { .. } => "sql",
             Error::Histogram(_) => "histogram",
             Error::Internal(_) => "internal",
@@ -77,7 +123,7 @@ impl Error {
             Error::Connect { target, source } if is_mysql_target(target) => mysql_connect_hint(source.connect).into(),
             Error::Connect { source, .. } => postgres_connect_hint(source.connect).into(),
             Error::Script(_) => "fix the script at the line and column shown; docs/scripts.md describes the language".into(),
-            Error::SysbenchNotPrepared(_) => "run `dbscale prepare WORKLOAD --target URL` with the run's --set tables=N and table_size=M (or sysbench's own `prepare` with the same --tables and --table-size)".into(),
+            Error::NotPrepared(Unprepared { hint: Some(hint), .. }) => (*hint).into(),
             Error::NotPrepared(_) => "run `dbscale prepare WORKLOAD --target URL` first (with the same --set parameters)".into(),
             Error::Sql { .. } => "the server refused a statement; its message above says why".into(),
             Error::Histogram(_) => "the results hold a histogram dbscale did not write (edited, truncated, or recorded with other settings); re-run that point".into(),
@@ -167,7 +213,9 @@ mod tests {
 
     #[test]
     fn missing_sysbench_tables_hint_at_their_size() {
-        let e = Error::SysbenchNotPrepared("table sbtest3 is missing (no such table)".into());
+        let e = Error::NotPrepared(Unprepared::sysbench(
+            "table sbtest3 is missing (no such table)".into(),
+        ));
         assert!(e.hint().contains("table_size"), "{}", e.hint());
         let tpcb = Error::NotPrepared("TPC-B tables are missing".into()).hint();
         assert!(!tpcb.contains("table_size"));

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from dbscale.observe.section import WaitsRecord
 from dbscale.values import JsonObject
 
 # An active PostgreSQL backend with no wait event is running on a CPU (or waiting for one).
@@ -151,11 +152,12 @@ class WaitHistogram:
         }
 
     @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> WaitHistogram:
+    def from_record(cls, data: WaitsRecord | Mapping[str, Any]) -> WaitHistogram:
+        record = WaitsRecord.model_validate(data)
         return cls(
-            samples=int(record.get("samples", 0)),
-            states=Counter({str(k): int(v) for k, v in (record.get("states") or {}).items()}),
-            events=Counter({str(k): int(v) for k, v in (record.get("events") or {}).items()}),
+            samples=record.samples,
+            states=Counter(record.states),
+            events=Counter({name: int(n) for name, n in record.events.items()}),
         )
 
 

@@ -7,17 +7,18 @@ in the record instead.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from dbscale import __version__, core
 from dbscale.core.config import RunConfig
 from dbscale.core.result import Interval, RunResult
 from dbscale.observe.host import client_host_facts, short_facts, write_host_file
 from dbscale.observe.observer import ObserveOptions, RunObserver
+from dbscale.observe.section import ObservedServer, ObserveSection
 from dbscale.redaction import redact_url
-from dbscale.values import JsonObject, json_object
+from dbscale.values import JsonObject
 
 
 class Notes(Protocol):
@@ -64,9 +65,8 @@ class RunWatch:
             observer = self._observer
             try:
                 section = observer.finish(native)
-                self._study.learn_server(
-                    observer.config.target.url, json_object(section.get("server"))
-                )
+                server = ObserveSection.model_validate(section).server
+                self._study.learn_server(observer.config.target.url, server)
                 return section
             except Exception as exc:  # the run's measurement matters more than its context
                 self._fail(exc)
@@ -93,18 +93,13 @@ class StudyObserver:
         """Watches a run; `server_url`: the server behind the run's pooler, when it has one."""
         return RunWatch(self, config, server_url)
 
-    def learn_server(self, url: str, server: Mapping[str, Any]) -> None:
+    def learn_server(self, url: str, server: ObservedServer) -> None:
         """A target's first run tells what its server is; host.json is (re)written with it."""
         key = redact_url(url)
         if key in self._servers:
             return
-        self._servers[key] = {
-            "dialect": server.get("dialect"),
-            "local": server.get("local"),
-            "vcpus": server.get("vcpus"),
-            "version": server.get("version"),
-            "settings": server.get("settings"),
-        }
+        facts = ("dialect", "local", "vcpus", "version", "settings")
+        self._servers[key] = server.model_dump(mode="json", include=set(facts))
         self.write()
 
     def host_file_content(self) -> JsonObject:

@@ -29,12 +29,10 @@ from dbscale.plan.sources import (
     DEMO_WARMUP_S,
     DEMO_WORKLOAD,
     RunOptions,
-    apply_flags,
-    apply_quick,
-    plan_document,
+    assemble_document,
 )
 from dbscale.plan.study import TLS_NEEDS_TCP, Point, Study, order_steps
-from dbscale.plan.targets import include_targets_file, prepare_targets
+from dbscale.plan.targets import prepare_targets
 from dbscale.plan.tpcc_sizing import TPCC_NAMES, sized
 from dbscale.plan.workload_check import check_workloads
 from dbscale.results.directory import default_results_dir
@@ -65,11 +63,7 @@ def build_study(
     now: datetime,
 ) -> Study:
     """Checks every option and the whole plan; nothing runs if anything is wrong."""
-    doc, plain = plan_document(options)
-    include_targets_file(doc)  # issue 6: targets from a shared targets.yaml
-    if options.quick:
-        apply_quick(doc)
-    apply_flags(doc, options, plain=plain)
+    doc, plain = assemble_document(options)
     plan = _validate(doc)
     plan = plan.model_copy(update={"targets": prepare_targets(plan.targets, env)})  # issue 6
     matrix = parse_matrix(doc, plan)
@@ -94,7 +88,6 @@ def build_study(
         out_dir=out_dir,
         source=doc.source,
         demo=plain and options.workload is None,
-        document=doc.data,
     )
 
 

@@ -225,3 +225,8 @@ def split_set_path(key: str) -> PathKey:
     for part in key.split("."):
         parts.append(int(part) if part.isdigit() else part)
     return tuple(parts)
+
+
+def item_name(item: Any) -> Any:
+    """The name of a named list item (`targets: [{name: main, url: ...}]`), or None."""
+    return item["name"] if isinstance(item, dict) and "name" in item else None

@@ -17,6 +17,7 @@ from dbscale.modes import ConnectMode, QueryProtocol, TlsMode
 from dbscale.plan.document import (
     PathKey,
     PlanDocument,
+    item_name,
     load_plan_file,
     parse_cli_value,
     split_set_path,
@@ -24,6 +25,7 @@ from dbscale.plan.document import (
 from dbscale.plan.recipes import load_recipe
 from dbscale.plan.schema import LOAD_FIELDS, PlanSchema
 from dbscale.plan.scripts import SCRIPT_WORKLOAD, is_mix, mix_entries, parse_defines
+from dbscale.plan.targets import include_targets_file
 from dbscale.targets.url import EMBEDDED
 from dbscale.values import (
     ParamValue,
@@ -103,6 +105,19 @@ class RunOptions:
         if name.endswith(PLAN_SUFFIXES) or (Path(name).is_file() and "/" in name):
             return Path(name)
         return None
+
+
+def assemble_document(options: RunOptions) -> tuple[PlanDocument, bool]:
+    """The whole plan document the command line describes, and whether it came from the flags
+    alone: its source (a plan file, a recipe, or a plain run), the shared targets file, the
+    `--quick` variant, then the flags and `--set` pairs, each value with its origin. The study
+    is built from it alone (plan/build.py)."""
+    doc, plain = plan_document(options)
+    include_targets_file(doc)  # targets from a shared targets.yaml
+    if options.quick:
+        apply_quick(doc)
+    apply_flags(doc, options, plain=plain)
+    return doc, plain
 
 
 def plan_document(options: RunOptions) -> tuple[PlanDocument, bool]:
@@ -226,7 +241,7 @@ def _host_urls(url: str) -> list[str]:
 
 
 def apply_quick(doc: PlanDocument) -> None:
-    quick = doc.data.get("quick")
+    quick = doc.get(("quick",))
     if not isinstance(quick, dict) or not quick:
         raise PlanError(f"{doc.source} has no quick variant (a `quick` section)", None)
     origin = f"{doc.where(('quick',))} (quick)"
@@ -280,9 +295,9 @@ def _override_targets(doc: PlanDocument, raw_targets: Sequence[str]) -> None:
     other fields (socket_dir, pooled_url, ...), as does a lone unnamed one for a lone target. A
     `url: local` target (a recipe's quick sizes on this machine) lends only its name to a server
     given by URL: its sizes, confinement and example prices describe this machine, not that one."""
-    planned = doc.data.get("targets") or []
+    planned = doc.get(("targets",)) or []
     planned = [t for t in planned if isinstance(t, dict)]
-    by_name = {t.get("name"): t for t in planned}
+    by_name = {item_name(t): t for t in planned}
     entries = []
     for i, raw in enumerate(raw_targets):
         entry = _target_entry(raw, i, len(raw_targets))
@@ -302,7 +317,7 @@ def _override_targets(doc: PlanDocument, raw_targets: Sequence[str]) -> None:
 
 def _set_load(doc: PlanDocument, name: str, values: list[Any], flag: str) -> None:
     origin = f"command line ({flag})"
-    matrix = doc.data.get("matrix")
+    matrix = doc.get(("matrix",))
     if isinstance(matrix, dict):
         if name in matrix:
             doc.set(("matrix", name), values, origin)
@@ -338,7 +353,7 @@ def _apply_set(doc: PlanDocument, pair: str) -> None:
     else:
         param = key.replace("-", "_")
         value = parse_param_value(text)
-        if isinstance(doc.data.get("workloads"), list):
+        if isinstance(doc.get(("workloads",)), list):
             for i, _ in enumerate(doc.data["workloads"]):
                 _set_param(doc, ("workloads", i), param, value, origin)
         else:
@@ -358,7 +373,7 @@ def _by_name(doc: PlanDocument, path: PathKey) -> PathKey:
     for part in path:
         node = doc.get(tuple(out))
         if isinstance(node, list) and isinstance(part, str):
-            names = [item.get("name") if isinstance(item, dict) else None for item in node]
+            names = [item_name(item) for item in node]
             if part not in names:
                 raise doc.error(tuple(out), f"has no item named {part!r}")
             out.append(names.index(part))

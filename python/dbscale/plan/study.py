@@ -175,7 +175,6 @@ class Study:
     out_dir: Path
     source: str
     demo: bool = False
-    document: JsonObject = field(default_factory=dict)
 
     @property
     def runnable_points(self) -> list[Point]:

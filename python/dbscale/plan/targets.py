@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from dbscale.errors import PlanError
-from dbscale.plan.document import PlanDocument, load_plan_text
+from dbscale.plan.document import PlanDocument, item_name, load_plan_text
 from dbscale.targets.spec import T, expand_sizes, is_private_url
 from dbscale.targets.url import resolve_target
 from dbscale.targets.variables import check_hooks
@@ -74,14 +74,14 @@ def include_targets_file(doc: PlanDocument) -> None:
             (TARGETS_FILE_KEY,), f"no such file: {path}", "give a path relative to the plan"
         )
     library = load_plan_text(path.read_text(encoding="utf-8"), str(path))
-    available = library.data.get("targets")
+    available = library.get(("targets",))
     if not isinstance(available, list):
         raise PlanError(f"{path}: expected `targets:` and a list of targets", _TARGETS_FILE_HINT)
-    by_name = {t.get("name"): j for j, t in enumerate(available) if isinstance(t, dict)}
-    wanted = doc.data.get("targets")
+    by_name = {item_name(t): j for j, t in enumerate(available) if isinstance(t, dict)}
+    wanted = doc.get(("targets",))
     targets: list[Any] = []
     for i, item in enumerate(list(by_name) if wanted is None else list(wanted)):
-        name = item.get("name") if isinstance(item, dict) else item
+        name = item_name(item) if isinstance(item, dict) else item
         j = by_name.get(name)
         if j is None and isinstance(item, str):
             known = ", ".join(map(str, by_name))

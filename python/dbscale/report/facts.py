@@ -63,8 +63,8 @@ def _short_url(url: str) -> str:
 
 def vcpus(record: RunRecord) -> int | None:
     """The target's vCPU count when something recorded it (a plan's target, or observation)."""
-    server = record.observe.server if record.observe is not None else {}
-    for value in (record.target_info.get("vcpus"), server.get("vcpus")):
+    observed = record.observe.server.vcpus if record.observe is not None else None
+    for value in (record.target_info.get("vcpus"), observed):
         if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
             return int(value)
     return None

@@ -62,8 +62,8 @@ def utilization(means: Mapping[str, float], server_vcpus: int | None) -> dict[st
 
 
 def _server_vcpus(record: RunRecord) -> int | None:
-    vcpus = record.observe.server.get("vcpus") if record.observe is not None else None
-    return int(vcpus) if _number(vcpus) and vcpus > 0 else None
+    vcpus = record.observe.server.vcpus if record.observe is not None else None
+    return vcpus if vcpus is not None and vcpus > 0 else None
 
 
 def point_utilization(point: PointView) -> dict[str, float]:
@@ -98,10 +98,7 @@ def resource_rows(study: ResultsView, axis: Axis | None) -> list[Row]:
 def wait_events(record: RunRecord) -> dict[str, float]:
     """Wait event -> backend-samples of active sessions over the run (CPU: running)."""
     waits = record.observe.waits if record.observe is not None else None
-    events = waits.get("events") if waits is not None else None
-    if not isinstance(events, Mapping):
-        return {}
-    return {str(k): float(v) for k, v in events.items() if _number(v)}
+    return {k: v for k, v in waits.events.items() if v} if waits is not None else {}
 
 
 def wait_rows(study: ResultsView) -> list[Row]:

@@ -19,6 +19,7 @@ from dbscale.core.answers import CheckReport
 from dbscale.core.config import RunConfig, ScriptSource
 from dbscale.core.result import RunResult
 from dbscale.errors import ResultsError
+from dbscale.observe.section import LimitedBy, ObserveSection
 from dbscale.scaleout.messages import WorkerEntry
 from dbscale.values import JsonObject
 
@@ -62,47 +63,6 @@ def consistency_section(report: CheckReport) -> JsonObject:
             for c in report.conditions
         ],
     }  # fmt: skip
-
-
-class Finding(_Part):
-    verdict: str = ""
-    evidence: str = ""
-
-
-class LimitedBy(_Part):
-    """The observer's verdict on what limited the run (`observe/verdict.py`)."""
-
-    verdict: str = ""
-    summary: str = ""
-    evidence: str = ""
-    client_bound: bool = False
-    warning: str | None = None
-    hint: str | None = None
-    host_warning: str | None = None  # other processes took a material share of the host's CPU
-    also: list[Finding] = Field(default_factory=list)
-
-
-class ResourceTable(_Part):
-    """Per-second resource use: `columns` name the values of each row; `mean` over the window."""
-
-    interval_s: float = 1.0
-    columns: list[str] = Field(default_factory=list)
-    rows: list[list[float | None]] = Field(default_factory=list)
-    mean: dict[str, float] = Field(default_factory=dict)
-
-
-class ObserveSection(_Part):
-    """What `dbscale.observe` saw during the run (docs/observe.md)."""
-
-    version: int = 1
-    host: dict[str, JsonValue] = Field(default_factory=dict)
-    window_s: float | None = None
-    resources: ResourceTable | None = None
-    server: dict[str, JsonValue] = Field(default_factory=dict)
-    waits: dict[str, JsonValue] | None = None
-    overhead: dict[str, JsonValue] = Field(default_factory=dict)
-    limited_by: LimitedBy | None = None
-    notes: list[str] = Field(default_factory=list)
 
 
 class OutageSection(_Part):

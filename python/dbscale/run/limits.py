@@ -8,7 +8,8 @@ from collections.abc import Sequence
 
 from rich.console import Console
 
-from dbscale.results.record import LimitedBy, RunRecord
+from dbscale.observe.section import LimitedBy
+from dbscale.results.record import RunRecord
 
 
 def verdict_line(record: RunRecord) -> str | None:

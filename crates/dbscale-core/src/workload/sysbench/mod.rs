@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use crate::config::WorkloadConfig;
 use crate::driver::{Connection, DbError, Dialect, ErrorClass, Statement};
+use crate::error::Unprepared;
 use crate::workload::Params;
 use crate::Error;
 use catalog::VARIANTS;
@@ -155,7 +156,10 @@ pub const MAX_TRIES: u32 = u32::MAX;
 fn not_prepared(table: u32, e: DbError) -> Error {
     // PostgreSQL undefined_table, MySQL ER_NO_SUCH_TABLE.
     if matches!(e.code.as_deref(), Some("42P01" | "1146")) {
-        Error::SysbenchNotPrepared(format!("table sbtest{table} is missing ({})", e.message))
+        Error::NotPrepared(Unprepared::sysbench(format!(
+            "table sbtest{table} is missing ({})",
+            e.message
+        )))
     } else {
         Error::Sql {
             context: format!("checking table sbtest{table}"),

@@ -162,10 +162,13 @@ impl Tpcb {
             ));
         }
         if self.params.is_explicit("scale") && self.params.int("scale") != found {
-            return Err(Error::NotPrepared(format!(
-                "the tables hold scale {found} but scale={} was asked",
-                self.params.int("scale")
-            )));
+            return Err(Error::NotPrepared(
+                format!(
+                    "the tables hold scale {found} but scale={} was asked",
+                    self.params.int("scale")
+                )
+                .into(),
+            ));
         }
         self.params.set("scale", found.into());
         Ok(())
@@ -199,7 +202,7 @@ impl Tpcb {
 
 fn not_prepared(e: DbError) -> Error {
     if e.code.as_deref() == Some("42P01") {
-        Error::NotPrepared(format!("TPC-B tables are missing ({})", e.message))
+        Error::NotPrepared(format!("TPC-B tables are missing ({})", e.message).into())
     } else {
         Error::Sql {
             context: "checking the TPC-B tables".into(),

@@ -145,13 +145,16 @@ impl Tpcc {
         if found < 1 || terminal::int_at(&row, 1) != 1 || terminal::int_at(&row, 2) != found {
             return Err(Error::NotPrepared(format!(
                 "the warehouse table holds {found} rows, not warehouses 1..N: the TPC-C data is not (completely) loaded"
-            )));
+            ).into()));
         }
         if self.params.is_explicit("warehouses") && self.warehouses != found {
-            return Err(Error::NotPrepared(format!(
-                "the tables hold {found} warehouses but warehouses={} was asked",
-                self.warehouses
-            )));
+            return Err(Error::NotPrepared(
+                format!(
+                    "the tables hold {found} warehouses but warehouses={} was asked",
+                    self.warehouses
+                )
+                .into(),
+            ));
         }
         self.warehouses = found;
         self.params.set("warehouses", found.into());
@@ -265,7 +268,7 @@ impl Tpcc {
 /// MySQL 1146), otherwise the statement's error in `context`.
 pub(crate) fn read_failed(source: DbError, context: &str) -> Error {
     if matches!(&source.class, ErrorClass::Sql(code) if code == "42P01" || code == "1146") {
-        Error::NotPrepared(format!("the TPC-C tables are missing ({})", source.message))
+        Error::NotPrepared(format!("the TPC-C tables are missing ({})", source.message).into())
     } else {
         Error::Sql {
             context: context.into(),
