@@ -23,6 +23,7 @@ from typing import Any
 from dbscale import core
 from dbscale.errors import TargetError
 from dbscale.micro import cpu, disk, net
+from dbscale.micro.results import MicroWhere
 from dbscale.micro.settings import MicroSettings
 from dbscale.observe.server_process import parse_endpoint
 from dbscale.targets import OpenTarget
@@ -49,14 +50,15 @@ class Place:
     host: HostAccess | None = None  # remote
     net_host: str | None = None  # remote: where its micro net server is reached
 
-    def describe(self) -> JsonObject:
-        facts: JsonObject = {"how": self.how}
+    def describe(self) -> MicroWhere:
+        where = MicroWhere(how=self.how)
         if self.cpus is not None:
-            facts["cpus"] = format_cpu_list(self.cpus)
-            facts["vcpus"] = len(self.cpus)
+            where = where.model_copy(
+                update={"cpus": format_cpu_list(self.cpus), "vcpus": len(self.cpus)}
+            )
         if self.disk_dir is not None:
-            facts["disk_dir"] = str(self.disk_dir)
-        return facts
+            where = where.model_copy(update={"disk_dir": str(self.disk_dir)})
+        return where
 
 
 def local_place(opened: OpenTarget) -> Place:

@@ -119,6 +119,16 @@ class NetResult(_Result):
         )
 
 
+class MicroWhere(_Result):
+    """Where a micro step ran, as its record keeps it: local | remote | client, the CPUs of a
+    local size, the directory fio wrote in."""
+
+    how: str = ""
+    cpus: str | None = None
+    vcpus: int | None = None
+    disk_dir: str | None = None
+
+
 # fio's JSON report (`--output-format=json`), as much of it as dbscale reads.
 
 

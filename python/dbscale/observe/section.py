@@ -32,7 +32,7 @@ class WaitsRecord(_Part):
     sessions_mean: float | None = None
     active_mean: float | None = None
     states: dict[str, int] = Field(default_factory=dict)
-    events: dict[str, float] = Field(default_factory=dict)
+    events: dict[str, int | float] = Field(default_factory=dict)
     classes: dict[str, float] = Field(default_factory=dict)
 
 

@@ -23,11 +23,12 @@ from dbscale.core.config import RunConfig
 from dbscale.core.result import RunResult
 from dbscale.errors import ResultsError
 from dbscale.files import append_durable, space_hint, write_atomic
+from dbscale.observe.section import ObserveSection
 from dbscale.redaction import redact_url
 from dbscale.results.micro_records import MICRO_FILE
 from dbscale.results.outages import find_outages, outage_verdict
 from dbscale.results.points import PointSummary, flatten
-from dbscale.results.record import RunRecord
+from dbscale.results.record import ConsistencySection, RunRecord, StudyPlace
 from dbscale.values import JsonObject, iso_utc
 
 RUNS_FILE = "runs.jsonl"
@@ -93,10 +94,10 @@ class RunMeta:
     dbscale_version: str
     cancelled: bool
     run_id: str = ""
-    # Where the run sits in its study: run_key, point_key, point, repetition, warmup_kind, ...
-    study: Mapping[str, Any] | None = None
-    observe: Mapping[str, Any] | None = None  # the observer's section
-    consistency: Mapping[str, Any] | None = None  # the check after the run (prepare.check)
+    study: StudyPlace | None = None  # where the run sits in its study
+    observe: ObserveSection | Mapping[str, object] | None = None  # the observer's section
+    # The check after the run (prepare.check); a mapping is read as one.
+    consistency: ConsistencySection | Mapping[str, Any] | None = None
     count_outages: bool = False  # statistics.include_outages: outage runs count in the point
 
 
@@ -111,17 +112,18 @@ def make_record(native: RunResult, meta: RunMeta) -> RunRecord:
         "warmup": meta.warmup,
         "dbscale_version": meta.dbscale_version,
         "cancelled": meta.cancelled or native.cancelled,
-        **(meta.study or {}),
+        **(meta.study.model_dump(mode="json") if meta.study is not None else {}),
     }
     if native.target:
         fields["target"] = redact_url(native.target)
     if meta.observe is not None:
-        fields["observe"] = meta.observe
+        fields["observe"] = ObserveSection.model_validate(meta.observe)
     if meta.consistency is not None:
-        fields["consistency"] = meta.consistency
-        if meta.consistency.get("ok") is not True:
+        consistency = ConsistencySection.model_validate(meta.consistency)
+        fields["consistency"] = consistency
+        if not consistency.ok:
             # Data that breaks its conditions makes the run's numbers untrustworthy.
-            fields["verdict"] = {"status": "failed", "message": _inconsistent(meta.consistency)}
+            fields["verdict"] = {"status": "failed", "message": _inconsistent(consistency)}
     record = RunRecord.from_json(fields, "the run's result")
     outages = find_outages(record) if record.verdict.status != "failed" else []
     if outages:
@@ -132,11 +134,10 @@ def make_record(native: RunResult, meta: RunMeta) -> RunRecord:
     return record
 
 
-def _inconsistent(section: Mapping[str, Any]) -> str:
-    if section.get("error"):
-        return f"the consistency check after the run could not finish: {section['error']}"
-    failed = [c.get("id") for c in section.get("conditions") or () if c.get("status") == "fail"]
-    return f"consistency conditions fail after the run: {', '.join(map(str, failed))}"
+def _inconsistent(section: ConsistencySection) -> str:
+    if section.error:
+        return f"the consistency check after the run could not finish: {section.error}"
+    return f"consistency conditions fail after the run: {', '.join(section.failed)}"
 
 
 class ResultsDir:

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 from dbscale.errors import ResultsError
 from dbscale.files import append_durable
 from dbscale.micro.figures import Figure
+from dbscale.micro.results import MicroWhere
 from dbscale.results.points import throughput_summary
 from dbscale.values import JsonObject
 
@@ -35,13 +36,13 @@ class MicroRecord(BaseModel):
     ended_at: str = ""
     dbscale_version: str = ""
     target_info: dict[str, JsonValue] = Field(default_factory=dict)
-    where: dict[str, JsonValue] = Field(default_factory=dict)  # how: local|remote|client, cpus
+    where: MicroWhere = Field(default_factory=MicroWhere)
     settings: dict[str, JsonValue] = Field(default_factory=dict)  # the plan's, for this kind
     result: dict[str, JsonValue] = Field(default_factory=dict)
     figures: dict[str, Figure] = Field(default_factory=dict)
 
     def to_json(self) -> str:
-        return json.dumps(self.model_dump(mode="json"), separators=(",", ":"))
+        return json.dumps(self.model_dump(mode="json", exclude_unset=True), separators=(",", ":"))
 
     @property
     def vcpus(self) -> int | None:

@@ -21,7 +21,6 @@ from dbscale.core.result import RunResult
 from dbscale.errors import ResultsError
 from dbscale.observe.section import LimitedBy, ObserveSection
 from dbscale.scaleout.messages import WorkerEntry
-from dbscale.values import JsonObject
 
 
 class _Part(BaseModel):
@@ -51,18 +50,32 @@ class ConsistencySection(_Part):
         return [c.id for c in self.conditions if c.status == "fail"]
 
 
-def consistency_section(report: CheckReport) -> JsonObject:
+def consistency_section(report: CheckReport) -> ConsistencySection:
     """A check report (the core's answer) as a run record's `consistency` section."""
-    return {
-        "ok": report.ok,
-        "warehouses": report.warehouses,
-        "seconds": report.seconds,
-        "conditions": [
-            {"id": c.id, "status": c.status, "violations": c.violations,
-             "examples": list(c.examples), "note": c.note}
+    return ConsistencySection(
+        ok=report.ok,
+        warehouses=report.warehouses,
+        seconds=report.seconds,
+        conditions=[
+            ConsistencyCondition(id=c.id, status=c.status, violations=c.violations,
+                                 examples=list(c.examples), note=c.note)
             for c in report.conditions
         ],
-    }  # fmt: skip
+    )  # fmt: skip
+
+
+class StudyPlace(_Part):
+    """Where a run sits in its study, as its record keeps it."""
+
+    run_key: str
+    point_key: str
+    point: dict[str, JsonValue]
+    point_fingerprint: str
+    repetition: int
+    warmup_kind: str | None  # None (measured), "point" or "data"
+    target_name: str
+    target_info: dict[str, JsonValue]
+    study: str | None
 
 
 class OutageSection(_Part):

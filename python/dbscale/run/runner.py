@@ -37,7 +37,12 @@ from dbscale.results.directory import ResultsDir, RunMeta, make_record
 from dbscale.results.expectations import flag_contradictions
 from dbscale.results.micro_records import append_micro, micro_summary, read_micro
 from dbscale.results.points import FigureCache, PointSummary, SummarySettings, summarize_points
-from dbscale.results.record import RunRecord, consistency_section
+from dbscale.results.record import (
+    ConsistencySection,
+    RunRecord,
+    StudyPlace,
+    consistency_section,
+)
 from dbscale.run import data
 from dbscale.run.console import compact_output, print_points, print_run, print_summary
 from dbscale.run.limits import print_limits, print_verdict
@@ -72,7 +77,7 @@ class RunOutcome:
     cancelled: bool
     started_at: datetime
     ended_at: datetime
-    observe: JsonObject | None = None  # observation's section of the record
+    observe: Mapping[str, object] | None = None  # observation's section of the record
 
 
 @dataclass
@@ -355,7 +360,9 @@ class StudyRunner:
             )
         return record
 
-    def _check_after(self, config: RunConfig, done: RunOutcome) -> tuple[JsonObject | None, bool]:
+    def _check_after(
+        self, config: RunConfig, done: RunOutcome
+    ) -> tuple[ConsistencySection | None, bool]:
         """With `prepare.check: run`: the consistency check after a finished run, as the
         record's `consistency` section (None when not checked), and whether Ctrl-C cut it."""
         if self.study.plan.prepare.check != "run" or done.cancelled:
@@ -366,22 +373,22 @@ class StudyRunner:
         except KeyboardInterrupt:
             return None, True  # not checked: the record says nothing about consistency
         except DbscaleError as exc:
-            return {"ok": False, "error": exc.message}, False
+            return ConsistencySection(ok=False, error=exc.message), False
         return consistency_section(report), False
 
-    def _study_fields(self, step: RunStep) -> JsonObject:
+    def _study_fields(self, step: RunStep) -> StudyPlace:
         point = step.point
-        return {
-            "run_key": step.key,
-            "point_key": point.key,
-            "point": point.values,
-            "point_fingerprint": point.fingerprint,
-            "repetition": step.repetition,
-            "warmup_kind": {"measured": None, "warmup": "point", "data-warmup": "data"}[step.kind],
-            "target_name": point.target.name,
-            "target_info": target_info(point.target),
-            "study": self.study.plan.name,
-        }
+        return StudyPlace(
+            run_key=step.key,
+            point_key=point.key,
+            point=point.values,
+            point_fingerprint=point.fingerprint,
+            repetition=step.repetition,
+            warmup_kind={"measured": None, "warmup": "point", "data-warmup": "data"}[step.kind],
+            target_name=point.target.name,
+            target_info=target_info(point.target),
+            study=self.study.plan.name,
+        )
 
     def _points(self) -> list[PointSummary]:
         points = flag_contradictions(

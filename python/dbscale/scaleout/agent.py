@@ -10,6 +10,8 @@ import signal
 import sys
 from typing import Any
 
+from pydantic import BaseModel
+
 from dbscale.scaleout.session import WorkerSession
 
 CALLS = ("info", "prepare", "load", "ready", "go", "poll", "cancel", "result")
@@ -21,7 +23,11 @@ def answer(session: WorkerSession, line: str) -> dict[str, Any]:
         call = request["call"]
         if call not in CALLS:
             return {"error": f"unknown call {call!r}"}
-        return {"ok": getattr(session, call)(*request.get("args", []))}
+        result = getattr(session, call)(*request.get("args", []))
+        # A message travels as JSON: the fields it has, as it has them.
+        if isinstance(result, BaseModel):
+            result = result.model_dump(mode="json", exclude_unset=True)
+        return {"ok": result}
     except Exception as exc:  # every failure goes back to the coordinator, in words
         message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
         return {"error": message}

@@ -22,10 +22,10 @@ import time
 from pathlib import Path
 
 from dbscale import core
+from dbscale.core.answers import DataSummary
 from dbscale.core.config import RunConfig
 from dbscale.errors import DbscaleError
 from dbscale.scaleout.messages import Finished, Polled, Ready, Refusal, Started, WorkerInfo
-from dbscale.values import JsonObject
 
 
 def _host_cpu() -> tuple[int, int] | None:
@@ -47,8 +47,8 @@ def _ray_node() -> tuple[str | None, str | None]:
     return str(ray.util.get_node_ip_address()), str(ray.get_runtime_context().get_node_id())
 
 
-def _refusal(exc: DbscaleError) -> JsonObject:
-    return Refusal(error=exc.message, hint=exc.hint, kind=type(exc).__name__).model_dump()
+def _refusal(exc: DbscaleError) -> Refusal:
+    return Refusal(error=exc.message, hint=exc.hint, kind=type(exc).__name__)
 
 
 class WorkerSession:
@@ -57,7 +57,7 @@ class WorkerSession:
         self._cpu_at_start: tuple[int, int] | None = None
         self._asked_start_ns: int | None = None
 
-    def info(self) -> JsonObject:
+    def info(self) -> WorkerInfo:
         from dbscale import __version__
 
         node_ip, node_id = _ray_node()
@@ -71,9 +71,9 @@ class WorkerSession:
             executable=sys.executable,
             node_ip=node_ip,
             node_id=node_id,
-        ).model_dump(mode="json")
+        )
 
-    def prepare(self, config_json: str) -> JsonObject:
+    def prepare(self, config_json: str) -> Refusal | None:
         """Starts the engine on this worker's share (gated: it connects, then waits)."""
         if self._run is not None:
             self.cancel()
@@ -83,44 +83,44 @@ class WorkerSession:
             self._run = core.Run(config)
         except DbscaleError as exc:
             return _refusal(exc)
-        return {}
+        return None
 
-    def load(self, config_json: str) -> JsonObject:
+    def load(self, config_json: str) -> DataSummary | Refusal:
         """One phase or part of a split load (`config.load_part`): the core's prepare summary."""
         config = RunConfig.model_validate_json(config_json)
         try:
-            return core.prepare(config).model_dump(mode="json")
+            return core.prepare(config)
         except DbscaleError as exc:
             return _refusal(exc)
 
-    def ready(self) -> JsonObject | None:
+    def ready(self) -> Ready | None:
         """This machine's monotonic clock once connected; `ended` if the run ended instead
         (it could not start: the result says why)."""
         run = self._require()
         if run.ready():
-            return Ready(clock_ns=time.monotonic_ns()).model_dump(mode="json")
+            return Ready(clock_ns=time.monotonic_ns())
         if run.wait(0):
-            return Ready(ended=True).model_dump(mode="json")
+            return Ready(ended=True)
         return None
 
-    def go(self, at_ns: int) -> JsonObject:
+    def go(self, at_ns: int) -> Started:
         run = self._require()
         now = time.monotonic_ns()
         self._asked_start_ns = at_ns
         self._cpu_at_start = _host_cpu()
         run.go(max(at_ns - now, 0) / 1e9)
-        return Started(received_ns=now, late_ms=max(now - at_ns, 0) / 1e6).model_dump(mode="json")
+        return Started(received_ns=now, late_ms=max(now - at_ns, 0) / 1e6)
 
-    def poll(self) -> JsonObject:
+    def poll(self) -> Polled:
         run = self._require()
         ended = run.wait(0)
-        return Polled(intervals=run.poll(), ended=ended).model_dump(mode="json", exclude_unset=True)
+        return Polled(intervals=run.poll(), ended=ended)
 
     def cancel(self) -> None:
         if self._run is not None:
             self._run.cancel()
 
-    def result(self) -> JsonObject:
+    def result(self) -> Finished:
         run = self._require()
         native = run.result()
         after = _host_cpu()
@@ -129,8 +129,7 @@ class WorkerSession:
             spent = after[1] - self._cpu_at_start[1]
             busy = 100.0 * (after[0] - self._cpu_at_start[0]) / spent if spent > 0 else None
         self._run = None
-        finished = Finished(result=native, host_cpu_busy_pct=busy)
-        return finished.model_dump(mode="json", exclude_unset=True)
+        return Finished(result=native, host_cpu_busy_pct=busy)
 
     def _require(self) -> core.Run:
         if self._run is None:

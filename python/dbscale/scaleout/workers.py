@@ -116,7 +116,10 @@ def raise_refusal(answers: Sequence[Any]) -> None:
     """A worker's refusal (`{"error": ..., "kind": ...}`, e.g. tables missing) as that error."""
     from dbscale import errors
 
-    found = next((a for a in answers if isinstance(a, dict) and "error" in a), None)
+    found = next(
+        (a for a in answers if isinstance(a, Refusal) or (isinstance(a, dict) and "error" in a)),
+        None,
+    )
     if found is None:
         return
     refused = Refusal.model_validate(found)

@@ -11,7 +11,6 @@ import time
 from collections.abc import Callable, Mapping
 from contextlib import closing
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -25,6 +24,8 @@ from dbscale.errors import (
 )
 from dbscale.files import write_atomic
 from dbscale.modes import TlsMode
+from dbscale.targets.hooks import HookResult
+from dbscale.targets.local.evidence import LocalEvidence, PoolerFacts
 from dbscale.values import JsonObject
 
 TARGETS_DIR = "targets"
@@ -110,10 +111,11 @@ def target_record_path(results_dir: Path, name: str) -> Path:
     return results_dir / TARGETS_DIR / f"{name}.json"
 
 
-def write_target_record(results_dir: Path, name: str, record: Mapping[str, Any]) -> Path:
+def write_target_record(results_dir: Path, name: str, record: TargetRecord) -> Path:
     """targets/<name>.json, replaced atomically."""
     path = target_record_path(results_dir, name)
-    write_atomic(path, json.dumps(record, indent=2, default=str) + "\n")
+    data = record.model_dump(mode="json", exclude_unset=True)
+    write_atomic(path, json.dumps(data, indent=2, default=str) + "\n")
     return path
 
 
@@ -127,8 +129,8 @@ class TargetInfo(_Tolerant):
     the rest (provider, region, instance type, ...) kept as written."""
 
     vcpus: int | None = None
-    memory_gib: float | None = None
-    storage_gb: float | None = None
+    memory_gib: int | float | None = None
+    storage_gb: int | float | None = None
     ha: bool | None = None
 
 
@@ -142,14 +144,24 @@ class ServerRecord(_Tolerant):
     settings: dict[str, str | None] = Field(default_factory=dict)
 
 
-class TargetRecord(_Tolerant):
-    """targets/<name>.json: the target's facts, prices, server and lifecycle."""
+class TargetRecord(BaseModel):
+    """targets/<name>.json: the target's facts and prices, its hooks as they ran, the local
+    server's and pooler's evidence, what the server said, and when it was entered and left.
+    Built up while the target is in use (so not frozen), written with the fields it has."""
+
+    model_config = ConfigDict(extra="allow")
 
     name: str = ""
     url: str | None = None
     info: TargetInfo = Field(default_factory=TargetInfo)
     prices: dict[str, JsonValue] | None = None
+    entered_at: str | None = None
+    hooks: list[HookResult] = Field(default_factory=list)
+    local: LocalEvidence | None = None
+    pooler: PoolerFacts | None = None
     server: ServerRecord = Field(default_factory=ServerRecord)
+    error: str | None = None
+    left_at: str | None = None
 
 
 def load_target_records(results_dir: Path) -> dict[str, TargetRecord]:

@@ -13,14 +13,14 @@ import subprocess
 import time
 from collections.abc import Mapping
 from contextlib import suppress
-from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
 
 from dbscale.errors import TargetError
 from dbscale.targets.local.server import pid_alive
 from dbscale.targets.spec import HookCommand
 from dbscale.targets.variables import fill, variable_env
-from dbscale.values import JsonObject
 
 KILL_GRACE_S = 5.0  # between SIGTERM to the hook's process group and SIGKILL
 
@@ -31,19 +31,18 @@ class HookError(TargetError):
     default_hint = "see the hook's log in the results directory (hooks/<target>-<hook>.log)"
 
 
-@dataclass(frozen=True)
-class HookResult:
-    """What a hook did, for targets/<name>.json."""
+class HookResult(BaseModel):
+    """What a hook did, for targets/<name>.json (`error` instead when it failed)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
 
     hook: str
-    command: str
-    exit_code: int | None  # None: killed after its timeout
-    duration_s: float
-    timeout_s: float
-    log: str
-
-    def as_json(self) -> JsonObject:
-        return asdict(self)
+    command: str | None = None
+    exit_code: int | None = None  # None: killed after its timeout
+    duration_s: float | None = None
+    timeout_s: float | None = None
+    log: str | None = None
+    error: str | None = None
 
 
 def hook_log_path(results_dir: Path, target: str, hook: str) -> Path:
@@ -81,7 +80,10 @@ def run_hook(
         duration_s = time.monotonic() - started
         status = "killed after timeout" if exit_code is None else f"exit {exit_code}"
         log.write(f"# {status} after {duration_s:.1f} s\n")
-    result = HookResult(hook, text, exit_code, round(duration_s, 3), timeout_s, str(log_path))
+    result = HookResult(
+        hook=hook, command=text, exit_code=exit_code, duration_s=round(duration_s, 3),
+        timeout_s=timeout_s, log=str(log_path),
+    )  # fmt: skip
     if exit_code is None:
         raise HookError(
             f"target {target}: hook {hook} was still running after {timeout_s:g} s and was "

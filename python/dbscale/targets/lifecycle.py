@@ -15,23 +15,31 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import suppress
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from dbscale.errors import DbscaleError, TargetError
 from dbscale.redaction import redact_url
 from dbscale.targets import OpenTarget
-from dbscale.targets.facts import key_settings, server_settings, wait_accepting, write_target_record
-from dbscale.targets.hooks import HookError, run_hook
+from dbscale.targets.facts import (
+    ServerRecord,
+    TargetInfo,
+    TargetRecord,
+    key_settings,
+    server_settings,
+    wait_accepting,
+    write_target_record,
+)
+from dbscale.targets.hooks import HookError, HookResult, run_hook
 from dbscale.targets.local.embedded import default_base_dir
+from dbscale.targets.local.evidence import LocalEvidence
 from dbscale.targets.local.instance import LocalInstance, LocalShape, local_dir
 from dbscale.targets.local.pgbouncer import POOL_MODE, LocalPgBouncer
 from dbscale.targets.local.postgres import LocalPostgres
 from dbscale.targets.spec import TargetEntry, target_info
 from dbscale.targets.url import EMBEDDED
 from dbscale.targets.variables import target_variables
-from dbscale.values import JsonObject, iso_utc, utc_now
+from dbscale.values import iso_utc, utc_now
 
 
 class TargetFailedError(TargetError):
@@ -56,8 +64,7 @@ class _Active:
     opened: OpenTarget
     instance: LocalInstance | None
     variables: dict[str, str]
-    record: JsonObject = field(default_factory=dict)  # targets/<name>.json
-    hooks: list[JsonObject] = field(default_factory=list)  # the record's "hooks", as they ran
+    record: TargetRecord  # targets/<name>.json
     pooler: LocalPgBouncer | None = None
 
 
@@ -124,16 +131,15 @@ class TargetPool(Mapping[str, OpenTarget]):
 
     def _enter(self, target: TargetEntry) -> _Active:
         variables = {**target_variables(target), "results_dir": str(self.results_dir.absolute())}
-        hooks: list[JsonObject] = []
-        record: JsonObject = {
-            "name": target.name,
-            "url": "local" if target.is_local else redact_url(target.url),
-            "info": target_info(target),
-            "prices": target.prices.model_dump(mode="json") if target.prices else None,
-            "entered_at": iso_utc(utc_now()),
-            "hooks": hooks,
-        }
-        active = _Active(target, OpenTarget(url=target.url), None, variables, record, hooks)
+        record = TargetRecord(
+            name=target.name,
+            url="local" if target.is_local else redact_url(target.url),
+            info=TargetInfo.model_validate(target_info(target)),
+            prices=target.prices.model_dump(mode="json") if target.prices else None,
+            entered_at=iso_utc(utc_now()),
+            hooks=[],
+        )
+        active = _Active(target, OpenTarget(url=target.url), None, variables, record)
         setup_started = False
         try:
             if self._hook_defined(target, "setup"):
@@ -142,13 +148,13 @@ class TargetPool(Mapping[str, OpenTarget]):
             if target.is_local:
                 active.instance = self._local_instance(target)
                 evidence = active.instance.start()
-                record["local"] = evidence
+                record.local = evidence
                 server = active.instance.server
                 active.opened = OpenTarget(url=server.url, server=server)
                 self._note_local(target, evidence)
                 if target.pooler == "pgbouncer" and isinstance(server, LocalPostgres):
                     active.pooler = LocalPgBouncer(server, server.base_dir / "pgbouncer")
-                    record["pooler"] = active.pooler.start()
+                    record.pooler = active.pooler.start()
                     active.opened = replace(active.opened, pooled_url=active.pooler.url)
                     self.note(f"target {target.name}: PgBouncer ({POOL_MODE} pooling) on port "
                               f"{active.pooler.port} for the pooling: on points")  # fmt: skip
@@ -158,17 +164,17 @@ class TargetPool(Mapping[str, OpenTarget]):
             probe = wait_accepting(active.opened.url, timeout_s, target=target.name)
             dialect = probe.dialect
             settings = server_settings(active.opened.url, dialect)
-            record["server"] = {
-                "version": probe.server_version,
-                "dialect": dialect,
-                "tls": probe.tls,
-                "key_settings": key_settings(dialect, settings),
-                "settings": settings,
-            }
+            record.server = ServerRecord(
+                version=probe.server_version,
+                dialect=dialect,
+                tls=probe.tls,
+                key_settings=key_settings(dialect, settings),
+                settings=settings,
+            )
             write_target_record(self.results_dir, target.name, record)
         except BaseException as exc:
             self._abandon(active, setup_started)
-            record["error"] = exc.message if isinstance(exc, DbscaleError) else repr(exc)
+            record.error = exc.message if isinstance(exc, DbscaleError) else repr(exc)
             with suppress(OSError):
                 write_target_record(self.results_dir, target.name, record)
             raise
@@ -180,7 +186,7 @@ class TargetPool(Mapping[str, OpenTarget]):
         if active is None:
             return
         self._stop_and_tear_down(active, teardown=True)
-        active.record["left_at"] = iso_utc(utc_now())
+        active.record.left_at = iso_utc(utc_now())
         write_target_record(self.results_dir, name, active.record)
 
     def leave_all(self) -> None:
@@ -234,9 +240,9 @@ class TargetPool(Mapping[str, OpenTarget]):
                 default_timeout_s=hooks.timeout, results_dir=self.results_dir, env=self.env,
             )  # fmt: skip
         except HookError as exc:
-            active.hooks.append({"hook": name, "error": exc.message})
+            active.record.hooks.append(HookResult(hook=name, error=exc.message))
             raise
-        active.hooks.append(result.as_json())
+        active.record.hooks.append(result)
 
     def _local_instance(self, target: TargetEntry) -> LocalInstance:
         local = target.local
@@ -253,12 +259,12 @@ class TargetPool(Mapping[str, OpenTarget]):
         )
         return LocalInstance(base, shape, cgroup_name=target.group or target.name)
 
-    def _note_local(self, target: TargetEntry, evidence: Mapping[str, Any]) -> None:
-        parts = [f"target {target.name}: local PostgreSQL in {evidence.get('dir')}"]
-        if evidence.get("cpus") is not None:
-            parts.append(f"on CPUs {evidence['cpus']}")
-        memory = evidence.get("memory")
-        if isinstance(memory, Mapping):
-            how = memory.get("enforced_by") or "settings only, not enforced"
-            parts.append(f"memory {memory.get('memory_gib'):g} GiB ({how})")
+    def _note_local(self, target: TargetEntry, evidence: LocalEvidence) -> None:
+        parts = [f"target {target.name}: local PostgreSQL in {evidence.dir}"]
+        if evidence.cpus is not None:
+            parts.append(f"on CPUs {evidence.cpus}")
+        memory = evidence.memory
+        if memory is not None:
+            how = memory.enforced_by or "settings only, not enforced"
+            parts.append(f"memory {memory.memory_gib:g} GiB ({how})")
         self.note(", ".join(parts))

@@ -27,10 +27,10 @@ from dbscale.targets.local.confinement import (
     thread_affinity,
 )
 from dbscale.targets.local.embedded import ROOT_FALLBACK_DIR, default_base_dir
+from dbscale.targets.local.evidence import LocalEvidence, MemoryLimit
 from dbscale.targets.local.mariadb import LocalMariaDB
 from dbscale.targets.local.postgres import DEFAULT_SETTINGS, LocalPostgres
 from dbscale.targets.local.server import LocalServer, SettingValue
-from dbscale.values import JsonObject
 
 MIB = 1024 * 1024
 
@@ -113,7 +113,7 @@ class LocalInstance:
     def url(self) -> str:
         return self.server.url
 
-    def start(self) -> JsonObject:
+    def start(self) -> LocalEvidence:
         """Starts the server in its shape (a running one is reused only when unconfined)."""
         server, shape = self.server, self.shape
         if shape.confined and server.status() == "running":
@@ -133,47 +133,49 @@ class LocalInstance:
             self._started = server.start()
         return self._confine(cpus)
 
-    def _confine(self, cpus: tuple[int, ...] | None) -> JsonObject:
+    def _confine(self, cpus: tuple[int, ...] | None) -> LocalEvidence:
         pid = self.postmaster_pid()
-        evidence: JsonObject = {
-            "dir": str(self.server.base_dir),
-            "port": self.server.port,
-            "postmaster_pid": pid,
-            "vcpus": self.shape.vcpus,
-            "cpus": format_cpu_list(cpus) if cpus is not None else None,
-            "settings_from_memory": self.sized_settings,
-            "settings": dict(self.shape.settings),
-        }
+        evidence = LocalEvidence(
+            dir=str(self.server.base_dir),
+            port=self.server.port,
+            postmaster_pid=pid,
+            vcpus=self.shape.vcpus,
+            cpus=format_cpu_list(cpus) if cpus is not None else None,
+            settings_from_memory=dict(self.sized_settings),
+            settings=dict(self.shape.settings),
+        )
         if cpus is not None:
             processes = confine_tree(pid, cpus)
-            evidence["processes"] = [asdict(p) for p in processes]
-            evidence["all_confined"] = all(
-                p.cpus_allowed_list == format_cpu_list(cpus) for p in processes
+            confined = all(p.cpus_allowed_list == format_cpu_list(cpus) for p in processes)
+            evidence = evidence.model_copy(
+                update={"processes": [asdict(p) for p in processes], "all_confined": confined}
             )
         if self.shape.memory_gib is not None:
-            evidence["memory"] = self._limit_memory(pid, self.shape.memory_gib)
+            memory = self._limit_memory(pid, self.shape.memory_gib)
+            evidence = evidence.model_copy(update={"memory": memory})
         return evidence
 
-    def _limit_memory(self, pid: int, memory_gib: float) -> JsonObject:
+    def _limit_memory(self, pid: int, memory_gib: float) -> MemoryLimit:
         limit = int(memory_gib * 1024 * MIB)
         placement = make_memory_cgroup(self.cgroup_name, limit)
         self._memory = placement
-        record: JsonObject = {"memory_gib": memory_gib, "limit_bytes": limit}
         if placement.cgroup is None:
-            record.update(
+            return MemoryLimit(
+                memory_gib=memory_gib,
+                limit_bytes=limit,
                 enforced_by=None,
                 note=f"not enforced ({placement.reason}: {'; '.join(placement.tried)}); only "
                 "the settings are sized from the budget",
             )
-            return record
         moved = placement.cgroup.add(process_tree(pid))
-        record.update(
+        return MemoryLimit(
+            memory_gib=memory_gib,
+            limit_bytes=limit,
             enforced_by=placement.reason,
             cgroup=str(placement.cgroup.path),
             postmaster_cgroup=memory_cgroup_of(pid),
             processes_moved=len(moved),
         )
-        return record
 
     def postmaster_pid(self) -> int:
         """The server's first process (PostgreSQL's postmaster, or mariadbd)."""
