@@ -32,7 +32,7 @@ from dbscale.targets.facts import (
 )
 from dbscale.targets.hooks import HookError, HookResult, run_hook
 from dbscale.targets.local.embedded import default_base_dir
-from dbscale.targets.local.evidence import LocalEvidence
+from dbscale.targets.local.evidence import LocalEvidence, PoolerFacts
 from dbscale.targets.local.instance import LocalInstance, LocalShape, local_dir
 from dbscale.targets.local.pgbouncer import POOL_MODE, LocalPgBouncer
 from dbscale.targets.local.postgres import LocalPostgres
@@ -154,7 +154,7 @@ class TargetPool(Mapping[str, OpenTarget]):
                 self._note_local(target, evidence)
                 if target.pooler == "pgbouncer" and isinstance(server, LocalPostgres):
                     active.pooler = LocalPgBouncer(server, server.base_dir / "pgbouncer")
-                    record.pooler = active.pooler.start()
+                    record.pooler = PoolerFacts.model_validate(active.pooler.start())
                     active.opened = replace(active.opened, pooled_url=active.pooler.url)
                     self.note(f"target {target.name}: PgBouncer ({POOL_MODE} pooling) on port "
                               f"{active.pooler.port} for the pooling: on points")  # fmt: skip
