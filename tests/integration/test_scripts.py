@@ -210,3 +210,20 @@ def test_a_counted_run_whose_clients_cannot_connect_ends(
     [record] = read_runs(out / "runs.jsonl")
     assert record["transactions"] == 0
     assert record["verdict"]["status"] == "failed"
+
+
+def test_hostile_scripts_get_one_error_line_not_a_crash(tmp_path: Path, core: object) -> None:
+    """Deep nesting (which once overflowed the stack, exit 139) and a huge file are refused
+    while planning, even under --dry-run, with the file and line."""
+    deep = tmp_path / "deep.sql"
+    deep.write_text("\\set x " + "abs(" * 5000 + "1" + ")" * 5000 + "\n")
+    done = dbscale("run", f"script:{deep}", "--target", "postgresql://u@127.0.0.1:1/db",
+                   "--dry-run")  # fmt: skip
+    done.assert_user_error()
+    assert f"error: {deep}:1:" in done.err and "nested too deeply" in done.err
+    huge = tmp_path / "huge.sql"
+    huge.write_bytes(b"SELECT 1;\n" * 200_000)  # 2 MB
+    done = dbscale("run", f"script:{huge}", "--target", "postgresql://u@127.0.0.1:1/db",
+                   "--dry-run")  # fmt: skip
+    done.assert_user_error()
+    assert "is over 1 MiB" in done.err

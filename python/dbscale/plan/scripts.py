@@ -92,6 +92,11 @@ def _define_text(value: ParamValue) -> str:
     return str(value)
 
 
+# The largest script file read (the core refuses larger texts too): parsing costs memory in
+# proportion, and no benchmark script comes near it.
+MAX_SCRIPT_BYTES = 1 << 20
+
+
 def _base_dir(doc: PlanDocument) -> Path:
     """Script files of a plan are relative to the plan's directory; of the command line, to
     the current directory."""
@@ -104,7 +109,15 @@ def _read(doc: PlanDocument, at: tuple[str | int, ...], base: Path, entry: Scrip
     path = Path(entry.file)
     path = path if path.is_absolute() else base / path
     try:
-        return path.read_text(encoding="utf-8")
+        with path.open("rb") as file:
+            raw = file.read(MAX_SCRIPT_BYTES + 1)  # never more: a huge file is refused unread
+        if len(raw) > MAX_SCRIPT_BYTES:
+            raise doc.error(
+                at,
+                f"script file {entry.file!r} is over {MAX_SCRIPT_BYTES >> 20} MiB",
+                "a pgbench script is a few statements; generate data with a loader instead",
+            )
+        return raw.decode("utf-8")
     except FileNotFoundError:
         raise doc.error(
             at, f"script file {entry.file!r} does not exist", "check the path"

@@ -15,6 +15,17 @@ pub enum Expr {
     Call(Func, Vec<Expr>),
 }
 
+impl Expr {
+    /// The tree's height (a leaf is 1). Recursive: only called on trees whose parts were
+    /// checked as they were built, so never deeper than `MAX_HEIGHT` + 1.
+    fn height(&self) -> usize {
+        match self {
+            Expr::Call(_, args) => 1 + args.iter().map(Expr::height).max().unwrap_or(0),
+            _ => 1,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Func {
     Add,
@@ -95,6 +106,7 @@ pub fn parse(text: &str) -> Result<Expr, ParseError> {
     let mut parser = Parser {
         toks: lex(text)?,
         at: 0,
+        depth: 0,
     };
     let expr = parser.expr(0)?;
     match parser.peek() {
@@ -106,7 +118,15 @@ pub fn parse(text: &str) -> Result<Expr, ParseError> {
 struct Parser {
     toks: Vec<(Tok, usize)>,
     at: usize,
+    /// How deep the parse is nested (parentheses, calls, unary operators, NOT).
+    depth: usize,
 }
+
+/// The deepest nesting (parentheses, calls, unary operators) and the tallest tree an expression
+/// may have: the parser and the evaluator recurse over it, and a hostile script must get an
+/// error, not a stack overflow.
+pub const MAX_NESTING: usize = 64;
+pub const MAX_HEIGHT: usize = 512;
 
 /// Binary operators by precedence level (0 lowest); comparisons (3) do not chain.
 const LEVELS: &[&[&str]] = &[
@@ -167,12 +187,41 @@ impl Parser {
         }
     }
 
+    /// Runs `parse` one level deeper, refusing nesting past `MAX_NESTING`.
+    fn nested<T>(
+        &mut self,
+        parse: impl FnOnce(&mut Self) -> Result<T, ParseError>,
+    ) -> Result<T, ParseError> {
+        if self.depth >= MAX_NESTING {
+            return Err(error(
+                &format!("expression nested too deeply (over {MAX_NESTING} levels)"),
+                self.column(),
+            ));
+        }
+        self.depth += 1;
+        let parsed = parse(self);
+        self.depth -= 1;
+        parsed
+    }
+
+    /// `expr`, unless its tree is taller than `MAX_HEIGHT`.
+    fn bounded(&self, expr: Expr) -> Result<Expr, ParseError> {
+        if expr.height() > MAX_HEIGHT {
+            return Err(error(
+                &format!("expression too long or nested too deeply (over {MAX_HEIGHT} levels)"),
+                self.column(),
+            ));
+        }
+        Ok(expr)
+    }
+
     /// Operators of `level` and above.
     fn expr(&mut self, level: usize) -> Result<Expr, ParseError> {
         if level == NOT_LEVEL {
             if self.is_word("not") {
                 self.next();
-                return Ok(Expr::Call(Func::Not, vec![self.expr(NOT_LEVEL)?]));
+                let negated = self.nested(|p| p.expr(NOT_LEVEL))?;
+                return Ok(Expr::Call(Func::Not, vec![negated]));
             }
             return self.is_expr();
         }
@@ -194,7 +243,7 @@ impl Parser {
             };
             self.next();
             let right = self.expr(level + 1)?;
-            left = binary(op, left, right);
+            left = self.bounded(binary(op, left, right))?;
             if level == COMPARE_LEVEL {
                 if let Tok::Op(o) = self.peek() {
                     if LEVELS[COMPARE_LEVEL].contains(o) {
@@ -237,6 +286,11 @@ impl Parser {
     }
 
     fn unary(&mut self) -> Result<Expr, ParseError> {
+        let expr = self.nested(Self::unary_here)?;
+        self.bounded(expr)
+    }
+
+    fn unary_here(&mut self) -> Result<Expr, ParseError> {
         match self.peek().clone() {
             Tok::Op("+") => {
                 self.next();

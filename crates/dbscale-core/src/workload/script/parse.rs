@@ -36,7 +36,19 @@ struct OpenIf {
     has_else: bool,
 }
 
+/// The largest script text parsed (Python refuses larger files before reading them): parsing
+/// costs memory in proportion, and no benchmark script comes near it.
+pub const MAX_SCRIPT_BYTES: usize = 1 << 20;
+
 pub fn parse_script(name: &str, text: &str) -> Result<Script, ScriptError> {
+    if text.len() > MAX_SCRIPT_BYTES {
+        return Err(ScriptError {
+            file: name.to_string(),
+            line: 1,
+            column: 1,
+            message: format!("script is over {} MiB", MAX_SCRIPT_BYTES >> 20),
+        });
+    }
     let mut parser = Parser {
         file: name,
         commands: Vec::new(),

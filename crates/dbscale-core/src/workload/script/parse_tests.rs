@@ -222,3 +222,37 @@ fn errors_name_file_line_and_column_in_pgbenchs_words() {
     assert_eq!((e.line, e.column), (2, 12), "{e}");
     assert_eq!(e.to_string(), format!("t.sql:2:12: {}", e.message));
 }
+
+#[test]
+fn hostile_nesting_and_length_are_errors_not_crashes() {
+    for (shape, open, close) in [
+        ("parens", "(", ")"),
+        ("calls", "abs(", ")"),
+        ("unary", "-", ""),
+    ] {
+        let deep = format!("\\set x {}1{}\n", open.repeat(5_000), close.repeat(5_000));
+        let e = error(&deep);
+        assert!(e.message.contains("nested too deeply"), "{shape}: {e}");
+        assert_eq!((e.file.as_str(), e.line), ("t.sql", 1), "{shape}");
+    }
+    let not_chain = format!("\\if {}true\n\\endif\n", "not ".repeat(5_000));
+    assert!(error(&not_chain).message.contains("nested too deeply"));
+    let long = format!("\\set x 1{}\n", " + 1".repeat(5_000));
+    assert!(
+        error(&long).message.contains("too long"),
+        "{}",
+        error(&long)
+    );
+    // Deep but within bounds: parsed as written.
+    let fine = format!("\\set x {}1{}\n", "(".repeat(60), ")".repeat(60));
+    assert_eq!(ops(&fine).len(), 1);
+    let chain = format!("\\set x 1{}\n", " + 1".repeat(450));
+    assert_eq!(ops(&chain).len(), 1);
+}
+
+#[test]
+fn a_script_over_the_size_bound_is_refused_before_parsing() {
+    let huge = "SELECT 1;\n".repeat((super::parse::MAX_SCRIPT_BYTES / 10) + 1);
+    let e = error(&huge);
+    assert!(e.message.contains("over 1 MiB"), "{e}");
+}

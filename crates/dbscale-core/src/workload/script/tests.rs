@@ -261,3 +261,19 @@ fn random_functions_follow_pgbenchs_distributions() {
     );
     assert!(zipf.iter().all(|x| (1..=100).contains(x)));
 }
+
+#[test]
+fn the_tallest_and_deepest_expressions_allowed_evaluate_on_a_small_stack() {
+    let chain = format!("1{}", " + 1".repeat(500));
+    let nested = format!("{}1{}", "abs(".repeat(63), ")".repeat(63));
+    let run = move || (eval(&chain), eval(&nested));
+    // An engine thread's stack (std's default), not the test runner's.
+    let (sum, one) = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(run)
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(sum, Value::Int(501));
+    assert_eq!(one, Value::Int(1));
+}
