@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-HANDLED = (signal.SIGTERM, signal.SIGHUP)
+HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _received: list[int] = []
 
 
@@ -23,8 +23,8 @@ def _interrupt(signum: int, _frame: FrameType | None) -> None:
 
 @contextmanager
 def handled() -> Iterator[None]:
-    """Within the block, SIGTERM and SIGHUP interrupt the main thread like Ctrl-C; the previous
-    handlers come back after it (a test process keeps its own)."""
+    """Within the block, SIGTERM and SIGHUP interrupt the main thread like Ctrl-C (which is
+    noted too); the previous handlers come back after it (a test process keeps its own)."""
     _received.clear()
     previous = {sig: signal.signal(sig, _interrupt) for sig in HANDLED}
     try:
@@ -34,9 +34,16 @@ def handled() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
+def interrupted() -> bool:
+    """Whether a signal interrupted the block (Ctrl-C, SIGTERM or SIGHUP)."""
+    return bool(_received)
+
+
 def cause() -> str:
     """What interrupted: `Ctrl-C`, `SIGTERM` or `SIGHUP` (the last signal received)."""
-    return signal.Signals(_received[-1]).name if _received else "Ctrl-C"
+    if not _received or _received[-1] == signal.SIGINT:
+        return "Ctrl-C"
+    return signal.Signals(_received[-1]).name
 
 
 def exit_code() -> int:

@@ -61,3 +61,22 @@ def test_ctrl_c_removes_the_test_file(disk_dir: Path) -> None:
     assert proc.returncode == 130, stderr
     assert "Traceback" not in stderr
     assert not (disk_dir / DATA_FILE).exists()
+
+
+def test_sigterm_is_exit_143_with_one_error_line(disk_dir: Path) -> None:
+    """typer turns a KeyboardInterrupt into a bare exit 130; the signal's own code and one
+    `error:`/`hint:` pair are what a SIGTERM gets (as `dbscale run` does)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dbscale", "micro", "disk", "--dir", str(disk_dir), "--size", "16",
+         "--runtime", "10s", "--jobs", "wr-latency"],
+        stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    deadline = time.monotonic() + 20
+    while not (disk_dir / DATA_FILE).exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 143, stderr
+    assert "error: interrupted (SIGTERM)" in stderr and "hint: " in stderr
+    assert not (disk_dir / DATA_FILE).exists()

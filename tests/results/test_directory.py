@@ -153,3 +153,22 @@ def test_iso_utc_converts_timezones() -> None:
 
     local = datetime(2025, 1, 1, 12, 0, tzinfo=timezone(timedelta(hours=2)))
     assert iso_utc(local) == "2025-01-01T10:00:00.000Z"
+
+
+def test_another_tools_runs_file_is_neither_reported_nor_appended_to(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dbscale.cli.app import run_cli
+
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "runs.jsonl").write_text('{"tps": 5.0, "tool": "other"}\n')
+    with pytest.raises(ResultsError, match="line 1: not a dbscale run record"):
+        read_runs(foreign / "runs.jsonl")
+    assert run_cli(["report", str(foreign)]) != 0
+    err = capsys.readouterr().err
+    assert "error: " in err and "not a dbscale run record" in err and "hint: " in err
+    code = run_cli(["run", "tpcb", "--target", "postgresql://u@127.0.0.1:1/db",
+                    "--resume", str(foreign), "--dry-run"])  # fmt: skip
+    assert code != 0 and "not a dbscale run record" in capsys.readouterr().err
+    assert (foreign / "runs.jsonl").read_text() == '{"tps": 5.0, "tool": "other"}\n'

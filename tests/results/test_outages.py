@@ -57,7 +57,7 @@ def test_an_outage_run_is_marked_and_left_out_of_its_point_unless_counted() -> N
     record = make_record(native, meta)
     assert record.verdict.status == "outage"
     assert record.verdict.message.startswith(
-        "outage: no transaction completed for 5.0 s from 1.0 s (300 connection or query errors)"
+        "no transaction completed for 5.0 s from 1.0 s (300 connection or query errors)"
     )
     assert record.outages is not None and record.measured is False
     clean = typed([with_seconds([900, 910, 905, 900], [0, 0, 0, 0])])[0]

@@ -136,3 +136,22 @@ def test_hung_setup_and_a_server_that_never_answers(core: ModuleType, tmp_path: 
         with pytest.raises(TargetFailedError, match="did not accept connections within 1 s"):
             pool["silent"]
         assert time.monotonic() - started < 4
+
+
+def test_hooks_do_not_inherit_the_password_unless_they_name_it(
+    test_pg: PgTestServer, core: ModuleType, tmp_path: Path
+) -> None:
+    seen = tmp_path / "seen"
+    hooks = {
+        "setup": f"env > {seen}.setup",  # a hook that logs its whole environment
+        "ready": f'echo "pw=$DBX_SECRET" > {seen}.ready',  # one that asks for the password
+    }
+    entry = TargetEntry(name="db", url=test_pg.url, password_env="DBX_SECRET", hooks=hooks)
+    env = {"DBX_SECRET": "hunter2-secret", "PATH": "/usr/bin:/bin"}
+    [target] = prepare_targets([entry], env)
+    with TargetPool([target], tmp_path, env=env) as pool:
+        pool["db"]
+    assert "hunter2-secret" not in Path(f"{seen}.setup").read_text()
+    assert "PATH=" in Path(f"{seen}.setup").read_text()  # the rest of the environment is there
+    assert Path(f"{seen}.ready").read_text() == "pw=hunter2-secret\n"
+    assert "hunter2-secret" not in (tmp_path / "hooks" / "db-setup.log").read_text()

@@ -316,9 +316,7 @@ def run_cli(argv: list[str] | None = None) -> int:
         print(exc.render(), file=sys.stderr)
         return exc.exit_code
     except (typer.Abort, KeyboardInterrupt):
-        print(f"error: interrupted ({interrupts.cause()})\nhint: nothing was left running",
-              file=sys.stderr)  # fmt: skip
-        return interrupts.exit_code()
+        return _interrupted()
     except Exception as exc:
         usage = _click_error(exc)
         if usage is not None:
@@ -333,7 +331,20 @@ def run_cli(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERNAL
+    if result == TYPER_INTERRUPTED and interrupts.interrupted():
+        return _interrupted()  # typer turned the KeyboardInterrupt into a bare exit 130
     return result if isinstance(result, int) else EXIT_OK
+
+
+# What typer returns for a KeyboardInterrupt inside a command (click's Exit(130)).
+TYPER_INTERRUPTED = 130
+
+
+def _interrupted() -> int:
+    """One error line for an interrupted command, and the signal's exit code (143: SIGTERM)."""
+    print(f"error: interrupted ({interrupts.cause()})\nhint: nothing was left running",
+          file=sys.stderr)  # fmt: skip
+    return interrupts.exit_code()
 
 
 def main(argv: list[str] | None = None) -> NoReturn:

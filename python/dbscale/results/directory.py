@@ -235,6 +235,14 @@ def read_runs(path: Path) -> list[RunRecord]:
             raise ResultsError(f"{path}, line {number}: not UTF-8 text", RUNS_HINT) from None
         except json.JSONDecodeError as exc:
             raise ResultsError(f"{path}, line {number}: not JSON ({exc.msg})", RUNS_HINT) from None
+        if not (isinstance(parsed, dict) and parsed.get("run_id")):
+            # Every record dbscale writes has its run id: this file is someone else's, and
+            # neither a report of it nor a run appended to it would mean anything.
+            raise ResultsError(
+                f"{path}, line {number}: not a dbscale run record (it has no run_id)",
+                "name a results directory `dbscale run` wrote; another tool's runs.jsonl is "
+                "not read, nor appended to",
+            )
         records.append(RunRecord.from_json(parsed, f"{path}, line {number}"))
     return records
 

@@ -68,5 +68,6 @@ def outage_verdict(record: RunRecord, outages: Sequence[Outage]) -> dict[str, ob
     parts = "; ".join(o.describe() for o in outages)
     return {
         "status": "outage",
-        "message": f"outage: {parts}; {share:.0f}% of the run; {record.verdict.message}",
+        # The status says `outage`; the message says what happened (shown after the status).
+        "message": f"{parts}; {share:.0f}% of the run; {record.verdict.message}",
     }

@@ -8,6 +8,7 @@ non-zero or outlives its timeout raises `HookError`, which stops that target and
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import time
@@ -43,6 +44,15 @@ class HookResult(BaseModel):
     timeout_s: float | None = None
     log: str | None = None
     error: str | None = None
+
+
+def hook_env(env: Mapping[str, str], secret: str | None, command: str) -> dict[str, str]:
+    """The environment a hook runs in: dbscale's, less the variable that holds the target's
+    password (`password_env`), unless the hook's command names it (`$NAME` or `${NAME}`): a hook
+    that logs its environment must not log a password it never asked for."""
+    if secret is None or re.search(rf"\$\{{?{re.escape(secret)}\b", command):
+        return dict(env)
+    return {name: value for name, value in env.items() if name != secret}
 
 
 def hook_log_path(results_dir: Path, target: str, hook: str) -> Path:

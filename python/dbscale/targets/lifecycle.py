@@ -30,7 +30,7 @@ from dbscale.targets.facts import (
     wait_accepting,
     write_target_record,
 )
-from dbscale.targets.hooks import HookError, HookResult, run_hook
+from dbscale.targets.hooks import HookError, HookResult, hook_env, run_hook
 from dbscale.targets.local.embedded import default_base_dir
 from dbscale.targets.local.evidence import LocalEvidence, PoolerFacts
 from dbscale.targets.local.instance import LocalInstance, LocalShape, local_dir
@@ -237,7 +237,8 @@ class TargetPool(Mapping[str, OpenTarget]):
         try:
             result = run_hook(
                 active.target.name, name, command, variables=active.variables,
-                default_timeout_s=hooks.timeout, results_dir=self.results_dir, env=self.env,
+                default_timeout_s=hooks.timeout, results_dir=self.results_dir,
+                env=hook_env(self.env, active.target.password_env, command.run),
             )  # fmt: skip
         except HookError as exc:
             active.record.hooks.append(HookResult(hook=name, error=exc.message))
