@@ -134,6 +134,7 @@ def _check_lost_run(out: Path, code: int, err: str, victim: int, victim_no: int)
     assert code == EXIT_RUN, err
     assert f"error: worker {victim_no} on " in err and f"pid {victim}) was lost" in err, err
     assert "the other workers' measurements are kept" in err
+    assert err.count("was lost") == 1 and err.count("error: ") == 1, err  # said once
     assert "Traceback" not in err
     (record,) = read_runs(out / "runs.jsonl")
     assert record["worker_lost"] is True and record["verdict"]["status"] == "failed"

@@ -227,3 +227,21 @@ def test_hostile_scripts_get_one_error_line_not_a_crash(tmp_path: Path, core: ob
                    "--dry-run")  # fmt: skip
     done.assert_user_error()
     assert "is over 1 MiB" in done.err
+
+
+def test_stored_rows_nulls_and_sleeps_as_pgbench_has_them(
+    live: PgTestServer, tmp_path: Path
+) -> None:
+    db = "dbscale_store_rows"
+    url = live.fresh_database(db)
+    live.psql(LOG_TABLE, db)
+    script = str(SCRIPTS / "store_rows.sql")
+    ran = pgbench(live, "-n", "-c", "2", "-t", "3", "-D", "tool=pgbench", "-f", script, url)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    done = dbscale("run", f"script:{script}", "--target", url, "-c", "2", "-t", "3",
+                   "-D", "tool=dbscale", "--out", str(tmp_path / "r"))  # fmt: skip
+    done.assert_ok()
+    theirs, ours = _rows(live, db, "pgbench"), _rows(live, db, "dbscale")
+    assert ours == theirs
+    # The last row of each result (3 + 20), a NULL as empty text, both sleeps taken.
+    assert ours == {"aset-rows": (6, 6 * 23), "null-gset": (6, 0), "slept": (6, 6)}

@@ -353,6 +353,9 @@ class StudyRunner:
                 "the run is recorded, marked failed; the lines above name the offending rows. "
                 "Reload the data (`dbscale prepare`) before measuring again",
             )
+        if record.worker_lost:  # the message names the worker, when and what is kept
+            raise RunError(record.verdict.message, f"dbscale run ... --resume {self.results.path} "
+                           "runs it again")  # fmt: skip
         if record.verdict.status == "failed":
             raise RunError(
                 f"run {slot.index} ({step.label}) failed: {record.verdict.message}",

@@ -166,7 +166,8 @@ class DistributedRun:
                 f"{self._name(state)} was lost {at:.1f} s into the run ({why}); the "
                 "run stopped, and the other workers' measurements are kept"
             )
-            self.note(f"error: {self.failure}")
+            # Said now, briefly; the run's error at its end says it whole, once.
+            self.note(f"{self._name(state)}: lost ({why}); stopping the other workers")
 
     def poll(self) -> list[Interval]:
         """The intervals every live worker has finished, merged exactly, once each."""

@@ -59,6 +59,21 @@ struct Step {
 
 const BAD_SLEEP: &str = "invalid sleep time, must be an integer";
 
+/// C's `atoi` as pgbench uses it for a sleep variable: leading blanks, a sign, the digits that
+/// follow; None when there is no digit (pgbench's "invalid sleep time").
+fn leading_integer(text: &str) -> Option<i64> {
+    let trimmed = text.trim_start();
+    let sign = usize::from(trimmed.starts_with(['+', '-']));
+    let digits = trimmed[sign..]
+        .bytes()
+        .take_while(u8::is_ascii_digit)
+        .count();
+    if digits == 0 {
+        return None;
+    }
+    trimmed[..sign + digits].parse::<i64>().ok()
+}
+
 impl ScriptMix {
     /// pgbench's choice: a uniform draw in [0, total weight) walked down the weights.
     fn choose(&self, rng: &mut SmallRng) -> usize {
@@ -240,10 +255,15 @@ impl ScriptClient {
             Op::Sleep { amount, unit_us } => {
                 let count = match amount {
                     Word::Text(t) => t.parse::<i64>().unwrap_or(0),
-                    Word::Var(name) => match self.vars.value(name).map_err(fail)? {
-                        Value::Int(n) => n,
-                        _ => return Err(fail(EvalError(BAD_SLEEP.into()))),
-                    },
+                    // pgbench reads the variable's text as atoi does: `1.5` sleeps 1.
+                    Word::Var(name) => {
+                        let mut text = String::new();
+                        if !self.vars.write_text(name, &mut text) {
+                            let undefined = format!("undefined variable \"{name}\"");
+                            return Err(fail(EvalError(undefined)));
+                        }
+                        leading_integer(&text).ok_or_else(|| fail(EvalError(BAD_SLEEP.into())))?
+                    }
                 };
                 let micros = count.max(0) as u64 * unit_us;
                 tokio::time::sleep(Duration::from_micros(micros)).await;
@@ -282,5 +302,20 @@ impl ScriptClient {
             Op::Endif => {}
         }
         Ok((next, false))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::leading_integer;
+
+    #[test]
+    fn a_sleep_variable_is_read_as_atoi_reads_it() {
+        assert_eq!(leading_integer("1.5"), Some(1));
+        assert_eq!(leading_integer("  -2.7"), Some(-2));
+        assert_eq!(leading_integer("12abc"), Some(12));
+        assert_eq!(leading_integer("+3"), Some(3));
+        assert_eq!(leading_integer("abc"), None);
+        assert_eq!(leading_integer(""), None);
     }
 }

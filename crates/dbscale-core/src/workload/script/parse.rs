@@ -206,6 +206,8 @@ impl Parser<'_> {
     fn sleep(&self, meta: &Meta) -> Result<Op, ScriptError> {
         let (amount, unit) = match meta.words.as_slice() {
             [] => return self.fail(meta, "missing argument"),
+            // pgbench splits `2ms` into its number and unit.
+            [amount] if !amount.starts_with(':') => split_sleep_unit(amount),
             [amount] => (*amount, "s"),
             [amount, unit] => (*amount, *unit),
             _ => return self.fail(meta, "too many arguments"),
@@ -335,6 +337,17 @@ fn set_on_false(op: &mut Op, target: usize) {
         Op::If { on_false, .. } | Op::Elif { on_false, .. } => *on_false = target,
         _ => unreachable!("only \\if and \\elif branch on false"),
     }
+}
+
+/// `2ms` as pgbench reads it: the sign and digits, then the unit (seconds when none); a word
+/// without a leading digit stays whole, to be refused as not an integer.
+fn split_sleep_unit(word: &str) -> (&str, &str) {
+    let sign = usize::from(word.starts_with(['+', '-']));
+    let digits = word[sign..].bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || sign + digits == word.len() {
+        return (word, "s");
+    }
+    word.split_at(sign + digits)
 }
 
 fn first_line(text: &str) -> String {

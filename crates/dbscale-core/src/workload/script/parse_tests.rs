@@ -256,3 +256,32 @@ fn a_script_over_the_size_bound_is_refused_before_parsing() {
     let e = error(&huge);
     assert!(e.message.contains("over 1 MiB"), "{e}");
 }
+
+#[test]
+fn sleep_takes_its_unit_glued_to_the_number_as_pgbench_does() {
+    let ops = ops("\\sleep 2ms\n\\sleep -5us\n\\sleep 3 s\n\\sleep 7\n");
+    let slept: Vec<(String, u64)> = ops
+        .iter()
+        .map(|op| match op {
+            Op::Sleep {
+                amount: Word::Text(t),
+                unit_us,
+            } => (t.clone(), *unit_us),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    let want = [("2", 1_000), ("-5", 1), ("3", 1_000_000), ("7", 1_000_000)];
+    assert_eq!(slept, want.map(|(t, u)| (t.to_string(), u)).to_vec());
+    assert_eq!(
+        error("\\sleep ms\n").message,
+        "invalid sleep time, must be an integer"
+    );
+    assert_eq!(
+        error("\\sleep 2xs\n").message,
+        "unrecognized time unit, must be us, ms or s"
+    );
+    assert_eq!(
+        error("\\sleep 2ms s\n").message,
+        "invalid sleep time, must be an integer"
+    );
+}

@@ -4,7 +4,6 @@
 use super::{place, ScriptClient};
 use crate::driver::{Connection, DbError, Dialect, Param, QueryOutcome, ResultSet};
 use crate::stats::result::QueryCounts;
-use crate::workload::script::eval::Value;
 use crate::workload::script::model::{Command, Script, SqlCommand, SqlPart, Store};
 use crate::workload::script::vars::valid_name;
 
@@ -121,8 +120,8 @@ impl ScriptClient {
         self.store(store, sets)
     }
 
-    /// `\gset`: the last statement's one row; `\aset`: the first row of every statement that
-    /// returned any.
+    /// `\gset`: the last statement's one row; `\aset`: the last row of every statement that
+    /// returned any (pgbench's). A NULL is stored as pgbench stores it, as empty text.
     fn store(&mut self, store: &Store, sets: &[ResultSet]) -> Result<(), SqlFailure> {
         let chosen: Vec<&ResultSet> = if store.all {
             sets.iter().filter(|s| !s.rows.is_empty()).collect()
@@ -135,17 +134,15 @@ impl ScriptClient {
             last.into_iter().collect()
         };
         for set in chosen {
-            for (column, value) in set.columns.iter().zip(&set.rows[0]) {
+            let row = set.rows.last().expect("chosen sets have rows");
+            for (column, value) in set.columns.iter().zip(row) {
                 let name = format!("{}{column}", store.prefix);
                 if !valid_name(&name) {
                     return Err(SqlFailure::Script(format!(
                         "error storing into variable {name}"
                     )));
                 }
-                match value {
-                    Some(text) => self.vars.set_text(&name, text.clone()),
-                    None => self.vars.set(&name, Value::Null),
-                }
+                self.vars.set_text(&name, value.clone().unwrap_or_default());
             }
         }
         Ok(())
