@@ -5,6 +5,7 @@ scripts are refused before anything runs; run-time errors fail transactions by c
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from tests.conftest import PgTestServer
 from tests.integration.conftest import dbscale, read_runs
@@ -24,19 +25,27 @@ def _rows(live: PgTestServer, db: str, tool: str) -> dict[str, tuple[int, int]]:
     return {what: (int(n), int(total)) for what, n, total in rows}
 
 
-def test_dbscale_and_pgbench_leave_the_same_rows(live: PgTestServer, tmp_path: Path) -> None:
-    db = "dbscale_scripts"
+def _both_tools(
+    live: PgTestServer, db: str, name: str, clients: int, per_client: int, out: Path
+) -> tuple[Any, dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
+    """Runs script `name` under pgbench, then dbscale (results in `out`), on a fresh database;
+    dbscale's run and the rows each tool inserted."""
     url = live.fresh_database(db)
     live.psql(LOG_TABLE, db)
-    script = str(SCRIPTS / "every_command.sql")
-    ran = pgbench(live, "-n", "-c", "3", "-t", "5", "-D", "tool=pgbench", "-f", script, url)
+    script = str(SCRIPTS / name)
+    counts = ["-c", str(clients), "-t", str(per_client)]
+    ran = pgbench(live, "-n", *counts, "-D", "tool=pgbench", "-f", script, url)
     assert ran.returncode == 0, ran.stdout + ran.stderr
-    out = tmp_path / "r"
-    done = dbscale("run", f"script:{script}", "--target", url, "-c", "3", "-t", "5",
+    done = dbscale("run", f"script:{script}", "--target", url, *counts,
                    "-D", "tool=dbscale", "--out", str(out))  # fmt: skip
     done.assert_ok()
+    return done, _rows(live, db, "pgbench"), _rows(live, db, "dbscale")
+
+
+def test_dbscale_and_pgbench_leave_the_same_rows(live: PgTestServer, tmp_path: Path) -> None:
+    out = tmp_path / "r"
+    done, theirs, ours = _both_tools(live, "dbscale_scripts", "every_command.sql", 3, 5, out)
     assert "number of transactions actually processed: 15/15" in done.out
-    theirs, ours = _rows(live, db, "pgbench"), _rows(live, db, "dbscale")
     assert ours == theirs
     # Clients 0 and 2 are even, 1 is one; 5 transactions each.
     assert ours == {
@@ -45,7 +54,7 @@ def test_dbscale_and_pgbench_leave_the_same_rows(live: PgTestServer, tmp_path: P
     }  # fmt: skip
     [record] = read_runs(out / "runs.jsonl")
     assert (record["transactions"], record["failed"]) == (15, 0)
-    assert record["config"]["workload"]["scripts"][0]["name"] == script
+    assert record["config"]["workload"]["scripts"][0]["name"] == str(SCRIPTS / "every_command.sql")
     # Per command (pgbench -r): how often each ran; the branches not taken never did.
     counts = {c["line"]: c["count"] for c in record["commands"]}
     assert (counts[3], counts[7], counts[9], counts[11]) == (15, 15, 15, 0)  # never bad
@@ -232,16 +241,7 @@ def test_hostile_scripts_get_one_error_line_not_a_crash(tmp_path: Path, core: ob
 def test_stored_rows_nulls_and_sleeps_as_pgbench_has_them(
     live: PgTestServer, tmp_path: Path
 ) -> None:
-    db = "dbscale_store_rows"
-    url = live.fresh_database(db)
-    live.psql(LOG_TABLE, db)
-    script = str(SCRIPTS / "store_rows.sql")
-    ran = pgbench(live, "-n", "-c", "2", "-t", "3", "-D", "tool=pgbench", "-f", script, url)
-    assert ran.returncode == 0, ran.stdout + ran.stderr
-    done = dbscale("run", f"script:{script}", "--target", url, "-c", "2", "-t", "3",
-                   "-D", "tool=dbscale", "--out", str(tmp_path / "r"))  # fmt: skip
-    done.assert_ok()
-    theirs, ours = _rows(live, db, "pgbench"), _rows(live, db, "dbscale")
+    _, theirs, ours = _both_tools(live, "dbscale_store_rows", "store_rows.sql", 2, 3, tmp_path)
     assert ours == theirs
     # The last row of each result (3 + 20), a NULL as empty text, both sleeps taken.
     assert ours == {"aset-rows": (6, 6 * 23), "null-gset": (6, 0), "slept": (6, 6)}

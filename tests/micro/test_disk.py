@@ -46,7 +46,8 @@ def test_a_directory_with_other_files_is_refused(disk_dir: Path) -> None:
     assert (disk_dir / "precious.db").read_text() == "not dbscale's"
 
 
-def test_ctrl_c_removes_the_test_file(disk_dir: Path) -> None:
+def _interrupt_a_disk_run(disk_dir: Path, sig: signal.Signals) -> tuple[int, str]:
+    """Starts `dbscale micro disk`, sends `sig` once fio's file exists; exit code and stderr."""
     env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
     proc = subprocess.Popen(
         [sys.executable, "-m", "dbscale", "micro", "disk", "--dir", str(disk_dir), "--size", "16",
@@ -56,9 +57,14 @@ def test_ctrl_c_removes_the_test_file(disk_dir: Path) -> None:
     deadline = time.monotonic() + 20
     while not (disk_dir / DATA_FILE).exists() and time.monotonic() < deadline:
         time.sleep(0.1)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     _, stderr = proc.communicate(timeout=30)
-    assert proc.returncode == 130, stderr
+    return proc.returncode, stderr
+
+
+def test_ctrl_c_removes_the_test_file(disk_dir: Path) -> None:
+    code, stderr = _interrupt_a_disk_run(disk_dir, signal.SIGINT)
+    assert code == 130, stderr
     assert "Traceback" not in stderr
     assert not (disk_dir / DATA_FILE).exists()
 
@@ -66,17 +72,7 @@ def test_ctrl_c_removes_the_test_file(disk_dir: Path) -> None:
 def test_sigterm_is_exit_143_with_one_error_line(disk_dir: Path) -> None:
     """typer turns a KeyboardInterrupt into a bare exit 130; the signal's own code and one
     `error:`/`hint:` pair are what a SIGTERM gets (as `dbscale run` does)."""
-    env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "dbscale", "micro", "disk", "--dir", str(disk_dir), "--size", "16",
-         "--runtime", "10s", "--jobs", "wr-latency"],
-        stderr=subprocess.PIPE, text=True, env=env,
-    )  # fmt: skip
-    deadline = time.monotonic() + 20
-    while not (disk_dir / DATA_FILE).exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    proc.send_signal(signal.SIGTERM)
-    _, stderr = proc.communicate(timeout=30)
-    assert proc.returncode == 143, stderr
+    code, stderr = _interrupt_a_disk_run(disk_dir, signal.SIGTERM)
+    assert code == 143, stderr
     assert "error: interrupted (SIGTERM)" in stderr and "hint: " in stderr
     assert not (disk_dir / DATA_FILE).exists()
