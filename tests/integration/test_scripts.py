@@ -245,3 +245,18 @@ def test_stored_rows_nulls_and_sleeps_as_pgbench_has_them(
     assert ours == theirs
     # The last row of each result (3 + 20), a NULL as empty text, both sleeps taken.
     assert ours == {"aset-rows": (6, 6 * 23), "null-gset": (6, 0), "slept": (6, 6)}
+
+
+def test_a_statement_that_will_not_prepare_is_not_blamed_on_max_connections(
+    live: PgTestServer, tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.sql"
+    bad.write_text("SELECT 1 + ;\n")
+    out = tmp_path / "r"
+    done = dbscale("run", f"script:{bad}", "--target", live.url_for("postgres"), "-M", "prepared",
+                   "-c", "2", "-T", "1s", "--out", str(out))  # fmt: skip
+    done.assert_user_error()
+    assert "max_connections" not in done.err, done.err
+    assert "syntax error" in done.err and "would not prepare" in done.err.split("hint:")[1]
+    [record] = read_runs(out / "runs.jsonl")
+    assert record["connect_error_kind"] == "sql" and record["verdict"]["status"] == "failed"

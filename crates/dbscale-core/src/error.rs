@@ -94,6 +94,20 @@ impl From<&str> for Unprepared {
     }
 }
 
+/// The kind of a client's failure to open its connection: a connect failure's own, or `sql`
+/// when the connection opened but setting it up failed (a statement that would not prepare).
+pub fn failure_kind(failure: Option<ConnectFailure>) -> &'static str {
+    match failure {
+        Some(ConnectFailure::Unreachable) | Some(ConnectFailure::Protocol) => "connect_unreachable",
+        Some(ConnectFailure::Authentication) => "connect_auth",
+        Some(ConnectFailure::DatabaseMissing) => "connect_database",
+        Some(ConnectFailure::Tls) => "connect_tls",
+        Some(ConnectFailure::Unavailable) => "connect_unavailable",
+        Some(ConnectFailure::InvalidTarget) => "connect_invalid",
+        None => "sql",
+    }
+}
+
 impl Error {
     /// Stable key for the Python exception tree.
     pub fn kind(&self) -> &'static str {
@@ -101,13 +115,8 @@ impl Error {
             Error::Config(_) => "config",
             Error::Script(_) => "script",
             Error::Connect { source, .. } => match source.connect {
-                Some(ConnectFailure::Unreachable) => "connect_unreachable",
-                Some(ConnectFailure::Authentication) => "connect_auth",
-                Some(ConnectFailure::DatabaseMissing) => "connect_database",
-                Some(ConnectFailure::Tls) => "connect_tls",
-                Some(ConnectFailure::Unavailable) => "connect_unavailable",
-                Some(ConnectFailure::InvalidTarget) => "connect_invalid",
-                Some(ConnectFailure::Protocol) | None => "connect_unreachable",
+                None => "connect_unreachable",
+                failure => failure_kind(failure),
             },
             Error::NotPrepared(_) => "not_prepared",
             Error::Sql { .. } => "sql",

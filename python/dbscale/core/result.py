@@ -250,6 +250,9 @@ class RunResult(ContractPart):
     connections_by_host: list[HostConnections] = Field(default_factory=list)
     clients_connected: int | None = None  # None: recorded before it was counted
     connect_error: str | None = None
+    # Its kind: connect_unavailable (no slot), another connect failure's, or sql (a statement
+    # would not prepare on the opened connection); None: recorded before kinds were kept.
+    connect_error_kind: str | None = None
     server_max_connections: int | None = None
     tpcc: TpccSection | None = None
     commands: list[CommandFigures] = Field(default_factory=list)  # scripts: per command

@@ -66,8 +66,17 @@ def saturated_workers(record: RunRecord) -> list[str]:
 
 
 def refused_hint(record: RunRecord) -> str | None:
-    """The hint for a run whose clients the server refused (None: the default hint)."""
+    """The hint for a run whose clients the server refused (None: the default hint), chosen by
+    the kind of the refusal, never by its message."""
     if not record.clients_refused:
+        return None
+    if record.connect_error_kind == "sql":
+        return (
+            "the connections opened, but a statement would not prepare on them (-M prepared "
+            "prepares every statement when a client connects): fix the statement the error "
+            "names; under -M simple it fails each transaction instead"
+        )
+    if record.connect_error_kind not in (None, "connect_unavailable"):
         return None
     limit = record.server_max_connections
     setting = f"max_connections ({limit})" if limit is not None else "max_connections"

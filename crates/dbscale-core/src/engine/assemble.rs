@@ -87,6 +87,7 @@ fn sum_threads(
         totals.never_connected += t.clients_never_connected;
         if totals.connect_error.is_none() {
             totals.connect_error.clone_from(&t.connect_error);
+            totals.connect_error_kind = t.connect_error_kind.map(str::to_string);
         }
         for (slot, type_totals) in totals.types.iter_mut().zip(&t.types) {
             slot.1.merge(&type_totals.latency);

@@ -100,6 +100,9 @@ fn sum_workers(first: &RunResult, parts: &[RunResult]) -> Result<RunTotals, Erro
         }
         if totals.connect_error.is_none() {
             totals.connect_error.clone_from(&part.connect_error);
+            totals
+                .connect_error_kind
+                .clone_from(&part.connect_error_kind);
         }
     }
     totals.types.sort_by(|a, b| a.0.cmp(&b.0));

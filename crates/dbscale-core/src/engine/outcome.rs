@@ -31,6 +31,7 @@ pub(super) struct RunTotals {
     /// Connections opened per host, in the order the hosts were first seen.
     pub hosts: Vec<(String, u64)>,
     pub connect_error: Option<String>,
+    pub connect_error_kind: Option<String>,
 }
 
 /// How the run ended, beside what it counted: what its result needs from the run itself.
@@ -43,6 +44,12 @@ pub(super) struct Ending {
     pub command_places: Vec<CommandPlace>,
     /// A worker's run keeps what an exact merge with the others needs.
     pub keep_detail: bool,
+}
+
+/// Whether a client's failure to connect was the server refusing it a slot (an unknown kind,
+/// from a result written before kinds were kept, counts as one).
+fn slot_refusal(kind: Option<&str>) -> bool {
+    kind.is_none_or(|k| k == "connect_unavailable")
 }
 
 impl RunTotals {
@@ -123,7 +130,10 @@ impl RunTotals {
                 clients: frame.clients,
                 connected: clients_connected,
                 message: self.connect_error.as_deref(),
-                max_connections: frame.server_max_connections,
+                // The connection limit explains only a refusal for want of a slot.
+                max_connections: frame
+                    .server_max_connections
+                    .filter(|_| slot_refusal(self.connect_error_kind.as_deref())),
             },
         );
         let detail = ending.keep_detail.then(|| ResultDetail {
@@ -182,6 +192,7 @@ impl RunTotals {
                 .collect(),
             clients_connected,
             connect_error: self.connect_error,
+            connect_error_kind: self.connect_error_kind,
             commands,
             detail,
             ..frame

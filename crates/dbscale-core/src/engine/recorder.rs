@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::driver::{DbError, ErrorClass};
+use crate::error::failure_kind;
 use crate::stats::commands::CommandTally;
 use crate::stats::counts::RunCounts;
 use crate::stats::interval::window_intervals;
@@ -38,6 +39,8 @@ pub struct ThreadTotals {
     pub clients_connected: u32,
     /// The first connection failure's message, as the server or the network gave it.
     pub connect_error: Option<String>,
+    /// Its kind (`error::failure_kind`): `connect_unavailable` when the server had no slot.
+    pub connect_error_kind: Option<&'static str>,
     /// Scripts: each command's sums over this thread's clients.
     pub commands: Vec<CommandTally>,
 }
@@ -213,6 +216,7 @@ impl ThreadRecorder {
         self.error(&error.class, at);
         if self.totals.connect_error.is_none() {
             self.totals.connect_error = Some(error.message.clone());
+            self.totals.connect_error_kind = Some(failure_kind(error.connect));
         }
     }
 }

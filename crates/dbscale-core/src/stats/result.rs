@@ -65,6 +65,10 @@ pub struct RunResult {
     /// The first connection failure's message (the server's, e.g. "too many clients").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub connect_error: Option<String>,
+    /// Its kind: `connect_unavailable` (no slot: `max_connections`), another connect failure's,
+    /// or `sql` (the connection opened, but a statement would not prepare).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connect_error_kind: Option<String>,
     /// The server's connection limit (`max_connections`), read before the run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_max_connections: Option<u64>,
