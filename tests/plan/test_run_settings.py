@@ -64,3 +64,15 @@ def test_a_plan_names_settings_as_it_always_did() -> None:
     assert (load.duration_s, load.rate_tps, load.ramp_s) == (120.0, 10.0, 0.0)
     dumped = load.model_dump(mode="json")
     assert dumped["duration"] == 120.0 and "duration_s" not in dumped
+
+
+def test_the_interval_is_in_a_points_fingerprint_unless_at_its_default() -> None:
+    from tests.plan.helpers import study
+
+    target = "postgresql://u@h/db"
+    [plain] = study(RunOptions(workload="tpcb", target=target)).points
+    [halved] = study(RunOptions(workload="tpcb", target=target, interval="500ms")).points
+    assert halved.load.interval_s == 0.5
+    assert halved.fingerprint != plain.fingerprint  # a resume will not mix them
+    # At its default it is left out, so a study begun before the setting resumes as it was.
+    assert "interval" not in plain.load.model_dump(exclude=plain._unfingerprinted())

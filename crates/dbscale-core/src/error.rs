@@ -229,4 +229,39 @@ mod tests {
         let tpcb = Error::NotPrepared("TPC-B tables are missing".into()).hint();
         assert!(!tpcb.contains("table_size"));
     }
+
+    #[test]
+    fn kinds_lists_exactly_the_kinds_errors_have() {
+        use ConnectFailure::*;
+        let mut seen: Vec<&str> = [
+            Unreachable,
+            Authentication,
+            DatabaseMissing,
+            Tls,
+            Unavailable,
+            Protocol,
+            InvalidTarget,
+        ]
+        .into_iter()
+        .map(|failure| connect("postgresql://h/db", failure).kind())
+        .collect();
+        let sql = || DbError::sql("42601", "syntax error");
+        seen.extend([
+            Error::Config(String::new()).kind(),
+            Error::Script(String::new()).kind(),
+            Error::NotPrepared("missing".into()).kind(),
+            Error::Sql {
+                context: String::new(),
+                source: sql(),
+            }
+            .kind(),
+            Error::Histogram(String::new()).kind(),
+            Error::Internal(String::new()).kind(),
+        ]);
+        seen.sort_unstable();
+        seen.dedup();
+        let mut listed = KINDS.to_vec();
+        listed.sort_unstable();
+        assert_eq!(seen, listed);
+    }
 }

@@ -193,8 +193,8 @@ def option_name(plan_name: str) -> str:
     return "--" + plan_name.replace("_", "-")
 
 
-# What a refusal names each field by: a run setting by its flag (interval has none), the rest as
-# the command line says them.
+# What a refusal names each field by: a run setting by its flag, the rest as the command line
+# says them.
 OPTION_NAMES = {
     **{name: option_name(plan) for name, plan in RunSettings.plan_names().items()},
     "url": "--target",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -25,7 +25,7 @@ from dbscale.core.answers import (
     Streams,
     WorkloadEntry,
 )
-from dbscale.core.result import Interval, RunResult, strict_context
+from dbscale.core.result import Interval, RunResult
 from dbscale.errors import DbscaleError, InternalError, NativeModuleMissingError, from_core
 
 if TYPE_CHECKING:
@@ -72,13 +72,37 @@ def strict(model: type[Answer], data: Any, what: str) -> Answer:
     """`data` read as `model`, no field missing or unknown: the core and Python disagreeing is a
     dbscale bug, said at once."""
     try:
-        return model.model_validate(data, context=strict_context())
+        read = model.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "(top)"
         raise InternalError(
             f"the native {what} does not match its contract at {where}: {first['msg']}"
         ) from None
+    undeclared = _undeclared(read, "")
+    if undeclared is not None:
+        raise InternalError(
+            f"the native {what} does not match its contract: {undeclared} is not declared"
+        )
+    return read
+
+
+def _undeclared(value: object, at: str) -> str | None:
+    """The place of the first field a model does not declare, anywhere below `value`."""
+    if isinstance(value, BaseModel):
+        if value.model_extra:
+            return f"{at}{min(value.model_extra)}"
+        children: Iterable[tuple[str, object]] = (
+            (f"{at}{name}.", getattr(value, name)) for name in type(value).model_fields
+        )
+    elif isinstance(value, list | tuple):
+        children = ((f"{at}{i}.", item) for i, item in enumerate(value))
+    elif isinstance(value, dict):
+        children = ((f"{at}{key}.", item) for key, item in value.items())
+    else:
+        return None
+    return next((found for place, child in children if (found := _undeclared(child, place))),
+                None)  # fmt: skip
 
 
 def _answer(model: type[Answer], text: str, what: str) -> Answer:

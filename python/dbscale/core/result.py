@@ -10,37 +10,14 @@ Python does not declare fails at once.
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    JsonValue,
-    ValidationInfo,
-    model_validator,
-)
-
-FORBID_EXTRA = "forbid_extra"
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 
 class ContractPart(BaseModel):
-    """A part of the contract: frozen; unknown fields kept, unless read with `strict_context`."""
+    """A part of the contract: frozen; fields it does not declare are kept (`native.strict`
+    refuses them in an answer straight from the core)."""
 
     model_config = ConfigDict(extra="allow", frozen=True)
-
-    @model_validator(mode="after")
-    def _no_extra_when_strict(self, info: ValidationInfo) -> Any:
-        context = info.context
-        if isinstance(context, dict) and context.get(FORBID_EXTRA) and self.model_extra:
-            names = ", ".join(sorted(self.model_extra))
-            raise ValueError(f"{type(self).__name__} has fields Python does not know: {names}")
-        return self
-
-
-def strict_context() -> dict[str, bool]:
-    """The validation context under which no part may carry an undeclared field."""
-    return {FORBID_EXTRA: True}
 
 
 class LatencyFigures(ContractPart):

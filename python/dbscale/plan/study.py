@@ -41,9 +41,9 @@ RUN_OVERHEAD_S = 1.0
 TLS_NEEDS_TCP = (TlsMode.REQUIRE, TlsMode.VERIFY_CA, TlsMode.VERIFY_FULL)
 
 
-# Left out of a point's fingerprint: the seed (repetitions draw their own), and the interval
-# (a later setting: left out, a study begun before it resumes as it was).
-_UNFINGERPRINTED = {"seed", "interval_s"}
+# The interval joined the load settings later: at its default it is left out of a point's
+# fingerprint, so a study begun before it resumes as it was; any other value is in it.
+_DEFAULT_INTERVAL_S = LoadSettings.model_fields["interval_s"].default
 
 
 @dataclass(frozen=True)
@@ -80,12 +80,17 @@ class Point:
             "target": self.target.name,
             "workload": self.workload,
             "params": self.params,
-            "load": self.load.model_dump(mode="json", exclude=_UNFINGERPRINTED),
+            # The seed is left out: repetitions draw their own.
+            "load": self.load.model_dump(mode="json", exclude=self._unfingerprinted()),
         }
         if self.scripts:
             settings["scripts"] = scripts_digest(self.scripts, self.defines)
         text = json.dumps(settings, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def _unfingerprinted(self) -> set[str]:
+        at_default = self.load.interval_s == _DEFAULT_INTERVAL_S
+        return {"seed", "interval_s"} if at_default else {"seed"}
 
     def url(self, opened: OpenTarget) -> str:
         if self.load.pooling:

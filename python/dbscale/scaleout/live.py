@@ -55,12 +55,6 @@ def merge_one(pieces: Sequence[Interval], index: int, interval_s: float) -> Inte
         latency = IntervalLatency(mean=figures.mean, stddev=figures.stddev, p50=p50, p95=p95,
                                   p99=p99, max=figures.max)  # fmt: skip
     lag_count = sum(d.lag_count for d in details)
-    lag = {}
-    if lag_count:
-        lag = {
-            "lag_ms": sum(d.lag_sum_us for d in details) / lag_count / 1000.0,
-            "lag_max_ms": max(d.lag_max_us for d in details) / 1000.0,
-        }
     return Interval(
         t_s=t_s,
         transactions=transactions,
@@ -71,6 +65,7 @@ def merge_one(pieces: Sequence[Interval], index: int, interval_s: float) -> Inte
         clients_connected=sum(p.clients_connected or 0 for p in pieces),
         queries=queries,
         qps=queries.total / width,
-        **({"latency_ms": latency} if latency is not None else {}),
-        **lag,
+        latency_ms=latency,
+        lag_ms=sum(d.lag_sum_us for d in details) / lag_count / 1000.0 if lag_count else None,
+        lag_max_ms=max(d.lag_max_us for d in details) / 1000.0 if lag_count else None,
     )

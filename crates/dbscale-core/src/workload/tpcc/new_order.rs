@@ -47,8 +47,9 @@ pub async fn run(
         txn.tally[ROLLED_BACK] += 1;
         return Ok(());
     }
-    let order = insert_order(txn, [w, d, c], count, remote == 0).await?;
-    let stock = read_stock(txn, w, &lines, &ids).await?;
+    let all_local = remote == 0;
+    let order = insert_order(txn, [w, d, c], count, all_local).await?;
+    let stock = read_stock(txn, w, all_local, &lines, &ids).await?;
     let price_of = |item: i64| {
         items
             .iter()
@@ -56,7 +57,7 @@ pub async fn run(
             .map_or(0, |row| units_at(row, 1, 2))
     };
     let filled = fill_lines(&lines, &stock, d, price_of)?;
-    write_stock(txn, w, &lines, &filled, &ids).await?;
+    write_stock(txn, w, all_local, &lines, &filled, &ids).await?;
     let mut params: Vec<Param> = Vec::with_capacity(count * 9);
     for (number, (line, fill)) in lines.iter().zip(&filled).enumerate() {
         params.extend([
@@ -160,10 +161,11 @@ type Row = Vec<Option<String>>;
 async fn read_stock(
     txn: &mut Txn<'_>,
     w: i64,
+    all_local: bool,
     lines: &[Line],
     ids: &[Param<'_>],
 ) -> Result<Vec<Row>, DbError> {
-    if lines.iter().all(|l| l.supply_w == w) {
+    if all_local {
         let mut params = vec![Param::Int(w)];
         params.extend(ids.iter().copied());
         return txn.fetch(stock_in(lines.len()), &params).await;
@@ -213,11 +215,12 @@ fn fill_lines(
 async fn write_stock(
     txn: &mut Txn<'_>,
     w: i64,
+    all_local: bool,
     lines: &[Line],
     filled: &[Fill],
     ids: &[Param<'_>],
 ) -> Result<(), DbError> {
-    if lines.iter().all(|l| l.supply_w == w) {
+    if all_local {
         let mut params: Vec<Param> = Vec::with_capacity(5 * lines.len() + 1);
         for (line, fill) in lines.iter().zip(filled) {
             params.extend([Param::Int(line.item), Param::Int(fill.new_quantity)]);
