@@ -13,7 +13,7 @@ from dbscale.micro.cpu import measure
 
 
 def test_one_thread_and_every_cpu_are_measured() -> None:
-    result = measure(2, 0.05)
+    result = measure(2, 0.05).record()
     assert result["threads"] == len(os.sched_getaffinity(0))
     for mode in ("single", "multi", "per_vcpu"):
         figures = result[mode]

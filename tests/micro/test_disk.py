@@ -30,7 +30,7 @@ def disk_dir() -> Path:
 
 def test_two_jobs_give_iops_latency_and_fsync(disk_dir: Path) -> None:
     result = measure(disk_dir, jobs=["wr-iops-tpcc-fsync", "rd-latency"], size_bytes=8 << 20,
-                     runtime_s=1.0)  # fmt: skip
+                     runtime_s=1.0).record()  # fmt: skip
     fsync_job, read_job = result["jobs"]  # type: ignore[misc]
     assert fsync_job["job"] == "wr-iops-tpcc-fsync" and fsync_job["write"]["iops"] > 0
     assert fsync_job["fsync"]["count"] > 0 and "99" in fsync_job["fsync"]["latency_us"]

@@ -29,7 +29,7 @@ def server() -> Iterator[str]:
 
 
 def test_request_response_then_searched_streams(server: str) -> None:
-    result = measure(server, seconds=0.5, streams=None, step_s=0.5, buffer_bytes=1 << 20)
+    result = measure(server, seconds=0.5, streams=None, step_s=0.5, buffer_bytes=1 << 20).record()
     rr = result["request_response"]
     assert isinstance(rr, dict) and rr["transactions"] > 100
     assert rr["min_us"] <= rr["p50_us"] <= rr["p90_us"] <= rr["p99_us"] <= rr["max_us"]

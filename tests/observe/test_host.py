@@ -12,7 +12,6 @@ from dbscale.observe.host import (
     link_speeds,
     numa_nodes,
     parse_lscpu_json,
-    short_facts,
     sysfs_caches,
     write_host_file,
 )
@@ -55,10 +54,15 @@ def test_topology_numa_caches_and_frequency(tmp_path: Path) -> None:
     node = tmp_path / "node"
     _write(node / "node0/cpulist", "0-1\n")
     _write(node / "node1/cpulist", "2-3\n")
-    assert cpu_topology(cpu) == {"logical_cpus": 4, "cores": 2, "sockets": 2, "threads_per_core": 2}
+    assert cpu_topology(cpu).model_dump(exclude_none=True) == {
+        "logical_cpus": 4,
+        "cores": 2,
+        "sockets": 2,
+        "threads_per_core": 2,
+    }
     assert numa_nodes(node) == {"node0": [0, 1], "node1": [2, 3]}
     assert sysfs_caches(cpu) == {"cache_l1d": "48K (shared by CPUs 0)"}
-    freq = cpu_frequency(cpu, ProcFs(tmp_path / "noproc"))
+    freq = cpu_frequency(cpu, ProcFs(tmp_path / "noproc")).model_dump(exclude_none=True)
     assert freq == {"cpu_governor": "performance", "cpu_max_mhz": 3500.0, "cpu_boost": True}
 
 
@@ -66,8 +70,8 @@ def test_frequency_without_cpufreq(tmp_path: Path) -> None:
     proc = tmp_path / "proc"
     _write(proc / "cpuinfo", "processor\t: 0\ncpu MHz\t\t: 2596.122\n")
     freq = cpu_frequency(tmp_path / "cpu", ProcFs(proc))
-    assert freq["cpu_governor"].startswith("none")
-    assert freq["cpu_mhz_now"] == 2596.1
+    assert (freq.cpu_governor or "").startswith("none")
+    assert freq.cpu_mhz_now == 2596.1
 
 
 def test_link_speeds(tmp_path: Path) -> None:
@@ -77,12 +81,12 @@ def test_link_speeds(tmp_path: Path) -> None:
 
 
 def test_this_machine_and_host_file(tmp_path: Path) -> None:
-    facts = client_host_facts()
+    facts = client_host_facts().model_dump(exclude_none=True)
     assert facts["logical_cpus"] >= 1
     assert facts["kernel"]
     assert facts["client_cpus_allowed"] >= 1
-    short = short_facts(facts)
+    short = client_host_facts().summary().model_dump(exclude_none=True)
     assert set(short) <= set(facts)
     assert "numa_cpus" not in short
-    path = write_host_file(tmp_path / "results", {"client": facts})
+    path = write_host_file(tmp_path / "results", client_host_facts())
     assert json.loads(path.read_text())["client"]["kernel"] == facts["kernel"]

@@ -39,7 +39,8 @@ def _judge(
         "host_cpus": 2,
     }  # fmt: skip
     options.update(kw)
-    return judge(RunRecord.from_json(dict(native or _native())), means, waits, **options)
+    verdict = judge(RunRecord.from_json(dict(native or _native())), means, waits, **options)
+    return verdict.model_dump(mode="json", exclude_unset=True)
 
 
 def test_target_rate_when_keeping_up() -> None:

@@ -34,9 +34,9 @@ def test_postgres_samples_add_up() -> None:
     assert shares["lwlock"] == 2 / 14
     assert waits.top_events(1) == [("Lock:transactionid", 10 / 14)]
     record = waits.to_record(150.0)
-    assert record["events"] == {"Lock:transactionid": 10, "CPU": 2, "LWLock:LockManager": 2}
-    assert record["states"]["idle"] == 8
-    assert record["active_mean"] == 7.0
+    assert record.events == {"Lock:transactionid": 10, "CPU": 2, "LWLock:LockManager": 2}
+    assert record.states["idle"] == 8
+    assert record.active_mean == 7.0
     assert WaitHistogram.from_record(record).class_shares() == shares
 
 
@@ -53,4 +53,4 @@ def test_empty_histogram() -> None:
     waits = WaitHistogram()
     assert waits.class_shares()["cpu"] == 0.0
     assert waits.top_events() == []
-    assert waits.to_record(100)["samples"] == 0
+    assert waits.to_record(100).samples == 0

@@ -147,7 +147,7 @@ def test_the_summary_pools_a_hosts_repetitions() -> None:
             _record("b", 0, [50.0]),
         ]
     )
-    by_place = {r["place"]: r for r in rows}
+    by_place = {r.place: r.model_dump() for r in rows}
     a, b = by_place["a"], by_place["b"]
     assert a["samples"] == 6 and a["median"] == 100.0 and a["vcpus"] == 2
     assert a["ci_method"] == "order-statistic" and a["ci_low"] <= 100.0 <= a["ci_high"]

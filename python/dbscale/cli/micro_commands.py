@@ -10,7 +10,6 @@ from pathlib import Path
 
 from dbscale.cli.consoles import data_console, message_console
 from dbscale.errors import ConfigError
-from dbscale.micro.results import DiskResult
 
 
 def _p99(latency_us: dict[str, float]) -> str:
@@ -25,20 +24,18 @@ def micro_cpu(repetitions: int, seconds: float, as_json: bool) -> None:
     err, out = message_console(), data_console()
     result = measure(repetitions, seconds, note=lambda text: err.print(text, highlight=False))
     if as_json:
-        out.print_json(json.dumps(result))
+        out.print_json(json.dumps(result.record()))
         return
-    out.print(f"CPU: {result['kernels']}; {result['seconds']:g} s per run", highlight=False)
+    out.print(f"CPU: {result.kernels}; {result.seconds:g} s per run", highlight=False)
     table = text_table(
         ("mode", "median iterations/s", "95% CI", "CV %", "runs"), left={"mode", "95% CI"}
     )
-    for key, label in (("single", "one thread"), ("multi", f"{result['threads']} threads"),
-                       ("per_vcpu", "per vCPU")):  # fmt: skip
-        f = result[key]
-        assert isinstance(f, dict)
-        ci = (f"[{f['ci_low']:,.0f}, {f['ci_high']:,.0f}]" if f["ci_low"] is not None
+    for f, label in ((result.single, "one thread"), (result.multi, f"{result.threads} threads"),
+                     (result.per_vcpu, "per vCPU")):  # fmt: skip
+        ci = (f"[{f.ci_low:,.0f}, {f.ci_high or 0:,.0f}]" if f.ci_low is not None
               else "- (6+ runs)")  # fmt: skip
-        cv = f"{f['cv_pct']:.2f}" if f["cv_pct"] is not None else "-"
-        table.add_row(label, f"{f['median']:,.0f}", ci, cv, str(len(f["runs"])))
+        cv = f"{f.cv_pct:.2f}" if f.cv_pct is not None else "-"
+        table.add_row(label, f"{f.median:,.0f}", ci, cv, str(len(f.runs)))
     out.print(table)
 
 
@@ -76,22 +73,22 @@ def micro_net(
         buffer_bytes=buffer_bytes, note=lambda text: err.print(text, highlight=False),
     )  # fmt: skip
     if as_json:
-        out.print_json(json.dumps(result))
+        out.print_json(json.dumps(result.record()))
         return
-    rr, st = result["request_response"], result["streams"]
-    assert isinstance(rr, dict) and isinstance(st, dict)
+    rr, st = result.request_response, result.streams
+    assert rr is not None and st is not None
     out.print(
-        f"request/response to {result['target']}: {rr['transactions_per_s']:,.0f} transactions/s;"
-        f" latency us: min {rr['min_us']:.1f} mean {rr['mean_us']:.1f} p50 {rr['p50_us']:.1f} "
-        f"p90 {rr['p90_us']:.1f} p99 {rr['p99_us']:.1f} max {rr['max_us']:.1f} "
-        f"stddev {rr['stddev_us']:.1f}",
+        f"request/response to {result.target}: {rr.transactions_per_s or 0:,.0f} transactions/s;"
+        f" latency us: min {rr.min_us or 0:.1f} mean {rr.mean_us or 0:.1f} "
+        f"p50 {rr.p50_us or 0:.1f} p90 {rr.p90_us or 0:.1f} p99 {rr.p99_us or 0:.1f} "
+        f"max {rr.max_us or 0:.1f} stddev {rr.stddev_us or 0:.1f}",
         highlight=False,
         soft_wrap=True,
     )
     out.print(
-        f"throughput with {st['streams']} stream(s): min {st['min_gbps']:.2f} mean "
-        f"{st['mean_gbps']:.2f} max {st['max_gbps']:.2f} Gbit/s (per half second, "
-        f"{st['buffer_bytes'] >> 20} MiB send buffers)",
+        f"throughput with {st.streams} stream(s): min {st.min_gbps or 0:.2f} mean "
+        f"{st.mean_gbps or 0:.2f} max {st.max_gbps or 0:.2f} Gbit/s (per half second, "
+        f"{(st.buffer_bytes or 0) >> 20} MiB send buffers)",
         highlight=False,
         soft_wrap=True,
     )
@@ -115,13 +112,13 @@ def micro_disk(directory: Path, size: str, runtime: str, jobs: str | None, as_js
         note=lambda text: err.print(text, highlight=False),
     )  # fmt: skip
     if as_json:
-        out.print_json(json.dumps(result))
+        out.print_json(json.dumps(result.record()))
         return
     table = text_table(
         ("job", "read IOPS", "read MiB/s", "read p99 us", "write IOPS", "write MiB/s",
          "write p99 us", "fsync p99 us"), left={"job"},
     )  # fmt: skip
-    for job in DiskResult.model_validate(result).jobs:
+    for job in result.jobs:
         r, w = job.read, job.write
         fsync = job.fsync.latency_us if job.fsync is not None else {}
         table.add_row(

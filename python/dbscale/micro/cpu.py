@@ -14,7 +14,6 @@ from dbscale import core
 from dbscale.errors import ConfigError
 from dbscale.micro.results import CpuFigures, CpuResult
 from dbscale.stats.confidence import median_order_statistic_ci, spread
-from dbscale.values import JsonObject
 
 MAX_REPETITIONS = 1_000
 MIN_SECONDS, MAX_SECONDS = 0.01, 3600.0  # the core's bounds
@@ -36,7 +35,7 @@ def measure(
     repetitions: int,
     seconds: float,
     note: Callable[[str], None] = lambda _: None,
-) -> JsonObject:
+) -> CpuResult:
     """Single-thread and all-CPU scores, alternating, `repetitions` each."""
     if not 1 <= repetitions <= MAX_REPETITIONS:
         raise ConfigError(
@@ -58,7 +57,7 @@ def measure(
         threads = every.threads
         multi.append(every.iterations_per_s)
     per_vcpu = [m / threads for m in multi]
-    result = CpuResult(
+    return CpuResult(
         kernels="dbscale CPU kernels v1 (list, matrix, state machine, CRC); not CoreMark",
         seconds=seconds,
         repetitions=repetitions,
@@ -67,4 +66,3 @@ def measure(
         multi=figures(multi),
         per_vcpu=figures(per_vcpu),
     )
-    return result.model_dump(mode="json")

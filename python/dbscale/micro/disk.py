@@ -26,7 +26,6 @@ from dbscale.micro.results import (
     FioReport,
     Fsync,
 )
-from dbscale.values import JsonObject
 
 MARKER = ".dbscale-micro-disk"
 DATA_FILE = "dbscale-fio.dat"
@@ -137,7 +136,7 @@ def parse(report: FioReport) -> list[DiskJob]:
 
 
 def measure(directory: Path, *, jobs: Sequence[str], size_bytes: int, runtime_s: float,
-            note: Callable[[str], None] = lambda _: None) -> JsonObject:  # fmt: skip
+            note: Callable[[str], None] = lambda _: None) -> DiskResult:  # fmt: skip
     """fio's jobs over a file in `directory`, as `dbscale micro disk --json` prints them."""
     unknown = [j for j in jobs if j not in JOBS]
     if unknown:
@@ -163,7 +162,6 @@ def measure(directory: Path, *, jobs: Sequence[str], size_bytes: int, runtime_s:
     finally:
         data.unlink(missing_ok=True)
         job_path.unlink(missing_ok=True)
-    result = DiskResult(dir=str(directory), direct=direct, size_bytes=size_bytes,
-                        runtime_s=runtime_s, fio_version=report.fio_version,
-                        jobs=parse(report))  # fmt: skip
-    return result.model_dump(mode="json", exclude_unset=True)
+    return DiskResult(dir=str(directory), direct=direct, size_bytes=size_bytes,
+                      runtime_s=runtime_s, fio_version=report.fio_version,
+                      jobs=parse(report))  # fmt: skip

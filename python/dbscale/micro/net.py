@@ -16,7 +16,6 @@ from collections.abc import Callable
 from dbscale import core
 from dbscale.errors import ConfigError
 from dbscale.micro.results import NetResult, SearchStep
-from dbscale.values import JsonObject
 
 DEFAULT_PORT = 12865  # netserver's port in the report's intra-AZ runs
 THRESHOLD_GBPS = 0.35
@@ -57,7 +56,7 @@ def measure(
     step_s: float,
     buffer_bytes: int,
     note: Callable[[str], None] = lambda _: None,
-) -> JsonObject:
+) -> NetResult:
     """Request/response, then the stream search (unless `streams` is given), then the streams."""
     if not 0.1 <= seconds <= 3600 or not 0.5 <= step_s <= 3600:
         raise ConfigError(
@@ -85,5 +84,4 @@ def measure(
         "count 3 steps back"
     )
     search = [SearchStep(streams=c, mean_gbps=g) for c, g in history]
-    result = NetResult.of(addr, rr, search, rule, measured)
-    return result.model_dump(mode="json")
+    return NetResult.of(addr, rr, search, rule, measured)

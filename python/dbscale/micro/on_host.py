@@ -20,16 +20,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from dbscale import core
 from dbscale.errors import TargetError
 from dbscale.micro import cpu, disk, net
-from dbscale.micro.results import MicroWhere
+from dbscale.micro.results import RESULT_TYPES, MicroResult, MicroWhere, NetResult
 from dbscale.micro.settings import MicroSettings
 from dbscale.observe.server_process import parse_endpoint
 from dbscale.targets import OpenTarget
 from dbscale.targets.local.confinement import format_cpu_list, thread_affinity
 from dbscale.targets.spec import HostAccess
-from dbscale.values import JsonObject
 
 Note = Callable[[str], None]
 SERVER_START_TIMEOUT_S = 30.0
@@ -80,7 +81,7 @@ def client_place(settings: MicroSettings) -> Place:
     return Place("client", disk_dir=Path(client_dir) if client_dir else None)
 
 
-def run_micro(kind: str, place: Place, settings: MicroSettings, note: Note) -> JsonObject:
+def run_micro(kind: str, place: Place, settings: MicroSettings, note: Note) -> MicroResult:
     """The micro-benchmark's whole result, as `dbscale micro KIND --json` prints it."""
     if place.how == "remote":
         return _remote(kind, place, settings, note)
@@ -104,7 +105,7 @@ def run_micro(kind: str, place: Place, settings: MicroSettings, note: Note) -> J
         server.stop()
 
 
-def _net_measure(addr: str, settings: MicroSettings, note: Note) -> JsonObject:
+def _net_measure(addr: str, settings: MicroSettings, note: Note) -> NetResult:
     assert settings.net is not None
     n = settings.net
     return net.measure(addr, seconds=n.seconds, streams=n.streams, step_s=n.step,
@@ -133,7 +134,7 @@ def _host_command(place: Place) -> list[str]:
     return shlex.split(place.host.command)
 
 
-def _remote(kind: str, place: Place, settings: MicroSettings, note: Note) -> JsonObject:
+def _remote(kind: str, place: Place, settings: MicroSettings, note: Note) -> MicroResult:
     arguments = remote_arguments(kind, place, settings)
     command = _host_command(place) + arguments
     if kind == "net":
@@ -164,7 +165,7 @@ def _not_a_program(command: list[str]) -> MicroStepError:
     )
 
 
-def _result_of(kind: str, done: subprocess.CompletedProcess[str]) -> JsonObject:
+def _result_of(kind: str, done: subprocess.CompletedProcess[str]) -> MicroResult:
     last = (done.stderr.strip().splitlines() or ["(no message)"])[-1][-400:]
     if done.returncode != 0:
         raise MicroStepError(f"micro {kind} on the target's host failed (exit {done.returncode})"
@@ -177,7 +178,14 @@ def _result_of(kind: str, done: subprocess.CompletedProcess[str]) -> JsonObject:
         raise MicroStepError(f"micro {kind} on the target's host printed no JSON result",
                              "host.command must run dbscale itself (e.g. 'ssh db1 dbscale'), "
                              "with nothing else on standard output")  # fmt: skip
-    return parsed
+    try:
+        return RESULT_TYPES[kind].model_validate(parsed)
+    except ValidationError as exc:
+        raise MicroStepError(
+            f"micro {kind} on the target's host printed a result this dbscale cannot read: "
+            f"{exc.errors()[0]['msg']}",
+            "run the same dbscale version on both machines",
+        ) from None
 
 
 @contextmanager

@@ -5,7 +5,7 @@ them back through these models. fio's own JSON report is read here too, once.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from dbscale.core.answers import RequestResponse, Streams
 
@@ -13,6 +13,10 @@ from dbscale.core.answers import RequestResponse, Streams
 class _Result(BaseModel):
     # Tolerant: a record written by another version keeps what this one does not know.
     model_config = ConfigDict(extra="allow", frozen=True)
+
+    def record(self) -> dict[str, JsonValue]:
+        """As `--json` prints it and micro.jsonl keeps it."""
+        return self.model_dump(mode="json", exclude_unset=True)
 
 
 class CpuFigures(_Result):
@@ -117,6 +121,12 @@ class NetResult(_Result):
             search_rule=rule,
             streams=StreamFigures.model_validate(streams.model_dump()),
         )
+
+
+MicroResult = CpuResult | DiskResult | NetResult
+RESULT_TYPES: dict[str, type[CpuResult] | type[DiskResult] | type[NetResult]] = {
+    "cpu": CpuResult, "disk": DiskResult, "net": NetResult,
+}  # fmt: skip
 
 
 class MicroWhere(_Result):

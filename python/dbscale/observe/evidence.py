@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from dbscale.core.result import RunResult
 from dbscale.observe.waits import WaitHistogram
@@ -20,7 +19,7 @@ class Finding:
     verdict: str
     summary: str
     evidence: str
-    numbers: dict[str, Any] = field(default_factory=dict)
+    numbers: Mapping[str, float | str | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

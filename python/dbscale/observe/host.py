@@ -17,12 +17,13 @@ import shutil
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from dbscale.files import write_atomic
 from dbscale.observe.cgroup import cpu_cgroup
+from dbscale.observe.host_facts import CpuFrequency, CpuTopology, HostFacts
 from dbscale.observe.procfs import ProcFs, parse_cpuinfo_mhz, parse_meminfo_kib
-from dbscale.values import JsonObject, parse_cpu_list
+from dbscale.observe.section import ServerFacts
+from dbscale.values import parse_cpu_list
 
 HOST_FILE = "host.json"
 CPU_SYSFS = Path("/sys/devices/system/cpu")
@@ -37,12 +38,6 @@ LSCPU_FIELDS = {
     "L2 cache:": "cache_l2",
     "L3 cache:": "cache_l3",
 }
-# The few facts every run record repeats (the rest is in host.json).
-SHORT_KEYS = (
-    "cpu_model", "logical_cpus", "cores", "sockets", "threads_per_core", "numa_nodes",
-    "memory_gib", "kernel", "virtualization", "clocksource", "cpu_governor", "cpu_max_mhz",
-    "client_cpus_allowed", "client_cpu_quota_cores",
-)  # fmt: skip
 
 
 def _read(path: Path) -> str | None:
@@ -80,7 +75,7 @@ def lscpu_facts() -> dict[str, str]:
     return parse_lscpu_json(done.stdout) if done.returncode == 0 else {}
 
 
-def cpu_topology(cpu_sysfs: Path = CPU_SYSFS) -> JsonObject:
+def cpu_topology(cpu_sysfs: Path = CPU_SYSFS) -> CpuTopology:
     """Logical CPUs, cores, sockets and threads per core from sysfs topology files."""
     online = parse_cpu_list(_read(cpu_sysfs / "online") or "")
     cores: set[tuple[str, str]] = set()
@@ -91,11 +86,13 @@ def cpu_topology(cpu_sysfs: Path = CPU_SYSFS) -> JsonObject:
         core = _read(topo / "core_id") or str(cpu)
         sockets.add(package)
         cores.add((package, core))
-    out: JsonObject = {"logical_cpus": len(online) or os.cpu_count() or 0}
-    if cores:
-        out.update(cores=len(cores), sockets=len(sockets))
-        out["threads_per_core"] = max(1, round(len(online) / len(cores)))
-    return out
+    logical = len(online) or os.cpu_count() or 0
+    if not cores:
+        return CpuTopology(logical_cpus=logical)
+    return CpuTopology(
+        logical_cpus=logical, cores=len(cores), sockets=len(sockets),
+        threads_per_core=max(1, round(len(online) / len(cores))),
+    )  # fmt: skip
 
 
 def numa_nodes(node_sysfs: Path = NODE_SYSFS) -> dict[str, list[int]]:
@@ -120,34 +117,29 @@ def sysfs_caches(cpu_sysfs: Path = CPU_SYSFS) -> dict[str, str]:
     return out
 
 
-def cpu_frequency(cpu_sysfs: Path = CPU_SYSFS, proc: ProcFs | None = None) -> JsonObject:
+def cpu_frequency(cpu_sysfs: Path = CPU_SYSFS, proc: ProcFs | None = None) -> CpuFrequency:
     """Governor, driver, frequency range and boost; /proc/cpuinfo's MHz when cpufreq is absent
     (common in VMs, where the guest cannot see or change the host's frequency)."""
     freq = cpu_sysfs / "cpu0" / "cpufreq"
-    out: JsonObject = {}
-    for name, key in (("scaling_governor", "cpu_governor"), ("scaling_driver", "cpu_freq_driver")):
+
+    def mhz_of(name: str) -> float | None:
         value = _read(freq / name)
-        if value:
-            out[key] = value
-    for name, key in (("cpuinfo_min_freq", "cpu_min_mhz"), ("cpuinfo_max_freq", "cpu_max_mhz")):
-        value = _read(freq / name)
-        if value and value.isdigit():
-            out[key] = int(value) / 1000.0
+        return int(value) / 1000.0 if value and value.isdigit() else None
+
     boost = _read(cpu_sysfs / "cpufreq" / "boost")
     no_turbo = _read(cpu_sysfs / "intel_pstate" / "no_turbo")
-    if boost is not None:
-        out["cpu_boost"] = boost == "1"
-    elif no_turbo is not None:
-        out["cpu_boost"] = no_turbo == "0"
-    if not out.get("cpu_governor"):
-        out["cpu_governor"] = "none (no cpufreq: fixed or host-controlled)"
     mhz = parse_cpuinfo_mhz((proc or ProcFs()).read("cpuinfo") or "")
-    if mhz:
-        out["cpu_mhz_now"] = round(sum(mhz) / len(mhz), 1)
-    smt = _read(cpu_sysfs / "smt" / "control")
-    if smt:
-        out["smt"] = smt
-    return out
+    return CpuFrequency(
+        cpu_governor=_read(freq / "scaling_governor")
+        or "none (no cpufreq: fixed or host-controlled)",
+        cpu_freq_driver=_read(freq / "scaling_driver") or None,
+        cpu_min_mhz=mhz_of("cpuinfo_min_freq"),
+        cpu_max_mhz=mhz_of("cpuinfo_max_freq"),
+        cpu_boost=(boost == "1") if boost is not None
+        else (no_turbo == "0") if no_turbo is not None else None,
+        cpu_mhz_now=round(sum(mhz) / len(mhz), 1) if mhz else None,
+        smt=_read(cpu_sysfs / "smt" / "control") or None,
+    )  # fmt: skip
 
 
 def virtualization(lscpu: Mapping[str, str], proc: ProcFs) -> str:
@@ -180,41 +172,42 @@ def os_release() -> str | None:
     return None
 
 
-def client_host_facts(proc: ProcFs | None = None) -> JsonObject:
+def client_host_facts(proc: ProcFs | None = None) -> HostFacts:
     """Everything we can say about this machine and this process's share of it."""
     proc = proc or ProcFs()
     lscpu = lscpu_facts()
-    facts: JsonObject = {
-        "cpu_model": lscpu.get("cpu_model") or _cpuinfo_model(proc),
-        "cpu_vendor": lscpu.get("cpu_vendor"),
-        "architecture": platform.machine(),
-    }
-    facts.update(cpu_topology())
     nodes = numa_nodes()
-    facts["numa_nodes"] = len(nodes) or 1
-    facts["numa_cpus"] = nodes
     caches = {k: v for k, v in lscpu.items() if k.startswith("cache_")} or sysfs_caches()
-    facts.update(caches)
     meminfo = parse_meminfo_kib(proc.read("meminfo") or "")
-    if "MemTotal" in meminfo:
-        facts["memory_gib"] = round(meminfo["MemTotal"] / 1024**2, 2)
-    facts["hugepages_total"] = meminfo.get("HugePages_Total")
-    thp = _read(Path("/sys/kernel/mm/transparent_hugepage/enabled"))
-    if thp:
-        facts["transparent_hugepages"] = thp
-    facts["kernel"] = platform.release()
-    facts["os"] = os_release()
-    facts["virtualization"] = virtualization(lscpu, proc)
-    facts["clocksource"] = _read(
-        Path("/sys/devices/system/clocksource/clocksource0/current_clocksource")
-    )
-    facts.update(cpu_frequency(proc=proc))
-    facts["net_speed_mbps"] = link_speeds()
-    facts["client_cpus_allowed"] = len(os.sched_getaffinity(0))
     cgroup = cpu_cgroup(proc)
-    facts["client_cpu_quota_cores"] = cgroup.quota_cores if cgroup else None
-    facts["python"] = platform.python_version()
-    return {k: v for k, v in facts.items() if v is not None}
+    return HostFacts.model_validate(
+        {
+            "cpu_model": lscpu.get("cpu_model") or _cpuinfo_model(proc),
+            "cpu_vendor": lscpu.get("cpu_vendor"),
+            "architecture": platform.machine(),
+            **cpu_topology().model_dump(exclude_none=True),
+            "numa_nodes": len(nodes) or 1,
+            "numa_cpus": nodes,
+            **caches,
+            "memory_gib": round(meminfo["MemTotal"] / 1024**2, 2)
+            if "MemTotal" in meminfo
+            else None,
+            "hugepages_total": meminfo.get("HugePages_Total"),
+            "transparent_hugepages": _read(Path("/sys/kernel/mm/transparent_hugepage/enabled"))
+            or None,
+            "kernel": platform.release(),
+            "os": os_release(),
+            "virtualization": virtualization(lscpu, proc),
+            "clocksource": _read(
+                Path("/sys/devices/system/clocksource/clocksource0/current_clocksource")
+            ),
+            **cpu_frequency(proc=proc).model_dump(exclude_none=True),
+            "net_speed_mbps": link_speeds(),
+            "client_cpus_allowed": len(os.sched_getaffinity(0)),
+            "client_cpu_quota_cores": cgroup.quota_cores if cgroup else None,
+            "python": platform.python_version(),
+        }
+    )
 
 
 def _cpuinfo_model(proc: ProcFs) -> str | None:
@@ -224,13 +217,14 @@ def _cpuinfo_model(proc: ProcFs) -> str | None:
     return None
 
 
-def short_facts(facts: Mapping[str, Any]) -> JsonObject:
-    """The facts each run record repeats, flat."""
-    return {k: facts[k] for k in SHORT_KEYS if k in facts}
-
-
-def write_host_file(directory: Path, facts: Mapping[str, Any]) -> Path:
+def write_host_file(
+    directory: Path, client: HostFacts, servers: Mapping[str, ServerFacts] | None = None
+) -> Path:
     """host.json in the results directory (rewritten when server facts arrive later)."""
     path = directory / HOST_FILE
-    write_atomic(path, json.dumps(facts, indent=2, default=str) + "\n")
+    content = {
+        "client": client.model_dump(mode="json", exclude_none=True),
+        "servers": {url: s.model_dump(mode="json") for url, s in (servers or {}).items()},
+    }
+    write_atomic(path, json.dumps(content, indent=2) + "\n")
     return path

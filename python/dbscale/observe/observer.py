@@ -15,15 +15,15 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from dbscale.core.config import RunConfig
 from dbscale.core.result import Interval, RunResult
 from dbscale.observe.cgroup import CgroupCpu, cpu_cgroup
-from dbscale.observe.host import short_facts
+from dbscale.observe.host_facts import HostFacts
 from dbscale.observe.procfs import ProcFs
 from dbscale.observe.resources import CLK_TCK, ResourceSampler, ResourceSnapshot, Row, resource_row
 from dbscale.observe.retention import CompactRows, StatsTrail, WaitTrail
+from dbscale.observe.section import ObservedServer, ObserveSection, Overhead
 from dbscale.observe.server_process import (
     allowed_cpus,
     dialect_of,
@@ -39,9 +39,8 @@ from dbscale.observe.server_stats import (
 )
 from dbscale.observe.session import ObserverSession, ServerIdentity
 from dbscale.observe.session_gaps import SessionGap, mark_gaps
-from dbscale.observe.tables import column_table, window_means
+from dbscale.observe.tables import column_table
 from dbscale.observe.verdict import client_saturation, judge
-from dbscale.values import JsonObject
 
 CLIENT_WARNING = (
     "warning: the client (load generator) is a bottleneck ({evidence}); this run measures "
@@ -80,7 +79,7 @@ class RunObserver:
         self,
         config: RunConfig,
         *,
-        host: Mapping[str, Any] | None = None,
+        host: HostFacts | None = None,
         options: ObserveOptions | None = None,
         proc: ProcFs | None = None,
         server_url: str | None = None,
@@ -92,7 +91,7 @@ class RunObserver:
             target = config.target.model_copy(update={"url": server_url, "more_urls": []})
             config = config.model_copy(update={"target": target})
         self.config = config
-        self.host = dict(host or {})
+        self.host = host or HostFacts()
         self.options = options or ObserveOptions()
         self.proc = proc or ProcFs()
         self.dialect = dialect_of(config.target.url)
@@ -146,7 +145,7 @@ class RunObserver:
             self.session.close()
             self.session = None
 
-    def finish(self, native: RunResult) -> JsonObject:
+    def finish(self, native: RunResult) -> ObserveSection:
         """Stops sampling and builds the record's `observe` section."""
         finished = time.monotonic()
         self.close()
@@ -289,56 +288,50 @@ class RunObserver:
 
     # -- the record ----------------------------------------------------------------------------
 
-    def _section(self, native: RunResult, start: float, end: float) -> JsonObject:
+    def _section(self, native: RunResult, start: float, end: float) -> ObserveSection:
         interval = self.options.resource_interval_s
         rows = [
             (t, r) for t, r in self._data.rows if start + interval / 2 <= t <= end + interval / 2
         ]
-        means = window_means([r for _, r in rows])
+        table = column_table([(t - start, r) for t, r in rows], interval)
         waits = self._data.waits.histogram(start, end)
         server = self._server_section(start, end)
-        section: JsonObject = {
-            "version": 1,
-            "host": short_facts(self.host),
-            "window_s": round(end - start, 3),
-            "resources": {
-                "interval_s": interval,
-                **column_table([(t - start, r) for t, r in rows]),
-                "mean": means,
-            },
-            "server": server,
-            "waits": waits.to_record(self.options.wait_interval_s * 1000.0)
-            if waits.samples
-            else None,
-            "overhead": self._overhead(means, start, end),
-        }
-        section["limited_by"] = judge(
+        verdict = judge(
             native,
-            means,
+            table.mean,
             waits if waits.samples else None,
             rows=len(rows),
             server_local=self.server_pid is not None,
-            server_vcpus=vcpus if isinstance(vcpus := server.get("vcpus"), int) else None,
+            server_vcpus=server.vcpus,
             client_capacity_cores=self._client_capacity([r for _, r in rows]),
-            host_cpus=int(self.host.get("logical_cpus") or os.cpu_count() or 1),
-            net_speed_mbps=self.host.get("net_speed_mbps") or {},
+            host_cpus=self.host.logical_cpus or os.cpu_count() or 1,
+            net_speed_mbps=self.host.net_speed_mbps,
         )
-        mark_gaps(section, [g for g in self._data.gaps if g.lost_s <= end], start, end)
+        section = ObserveSection(
+            version=1,
+            host=self.host.summary(),
+            window_s=round(end - start, 3),
+            resources=table,
+            server=server,
+            waits=waits.to_record(self.options.wait_interval_s * 1000.0) if waits.samples else None,
+            overhead=self._overhead(table.mean, start, end),
+            limited_by=verdict,
+        )
+        section = mark_gaps(section, [g for g in self._data.gaps if g.lost_s <= end], start, end)
         if self._data.notes:
-            section["notes"] = list(self._data.notes)
+            section = section.model_copy(update={"notes": list(self._data.notes)})
         return section
 
-    def _server_section(self, start: float, end: float) -> JsonObject:
-        server: JsonObject = {
-            "dialect": self.dialect,
-            "local": self.server_pid is not None,
-            "pid": self.server_pid,
-        }
+    def _server_section(self, start: float, end: float) -> ObservedServer:
+        server = ObservedServer(
+            dialect=self.dialect, local=self.server_pid is not None, pid=self.server_pid
+        )
         if self.server_pid is not None:
-            server["vcpus"] = allowed_cpus(self.proc, self.server_pid)
+            server = server.model_copy(update={"vcpus": allowed_cpus(self.proc, self.server_pid)})
         if self.identity is not None:
-            server["version"] = self.identity.version
-            server["settings"] = self.identity.settings
+            server = server.model_copy(
+                update={"version": self.identity.version, "settings": self.identity.settings}
+            )
         segments = self._data.stats.segments()
         if segments:
             deltas: dict[str, float] = {}
@@ -357,15 +350,13 @@ class RunObserver:
             if self.dialect == "mysql":
                 inside = self._data.stats.gauges(start, end)
                 deltas.update(gauge_means(inside, MYSQL_GAUGES))
-            server["stats_window_s"] = round(window, 3)
-            server["stats"] = deltas
+            server = server.model_copy(update={"stats_window_s": round(window, 3), "stats": deltas})
         if len(self._data.ps_waits) >= 2:
-            server["performance_schema_waits"] = ps_wait_deltas(
-                self._data.ps_waits[0], self._data.ps_waits[-1]
-            )
+            waits = ps_wait_deltas(self._data.ps_waits[0], self._data.ps_waits[-1])
+            server = server.model_copy(update={"performance_schema_waits": waits})
         return server
 
-    def _overhead(self, means: Mapping[str, float], start: float, end: float) -> JsonObject:
+    def _overhead(self, means: Mapping[str, float], start: float, end: float) -> Overhead:
         snaps = self._data.snapshot_s
         window = max(end - start, 1e-9)
         queries = self._data.waits.count(start, end) + self._data.stats.count(start, end)
@@ -374,12 +365,12 @@ class RunObserver:
         if len(ticks) >= 2 and ticks[-1][0] > ticks[0][0]:
             elapsed = ticks[-1][0] - ticks[0][0]
             server_cores = round((ticks[-1][1] - ticks[0][1]) / CLK_TCK / elapsed, 4)
-        return {
-            "observer_cpu_cores": round(means.get("observer_cpu_cores", 0.0), 4),
-            "server_session_cpu_cores": server_cores,
-            "snapshot_ms_mean": round(1000 * sum(snaps) / len(snaps), 2) if snaps else None,
-            "queries_per_s": round(queries / window, 1),
-        }
+        return Overhead(
+            observer_cpu_cores=round(means.get("observer_cpu_cores", 0.0), 4),
+            server_session_cpu_cores=server_cores,
+            snapshot_ms_mean=round(1000 * sum(snaps) / len(snaps), 2) if snaps else None,
+            queries_per_s=round(queries / window, 1),
+        )
 
 
 def _one_line(exc: BaseException) -> str:

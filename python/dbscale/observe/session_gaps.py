@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dbscale.values import JsonObject
+from dbscale.observe.section import ObservedGap, ObserveSection
 
 
 @dataclass
@@ -28,22 +28,28 @@ class SessionGap:
         return (self.back_s if self.back_s is not None else end) - self.lost_s
 
 
-def mark_gaps(section: JsonObject, gaps: Sequence[SessionGap], start: float, end: float) -> None:
-    """The `gaps` of the observe section, and a note in its verdict's evidence."""
+def mark_gaps(
+    section: ObserveSection, gaps: Sequence[SessionGap], start: float, end: float
+) -> ObserveSection:
+    """The section with its `gaps`, and a note of them in its verdict's evidence."""
     if not gaps:
-        return
+        return section
     missing = sum(g.length_s(end) for g in gaps)
-    section["gaps"] = [
-        {"from_s": round(g.lost_s - start, 3),
-         "to_s": round(g.back_s - start, 3) if g.back_s is not None else None,
-         "reason": g.reason}
-        for g in gaps
-    ]  # fmt: skip
-    verdict = section.get("limited_by")
-    if isinstance(verdict, dict):
-        verdict["evidence"] = (
-            f"{verdict.get('evidence', '')} [server statistics missing for {missing:.1f} s of "
-            "the run: the observer's session was "
-            + "; ".join(g.describe(start) for g in gaps)
-            + "]"
+    update: dict[str, object] = {
+        "gaps": [
+            ObservedGap(
+                from_s=round(g.lost_s - start, 3),
+                to_s=round(g.back_s - start, 3) if g.back_s is not None else None,
+                reason=g.reason,
+            )
+            for g in gaps
+        ]
+    }
+    verdict = section.limited_by
+    if verdict is not None:
+        evidence = (
+            f"{verdict.evidence} [server statistics missing for {missing:.1f} s of the run: the "
+            "observer's session was " + "; ".join(g.describe(start) for g in gaps) + "]"
         )
+        update["limited_by"] = verdict.model_copy(update={"evidence": evidence})
+    return section.model_copy(update=update)

@@ -1,15 +1,14 @@
-"""Per-second rows as one compact table: `{"columns": [...], "rows": [[...], ...]}`, values
-rounded by unit (cores to 1/1000, percentages to 1/10, rates to integers), network columns of
-interfaces that carried nothing left out. `pandas.DataFrame(rows, columns=columns)` reads it.
+"""Per-second rows as one compact table (`ResourceTable`: `columns`, `rows` of values, `mean`),
+values rounded by unit (cores to 1/1000, percentages to 1/10, rates to integers), network columns
+of interfaces that carried nothing left out. `pandas.DataFrame(rows, columns=columns)` reads it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from dbscale.observe.resources import Row
-from dbscale.values import JsonObject
+from dbscale.observe.section import ResourceTable
 
 FIRST_COLUMNS = ("t_s", "interval_s")
 
@@ -42,16 +41,18 @@ def _columns(rows: Sequence[Mapping[str, float]]) -> list[str]:
     return [c for c in FIRST_COLUMNS if c in names or c == "t_s"] + rest
 
 
-def column_table(rows: Sequence[tuple[float, Row]]) -> JsonObject:
-    """Rows stamped with their end time (seconds into the measured window)."""
+def column_table(rows: Sequence[tuple[float, Row]], interval_s: float = 1.0) -> ResourceTable:
+    """Rows stamped with their end time (seconds into the measured window), and their means."""
     stamped = [{"t_s": t, **row} for t, row in rows]
     columns = _columns(stamped)
-    return {
-        "columns": columns,
-        "rows": [
+    return ResourceTable(
+        interval_s=interval_s,
+        columns=columns,
+        rows=[
             [None if c not in row else round_value(c, row[c]) for c in columns] for row in stamped
         ],
-    }
+        mean=window_means([row for _, row in rows]),
+    )
 
 
 def window_means(rows: Sequence[Row]) -> dict[str, float | int]:
@@ -70,9 +71,3 @@ def window_means(rows: Sequence[Row]) -> dict[str, float | int]:
         if total > 0:
             means[column] = round_value(column, weighted / total)
     return means
-
-
-def table_rows(table: Mapping[str, Any]) -> list[JsonObject]:
-    """The table back as one dict per row (for readers of runs.jsonl)."""
-    columns = list(table.get("columns") or [])
-    return [dict(zip(columns, values, strict=False)) for values in table.get("rows") or []]

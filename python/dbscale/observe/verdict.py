@@ -22,8 +22,9 @@ from dbscale.observe.rules import (
     RULES,
     pct,
 )
+from dbscale.observe.section import Finding as AlsoFinding
+from dbscale.observe.section import LimitedBy
 from dbscale.observe.waits import WaitHistogram
-from dbscale.values import JsonObject
 
 CLIENT_WARNING = (
     "the client (load generator) was a bottleneck: this run measured dbscale, not the database"
@@ -65,7 +66,7 @@ def judge(
     client_capacity_cores: float,
     host_cpus: int,
     net_speed_mbps: Mapping[str, float] | None = None,
-) -> JsonObject:
+) -> LimitedBy:
     """The record's `limited_by`: verdict, a one-line summary and evidence, numbers, `also`."""
     ev = Evidence(
         native, means, waits, rows, server_local, server_vcpus, client_capacity_cores,
@@ -80,20 +81,19 @@ def judge(
             if found is not None and found.verdict not in {f.verdict for f in findings}:
                 findings.append(found)
     first = findings[0] if findings else unknown(ev)
-    out: JsonObject = {
-        "verdict": first.verdict,
-        "summary": first.summary,
-        "evidence": first.evidence,
-        "numbers": first.numbers,
-        "also": [{"verdict": f.verdict, "evidence": f.evidence} for f in findings[1:]],
-        "client_bound": any(f.verdict == "client-cpu" for f in findings),
-    }
-    if out["client_bound"]:
-        out["warning"] = CLIENT_WARNING
-        out["hint"] = CLIENT_HINT
+    out = LimitedBy(
+        verdict=first.verdict,
+        summary=first.summary,
+        evidence=first.evidence,
+        numbers=dict(first.numbers),
+        also=[AlsoFinding(verdict=f.verdict, evidence=f.evidence) for f in findings[1:]],
+        client_bound=any(f.verdict == "client-cpu" for f in findings),
+    )
+    if out.client_bound:
+        out = out.model_copy(update={"warning": CLIENT_WARNING, "hint": CLIENT_HINT})
     contamination = host_contamination(ev)
     if rows >= MIN_ROWS and contamination is not None:
-        out["host_warning"] = contamination
+        out = out.model_copy(update={"host_warning": contamination})
     return out
 
 

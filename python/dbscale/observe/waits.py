@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dbscale.observe.section import WaitsRecord
-from dbscale.values import JsonObject
 
 # An active PostgreSQL backend with no wait event is running on a CPU (or waiting for one).
 CPU_EVENT = "CPU"
@@ -139,17 +138,17 @@ class WaitHistogram:
             return []
         return [(e, c / active) for e, c in self.events.most_common(n)]
 
-    def to_record(self, interval_ms: float) -> JsonObject:
+    def to_record(self, interval_ms: float) -> WaitsRecord:
         samples = max(self.samples, 1)
-        return {
-            "samples": self.samples,
-            "interval_ms": round(interval_ms, 1),
-            "sessions_mean": round(self.sessions / samples, 2),
-            "active_mean": round(self.active / samples, 2),
-            "states": dict(self.states.most_common()),
-            "events": dict(self.events.most_common()),
-            "classes": {k: round(v, 4) for k, v in self.class_shares().items() if v > 0},
-        }
+        return WaitsRecord(
+            samples=self.samples,
+            interval_ms=round(interval_ms, 1),
+            sessions_mean=round(self.sessions / samples, 2),
+            active_mean=round(self.active / samples, 2),
+            states=dict(self.states.most_common()),
+            events=dict(self.events.most_common()),
+            classes={k: round(v, 4) for k, v in self.class_shares().items() if v > 0},
+        )
 
     @classmethod
     def from_record(cls, data: WaitsRecord | Mapping[str, Any]) -> WaitHistogram:

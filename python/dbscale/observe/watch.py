@@ -14,11 +14,11 @@ from typing import Protocol
 from dbscale import __version__, core
 from dbscale.core.config import RunConfig
 from dbscale.core.result import Interval, RunResult
-from dbscale.observe.host import client_host_facts, short_facts, write_host_file
+from dbscale.observe.host import client_host_facts, write_host_file
+from dbscale.observe.host_facts import HostSummary
 from dbscale.observe.observer import ObserveOptions, RunObserver
-from dbscale.observe.section import ObservedServer, ObserveSection
+from dbscale.observe.section import ObservedServer, ObserveSection, ServerFacts
 from dbscale.redaction import redact_url
-from dbscale.values import JsonObject
 
 
 class Notes(Protocol):
@@ -59,18 +59,17 @@ class RunWatch:
         for message in self._observer.take_notes():
             notes.note(message)
 
-    def finish(self, native: RunResult) -> JsonObject:
+    def finish(self, native: RunResult) -> ObserveSection:
         """The record's `observe` section; a failure here is noted, never fatal to the run."""
         if self._observer is not None:
             observer = self._observer
             try:
                 section = observer.finish(native)
-                server = ObserveSection.model_validate(section).server
-                self._study.learn_server(observer.config.target.url, server)
+                self._study.learn_server(observer.config.target.url, section.server)
                 return section
             except Exception as exc:  # the run's measurement matters more than its context
                 self._fail(exc)
-        return {"version": 1, "notes": [self._failure or "not observed"]}
+        return ObserveSection(version=1, notes=[self._failure or "not observed"])
 
     def close(self) -> None:
         if self._observer is not None:
@@ -83,11 +82,11 @@ class StudyObserver:
     def __init__(self, results_dir: Path, *, options: ObserveOptions | None = None) -> None:
         self.results_dir = results_dir
         self.options = options or ObserveOptions()
-        self.host: JsonObject = client_host_facts()
-        self.host["dbscale_version"] = __version__
+        self.host = client_host_facts()
+        self.host.dbscale_version = __version__
         with contextlib.suppress(Exception):  # the facts do not need the native module
-            self.host["dbscale_core_version"] = core.version()
-        self._servers: dict[str, JsonObject] = {}  # by target URL (no password)
+            self.host.dbscale_core_version = core.version()
+        self._servers: dict[str, ServerFacts] = {}  # by target URL (no password)
 
     def watch(self, config: RunConfig, server_url: str | None = None) -> RunWatch:
         """Watches a run; `server_url`: the server behind the run's pooler, when it has one."""
@@ -98,16 +97,12 @@ class StudyObserver:
         key = redact_url(url)
         if key in self._servers:
             return
-        facts = ("dialect", "local", "vcpus", "version", "settings")
-        self._servers[key] = server.model_dump(mode="json", include=set(facts))
+        self._servers[key] = server.facts()
         self.write()
 
-    def host_file_content(self) -> JsonObject:
-        return {"client": self.host, "servers": self._servers}
-
     def write(self) -> Path:
-        return write_host_file(self.results_dir, self.host_file_content())
+        return write_host_file(self.results_dir, self.host, self._servers)
 
-    def summary_extra(self) -> JsonObject:
-        """What summary.json carries besides its rows."""
-        return {"host": short_facts(self.host)}
+    def summary_host(self) -> HostSummary:
+        """The host facts summary.json carries besides its rows."""
+        return self.host.summary()

@@ -129,5 +129,4 @@ def throughput(record: RunRecord, unit: str) -> float:
 
 def host_facts(record: RunRecord) -> dict[str, str]:
     """Facts about the client host when the run was observed."""
-    host = record.observe.host if record.observe is not None else {}
-    return {k: str(v) for k, v in host.items() if not isinstance(v, dict | list)}
+    return record.observe.host.shown() if record.observe is not None else {}

@@ -7,7 +7,6 @@ streams. Medians and intervals are `micro_summary`'s, the numbers summary.json h
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from dbscale.micro.disk import JOBS
 from dbscale.micro.results import NetResult
@@ -15,21 +14,20 @@ from dbscale.report import specs
 from dbscale.report.chart import Chart
 from dbscale.report.rows import Row, r4
 from dbscale.report.view import ResultsView
-from dbscale.results.micro_records import MicroRecord
+from dbscale.results.micro_records import MicroFigureSummary, MicroRecord
 
 STREAM_SAMPLE_S = 0.5  # the core's sample period of a stream series (micro/net.rs)
 CPU_FIGURES = {"cpu one thread": "one thread", "cpu per vCPU": "per vCPU"}
 
 
-def _bar_rows(rows: Sequence[Mapping[str, Any]], pick: Mapping[str, str]) -> list[Row]:
+def _bar_rows(rows: Sequence[MicroFigureSummary], pick: Mapping[str, str]) -> list[Row]:
     """The summary's rows of the figures in `pick`, renamed, for a grouped bar chart."""
     out: list[Row] = []
     for row in rows:
-        name = str(row["figure"])
-        if name in pick and row["median"] is not None:
-            out.append({"host": row["place"], "figure": pick[name], "median": r4(row["median"]),
-                        "low": r4(row["ci_low"]), "high": r4(row["ci_high"]),
-                        "n": row["samples"]})  # fmt: skip
+        if row.figure in pick and row.median is not None:
+            out.append({"host": row.place, "figure": pick[row.figure], "median": r4(row.median),
+                        "low": r4(row.ci_low), "high": r4(row.ci_high),
+                        "n": row.samples})  # fmt: skip
     return out
 
 
@@ -65,10 +63,10 @@ def grouped_bars(
     return spec
 
 
-def _disk_picks(rows: Sequence[Mapping[str, Any]], suffixes: Sequence[str]) -> dict[str, str]:
+def _disk_picks(rows: Sequence[MicroFigureSummary], suffixes: Sequence[str]) -> dict[str, str]:
     """fio figures by job (the report's job order) and direction: `rd-iops read IOPS` ->
     `rd-iops read`."""
-    names = {str(r["figure"]) for r in rows if r["kind"] == "disk"}
+    names = {r.figure for r in rows if r.kind == "disk"}
     picks: dict[str, str] = {}
     for job in JOBS:
         for suffix in suffixes:

@@ -85,9 +85,8 @@ def micro_table(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
                "samples", "unit"]  # fmt: skip
     rows: list[list[Cell]] = []
     for r in study.micro_rows:
-        rows.append([str(r["place"]), _cell(r["vcpus"]), str(r["figure"]), _cell(r["median"]),
-                     _cell(r["ci_low"]), _cell(r["ci_high"]), _cell(r["cv_pct"]),
-                     _cell(r["samples"]), str(r["unit"])])  # fmt: skip
+        rows.append([r.place, r.vcpus, r.figure, r.median, r.ci_low, r.ci_high, r.cv_pct,
+                     r.samples, r.unit])  # fmt: skip
     return headers, rows
 
 

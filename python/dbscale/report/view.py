@@ -34,11 +34,15 @@ from dbscale.results.directory import (
     read_runs,
 )
 from dbscale.results.expectations import flag_contradictions
-from dbscale.results.micro_records import MicroRecord, micro_summary, read_micro
+from dbscale.results.micro_records import (
+    MicroFigureSummary,
+    MicroRecord,
+    micro_summary,
+    read_micro,
+)
 from dbscale.results.points import FigureCache, PointSummary, SummarySettings, summarize_point
 from dbscale.results.record import RunRecord
 from dbscale.targets.facts import TargetRecord, load_target_records
-from dbscale.values import JsonObject
 
 
 @dataclass
@@ -97,7 +101,7 @@ class ResultsView:
     warnings: list[str] = field(default_factory=list)
     summary_csv: str | None = None  # the statistics' own summary.csv, when written
     micro: list[MicroRecord] = field(default_factory=list)  # micro.jsonl
-    micro_rows: list[JsonObject] = field(default_factory=list)  # their statistics, per host
+    micro_rows: list[MicroFigureSummary] = field(default_factory=list)  # their statistics, per host
 
     @property
     def swept(self) -> list[Axis]:

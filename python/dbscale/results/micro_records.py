@@ -19,7 +19,6 @@ from dbscale.files import append_durable
 from dbscale.micro.figures import Figure
 from dbscale.micro.results import MicroWhere
 from dbscale.results.points import throughput_summary
-from dbscale.values import JsonObject
 
 MICRO_FILE = "micro.jsonl"
 HINT = "micro.jsonl holds one JSON object per line, as `dbscale run` writes it"
@@ -77,7 +76,30 @@ def read_micro(directory: Path) -> list[MicroRecord]:
     return records
 
 
-def micro_summary(records: Sequence[MicroRecord], confidence: float = 0.95) -> list[JsonObject]:
+class MicroFigureSummary(BaseModel):
+    """One figure's statistics on one host, pooled over its repetitions (summary.json's
+    `micro`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    place: str
+    kind: str
+    figure: str
+    unit: str
+    higher_is_better: bool
+    vcpus: int | None
+    samples: int
+    median: float | None
+    mean: float | None
+    ci_low: float | None
+    ci_high: float | None
+    ci_method: str | None
+    cv_pct: float | None
+
+
+def micro_summary(
+    records: Sequence[MicroRecord], confidence: float = 0.95
+) -> list[MicroFigureSummary]:
     """One row per host and figure: median, its interval, mean, CV and the samples' count."""
     pooled: dict[tuple[str, str, str], list[float]] = {}
     meta: dict[tuple[str, str, str], tuple[Figure, int | None]] = {}
@@ -86,16 +108,16 @@ def micro_summary(records: Sequence[MicroRecord], confidence: float = 0.95) -> l
             key = (record.place, record.kind, name)
             pooled.setdefault(key, []).extend(figure.values)
             meta.setdefault(key, (figure, record.vcpus))
-    rows: list[JsonObject] = []
+    rows: list[MicroFigureSummary] = []
     for (place, kind, name), values in pooled.items():
         figure, vcpus = meta[(place, kind, name)]
         stats = throughput_summary(values, confidence)
         ci = stats.ci
-        rows.append({
-            "place": place, "kind": kind, "figure": name, "unit": figure.unit,
-            "higher_is_better": figure.higher_is_better, "vcpus": vcpus,
-            "samples": len(values), "median": stats.median, "mean": stats.mean,
-            "ci_low": ci.low if ci else None, "ci_high": ci.high if ci else None,
-            "ci_method": ci.method if ci else None, "cv_pct": stats.cv_pct,
-        })  # fmt: skip
+        rows.append(MicroFigureSummary(
+            place=place, kind=kind, figure=name, unit=figure.unit,
+            higher_is_better=figure.higher_is_better, vcpus=vcpus,
+            samples=len(values), median=stats.median, mean=stats.mean,
+            ci_low=ci.low if ci else None, ci_high=ci.high if ci else None,
+            ci_method=ci.method if ci else None, cv_pct=stats.cv_pct,
+        ))  # fmt: skip
     return rows

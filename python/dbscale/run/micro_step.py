@@ -4,14 +4,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 from rich.console import Console
 
 from dbscale.micro.figures import figures_of
 from dbscale.micro.on_host import Place, client_place, local_place, remote_place, run_micro
 from dbscale.plan.micro_steps import MicroStep
-from dbscale.results.micro_records import MicroRecord
+from dbscale.results.micro_records import MicroFigureSummary, MicroRecord
 from dbscale.results.text_tables import text_table
 from dbscale.targets import OpenTarget
 from dbscale.targets.spec import target_info
@@ -44,8 +43,8 @@ def run_micro_step(
     return MicroRecord(
         key=step.key, kind=step.kind, place=step.place, repetition=step.repetition,
         started_at=iso_utc(started), ended_at=iso_utc(utc_now()), dbscale_version=version,
-        target_info=info, where=place.describe(), settings=step.fingerprint, result=result,
-        figures=figures_of(step.kind, result),
+        target_info=info, where=place.describe(), settings=step.fingerprint,
+        result=result.record(), figures=figures_of(step.kind, result.record()),
     )  # fmt: skip
 
 
@@ -70,18 +69,18 @@ def print_micro_record(out: Console, record: MicroRecord, label: str) -> None:
     out.print(f"{label}: {figures}", highlight=False, soft_wrap=True)
 
 
-def print_micro_summary(out: Console, rows: Sequence[Mapping[str, Any]]) -> None:
+def print_micro_summary(out: Console, rows: Sequence[MicroFigureSummary]) -> None:
     """The micro figures per host: median, its interval and CV over the samples."""
     if not rows:
         return
     table = text_table(("host", "figure", "median", "95% CI", "CV %", "n", "unit"),
                        left={"host", "figure", "95% CI", "unit"})  # fmt: skip
     for row in rows:
-        ci = (f"[{row['ci_low']:,.1f}, {row['ci_high']:,.1f}]" if row["ci_low"] is not None
+        ci = (f"[{row.ci_low:,.1f}, {row.ci_high or 0:,.1f}]" if row.ci_low is not None
               else "-")  # fmt: skip
-        cv = f"{row['cv_pct']:.2f}" if row["cv_pct"] is not None else "-"
-        median = f"{row['median']:,.1f}" if row["median"] is not None else "-"
-        table.add_row(str(row["place"]), str(row["figure"]), median, ci, cv,
-                      str(row["samples"]), str(row["unit"]))  # fmt: skip
+        cv = f"{row.cv_pct:.2f}" if row.cv_pct is not None else "-"
+        median = f"{row.median:,.1f}" if row.median is not None else "-"
+        table.add_row(row.place, row.figure, median, ci, cv, str(row.samples),
+                      row.unit)  # fmt: skip
     out.print("micro-benchmarks (micro.jsonl):", highlight=False)
     out.print(table)

@@ -29,13 +29,19 @@ from dbscale.errors import (
     RunError,
 )
 from dbscale.observe import StudyObserver
+from dbscale.observe.section import ObserveSection
 from dbscale.plan.micro_steps import MicroStep
 from dbscale.plan.study import PrepareStep, RunStep, Step, Study, data_loads, estimate_s
 from dbscale.results.cost import add_price_performance
 from dbscale.results.cost_tables import print_price_performance
 from dbscale.results.directory import ResultsDir, RunMeta, make_record
 from dbscale.results.expectations import flag_contradictions
-from dbscale.results.micro_records import append_micro, micro_summary, read_micro
+from dbscale.results.micro_records import (
+    MicroFigureSummary,
+    append_micro,
+    micro_summary,
+    read_micro,
+)
 from dbscale.results.points import FigureCache, PointSummary, SummarySettings, summarize_points
 from dbscale.results.record import (
     ConsistencySection,
@@ -61,7 +67,7 @@ from dbscale.targets import OpenTarget
 from dbscale.targets.facts import load_target_records
 from dbscale.targets.lifecycle import TargetFailedError
 from dbscale.targets.spec import target_info
-from dbscale.values import JsonObject, utc_now
+from dbscale.values import utc_now
 
 if TYPE_CHECKING:
     from dbscale.scaleout.pool import WorkerPool
@@ -77,7 +83,7 @@ class RunOutcome:
     cancelled: bool
     started_at: datetime
     ended_at: datetime
-    observe: Mapping[str, object] | None = None  # observation's section of the record
+    observe: ObserveSection | None = None  # observation's section of the record
 
 
 @dataclass
@@ -269,7 +275,7 @@ class StudyRunner:
         self.write_summary()
         print_micro_record(self.out, record, step.label)
 
-    def _micro_rows(self) -> list[JsonObject]:
+    def _micro_rows(self) -> list[MicroFigureSummary]:
         return micro_summary(self.micro, self.study.plan.statistics.confidence)
 
     def _prepare(self, step: PrepareStep) -> None:
@@ -404,8 +410,12 @@ class StudyRunner:
             extra={
                 "study": {"name": self.study.plan.name, "source": self.study.source},
                 "targets_failed": self.failed_targets,
-                **({"micro": self._micro_rows()} if self.micro else {}),
-                **self.observer.summary_extra(),
+                **(
+                    {"micro": [r.model_dump(mode="json") for r in self._micro_rows()]}
+                    if self.micro
+                    else {}
+                ),
+                "host": self.observer.summary_host().model_dump(mode="json", exclude_none=True),
             },
             points=self._points(),
         )
