@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from enum import Enum
 from typing import Any
@@ -22,6 +22,7 @@ _INT = re.compile(r"[+-]?\d+")
 _FLOAT = re.compile(r"[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?")
 
 ParamValue = int | float | bool | str
+AxisValue = ParamValue | None  # a matrix axis's value: a parameter's, or a load setting's (None)
 # A free-form JSON object (facts, record sections, documents): names to values that are read
 # with a check of their type, never assumed.
 JsonObject = dict[str, object]
@@ -145,7 +146,7 @@ def format_value(value: Any, axis: str | None = None) -> str:
     return str(value)
 
 
-def point_key(values: dict[str, Any]) -> str:
+def point_key(values: Mapping[str, AxisValue]) -> str:
     """`clients=8,tls=require`: the axis values, in axis order; `default` without axes."""
     if not values:
         return "default"

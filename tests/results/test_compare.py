@@ -20,7 +20,7 @@ def test_two_directories_with_a_real_difference(tmp_path: Path) -> None:
     b = write_results(
         tmp_path / "b", study_records({"x": 1150, "y": 2000}, runs=6, cv=0.01, seed=2)
     )
-    result = compare_dirs(a, b, ComparisonOptions())
+    result = compare_dirs(a, b, ComparisonOptions()).model_dump()
     by_point = {row["point"]: row for row in result["points"]}
     assert by_point["tls=x"]["tps"]["verdict"] == "better"
     assert by_point["tls=x"]["tps"]["change_pct"] == pytest.approx(15, abs=3)
@@ -32,7 +32,8 @@ def test_two_directories_with_a_real_difference(tmp_path: Path) -> None:
 def test_two_points_of_one_study(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     records = study_records({"disable": 1000, "require": 800}, runs=6, cv=0.01, seed=3)
     d = write_results(tmp_path / "one", records)
-    result = compare_dirs(d, None, ComparisonOptions("tls=disable", "tls=require", noise_pct=1))
+    options = ComparisonOptions("tls=disable", "tls=require", noise_pct=1)
+    result = compare_dirs(d, None, options).model_dump()
     [row] = result["points"]
     assert row["tps"]["verdict"] == "worse"
     assert row["tps"]["ci_high_pct"] < -1
@@ -48,7 +49,7 @@ def test_two_points_of_one_study(tmp_path: Path, capsys: pytest.CaptureFixture[s
 def test_no_difference_gives_no_verdict(tmp_path: Path) -> None:
     a = write_results(tmp_path / "a", study_records({"x": 1000}, runs=6, cv=0.02, seed=4))
     b = write_results(tmp_path / "b", study_records({"x": 1000}, runs=6, cv=0.02, seed=5))
-    [row] = compare_dirs(a, b, ComparisonOptions())["points"]
+    [row] = compare_dirs(a, b, ComparisonOptions()).model_dump()["points"]
     assert row["tps"]["verdict"] == "no significant change"
 
 

@@ -130,7 +130,7 @@ def test_a_private_pgbouncer_in_front(server: LocalPostgres, binaries: PostgresB
         skip_or_fail(exc.message)
     orphan = LocalPgBouncer(server, server.base_dir / "pgbouncer")
     facts = orphan.start()
-    assert facts["pool_mode"] == "session" and facts["port"] == orphan.port
+    assert facts.pool_mode == "session" and facts.port == orphan.port
     done = psql(binaries, orphan.url + "?sslmode=require", "SELECT ssl FROM pg_stat_ssl LIMIT 0")
     assert done.returncode == 0, done.stderr  # TLS to the pooler
     done = psql(binaries, orphan.url, "SELECT current_setting('port')")

@@ -81,7 +81,7 @@ def test_variables_and_their_environment() -> None:
     assert text == "tier=db-custom-2-7680 home=${HOME} awk '{x}'"
     with pytest.raises(PlanError, match=r"uses \{region\}, which this target does not set"):
         fill("--region {region}", variables, "hook setup")
-    assert target_info(target)["memory_gib"] == 7.5
+    assert target_info(target).memory_gib == 7.5
 
 
 def test_a_sweep_plan_resolves_into_sized_targets_stepped_one_at_a_time(tmp_path: Path) -> None:

@@ -242,7 +242,7 @@ def compare(
         message_console().print(f"comparison page: {html}", highlight=False, soft_wrap=True)
     out = data_console()
     if as_json:
-        out.print_json(json.dumps(comparison, default=str))
+        out.print_json(json.dumps(comparison.model_dump(), default=str))
     else:
         print_comparison(out, comparison)
 

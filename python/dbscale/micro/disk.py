@@ -15,7 +15,6 @@ import shutil
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from dbscale.errors import ConfigError, DbscaleError
 from dbscale.micro.results import (
@@ -32,7 +31,7 @@ DATA_FILE = "dbscale-fio.dat"
 TPCC_READ = "8k/28:12k/23:4k/23:16k/7:20k/2:32k/17"
 TPCC_WRITE = "4k/70:8k/20:12k/3:16k/1:20k/1:24k/1:28k/1:32k/1:36k/1:44k/1"
 # The report's fio.cfg (cockroachlabs/cloud-report, scripts/gen/fio.cfg), depths unscaled.
-JOBS: dict[str, dict[str, Any]] = {
+JOBS: dict[str, dict[str, str | int]] = {  # fio job options by job name
     "wr-bw": {"rw": "write", "bs": "1M", "iodepth": 64, "numjobs": 8},
     "wr-iops": {"rw": "randwrite", "bs": "4k", "iodepth": 512},
     "wr-iops-tpcc": {"rw": "randwrite", "bssplit": TPCC_WRITE, "iodepth": 512},

@@ -12,7 +12,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from dbscale.core.config import WorkloadConfig, plain_message
 from dbscale.errors import DbscaleError, PlanError
@@ -39,7 +39,7 @@ from dbscale.results.directory import default_results_dir
 from dbscale.targets.socket_dir import loopback_postgres
 from dbscale.targets.spec import TargetEntry, is_private_url
 from dbscale.targets.url import TargetSpec, resolve_target
-from dbscale.values import point_key
+from dbscale.values import AxisValue, point_key
 
 __all__ = [
     "DEMO_CLIENTS",
@@ -148,7 +148,7 @@ def _validate(doc: PlanDocument) -> PlanSchema:
 def _known_keys(path: PathKey, parent: Any) -> list[str]:
     from dbscale.plan import schema as s
 
-    models: dict[str, Any] = {
+    models: dict[str, type[BaseModel]] = {
         "": s.PlanSchema, "load": s.LoadSettings, "prepare": s.PrepareSettings,
         "prepare.warmup": s.DataWarmup, "statistics": s.StatisticsSettings,
         "targets": TargetEntry, "workload": s.WorkloadEntry, "workloads": s.WorkloadEntry,
@@ -197,13 +197,13 @@ def _points(
     only_workload = next(iter(entries.values()))
     points: list[Point] = []
     for values in matrix.points():
-        target = targets[values["target"]] if "target" in values else only_target
-        entry = entries[values["workload"]] if "workload" in values else only_workload
+        target = targets[str(values["target"])] if "target" in values else only_target
+        entry = entries[str(values["workload"])] if "workload" in values else only_workload
         params = dict(entry.params)
-        load_update: dict[str, Any] = {}
+        load_update: dict[str, AxisValue] = {}
         for axis in matrix.axes:
-            if axis.kind == "param":
-                params[axis.name] = values[axis.name]
+            if axis.kind == "param" and (value := values[axis.name]) is not None:
+                params[axis.name] = value
             elif axis.kind == "load":
                 load_update[axis.name] = values[axis.name]
         workload = workloads[entry.display].name

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from dbscale.errors import PlanError
 from dbscale.plan.document import PathKey, PlanDocument
 from dbscale.plan.schema import LOAD_FIELD_BY_NAME, LOAD_FIELDS, LoadSettings, PlanSchema
+from dbscale.values import AxisValue
 
 RESERVED = ("zip", "exclude")
 TARGET_AXIS = "target"
@@ -41,19 +42,19 @@ class Factor:
     """An independent dimension of the product: one axis, or a zip group of axes."""
 
     axes: tuple[Axis, ...]
-    rows: tuple[tuple[Any, ...], ...]
+    rows: tuple[tuple[AxisValue, ...], ...]
 
 
 @dataclass(frozen=True)
 class Matrix:
     factors: tuple[Factor, ...]
-    excludes: tuple[tuple[dict[str, list[Any]], PathKey], ...]
+    excludes: tuple[tuple[dict[str, list[AxisValue]], PathKey], ...]
 
     @property
     def axes(self) -> list[Axis]:
         return [axis for factor in self.factors for axis in factor.axes]
 
-    def points(self) -> list[dict[str, Any]]:
+    def points(self) -> list[dict[str, AxisValue]]:
         """Every combination, first axis slowest, minus the excluded ones; refused before it
         is expanded when there would be more than MAX_POINTS."""
         count = math.prod(len(factor.rows) for factor in self.factors)
@@ -64,9 +65,9 @@ class Matrix:
                 "have",
                 "sweep fewer values per axis, or split the study into several plans",
             )
-        points: list[dict[str, Any]] = []
+        points: list[dict[str, AxisValue]] = []
         for combo in itertools.product(*(factor.rows for factor in self.factors)):
-            values: dict[str, Any] = {}
+            values: dict[str, AxisValue] = {}
             for factor, row in zip(self.factors, combo, strict=True):
                 for axis, value in zip(factor.axes, row, strict=True):
                     values[axis.name] = value
@@ -75,7 +76,7 @@ class Matrix:
         return points
 
 
-def _matches(values: dict[str, Any], rule: dict[str, list[Any]]) -> bool:
+def _matches(values: dict[str, AxisValue], rule: dict[str, list[AxisValue]]) -> bool:
     return all(values.get(name) in allowed for name, allowed in rule.items())
 
 
@@ -132,7 +133,7 @@ def _zip_factor(
             "e.g. zip: [{connect: [persistent, per-transaction], tls: [disable, require]}]",
         )
     axes: list[Axis] = []
-    columns: list[list[Any]] = []
+    columns: list[list[AxisValue]] = []
     for name, values in group.items():
         axis = parser.axis(name, (*path, name))
         _claim(doc, declared, axis)
@@ -149,16 +150,16 @@ def _zip_factor(
 
 def _excludes(
     doc: PlanDocument, parser: _AxisParser, raw: Any, axes: dict[str, Axis]
-) -> tuple[tuple[dict[str, list[Any]], PathKey], ...]:
+) -> tuple[tuple[dict[str, list[AxisValue]], PathKey], ...]:
     if raw is None:
         return ()
     rules = raw if isinstance(raw, list) else [raw]
-    parsed: list[tuple[dict[str, list[Any]], PathKey]] = []
+    parsed: list[tuple[dict[str, list[AxisValue]], PathKey]] = []
     for i, rule in enumerate(rules):
         path: PathKey = ("matrix", "exclude", i) if isinstance(raw, list) else ("matrix", "exclude")
         if not isinstance(rule, dict) or not rule:
             raise doc.error(path, "an exclude rule maps axes to values, e.g. {transport: unix}")
-        matcher: dict[str, list[Any]] = {}
+        matcher: dict[str, list[AxisValue]] = {}
         for name, values in rule.items():
             key = name.removeprefix("params.")
             if key not in axes:
@@ -192,12 +193,12 @@ class _AxisParser:
 
     def values(
         self, axis: Axis, raw: Any, path: PathKey | None = None, *, unique: bool = True
-    ) -> list[Any]:
+    ) -> list[AxisValue]:
         path = path or axis.path
         items = raw if isinstance(raw, list) else [raw]
         if not items:
             raise self.doc.error(path, f"axis {axis.name!r} has no values", "give at least one")
-        out = []
+        out: list[AxisValue] = []
         for i, item in enumerate(items):
             item_path = (*path, i) if isinstance(raw, list) else path
             out.append(self.value(axis, item, item_path))
@@ -205,11 +206,12 @@ class _AxisParser:
             raise self.doc.error(path, f"axis {axis.name!r} repeats a value")
         return out
 
-    def value(self, axis: Axis, item: Any, path: PathKey) -> Any:
+    def value(self, axis: Axis, item: Any, path: PathKey) -> AxisValue:
         if axis.kind == "load":
             try:
                 field = LOAD_FIELD_BY_NAME[axis.name]
-                return getattr(LoadSettings.model_validate({axis.name: item}), field)
+                setting: AxisValue = getattr(LoadSettings.model_validate({axis.name: item}), field)
+                return setting
             except ValidationError as exc:
                 msg = exc.errors()[0]["msg"].removeprefix("Value error, ")
                 raise self.doc.error(path, f"{axis.name}: {msg}, got {item!r}") from None
@@ -219,7 +221,7 @@ class _AxisParser:
                 raise self.doc.error(
                     path, f"no {axis.kind} named {item!r}; known: {', '.join(known)}"
                 )
-            return item
+            return str(item)
         if isinstance(item, bool | int | float | str):
             return item
         raise self.doc.error(

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pydantic import JsonValue
+
 from dbscale.micro.settings import MicroSettings
 from dbscale.targets.spec import TargetEntry
-from dbscale.values import JsonObject
 
 CLIENT = "client"
 
@@ -39,7 +40,7 @@ class MicroStep:
         return f"micro {self.kind} on {where}{rep}"
 
     @property
-    def fingerprint(self) -> JsonObject:
+    def fingerprint(self) -> dict[str, JsonValue]:
         """The settings the step runs with; a resumed study refuses records made with others."""
         kind_settings = getattr(self.settings, self.kind)
         return kind_settings.model_dump(mode="json") if kind_settings is not None else {}

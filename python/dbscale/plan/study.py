@@ -34,7 +34,7 @@ from dbscale.targets import OpenTarget
 from dbscale.targets.socket_dir import discover_socket_dir
 from dbscale.targets.spec import TargetEntry, shared_groups
 from dbscale.targets.url import socket_url_for
-from dbscale.values import JsonObject, ParamValue, format_value
+from dbscale.values import AxisValue, ParamValue, format_value
 
 # Connecting, the pre-run vacuum and writing the record, per run, for the wall-time estimate.
 RUN_OVERHEAD_S = 1.0
@@ -51,7 +51,7 @@ class Point:
     """One configuration of the matrix: what runs, where, with which load."""
 
     key: str
-    values: JsonObject
+    values: dict[str, AxisValue]
     target: TargetEntry
     workload: str  # the catalog name
     params: dict[str, ParamValue]

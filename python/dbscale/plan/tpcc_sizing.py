@@ -6,8 +6,6 @@ These are plan parameters: each point turns them into the engine's `active_wareh
 
 from __future__ import annotations
 
-from typing import Any
-
 from dbscale.errors import PlanError
 from dbscale.values import ParamValue
 
@@ -33,7 +31,7 @@ def sized(
             f"target {target}: warehouses_per_vcpu needs the target's vcpus",
             "set `vcpus:` on the target (or `--set targets.NAME.vcpus=N`)",
         )
-    rest: dict[str, Any] = {k: v for k, v in params.items() if k not in SIZING_PARAMS}
+    rest: dict[str, ParamValue] = {k: v for k, v in params.items() if k not in SIZING_PARAMS}
     per_vcpu = _number(params.get("warehouses_per_vcpu", 0))
     loaded = _number(params.get("loaded_warehouses_per_vcpu", per_vcpu))
     clients = None

@@ -12,7 +12,6 @@ ci_low_pct, ci_high_pct, p_value, p_adjusted, verdict, higher_is_better).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
@@ -113,10 +112,9 @@ def _table(comparison: Comparison) -> str:
 
 
 def render_compare_html(
-    data: Mapping[str, Any], *, cache_dir: Path | None = None, now: datetime | None = None
+    comparison: Comparison, *, cache_dir: Path | None = None, now: datetime | None = None
 ) -> str:
     """The comparison as one self-contained page (library inlined, no network)."""
-    comparison = Comparison.model_validate(data)
     a, b = comparison.a or "A", comparison.b or "B"
     chart = change_chart(comparison)
     verdicts = [c.verdict for _, _, c in changes(comparison)]

@@ -16,9 +16,15 @@ from dbscale import core
 from dbscale.errors import DbscaleError, ResultsError
 from dbscale.results.directory import RUNS_FILE, read_runs
 from dbscale.results.expectations import flag_contradictions
-from dbscale.results.points import PERCENTILES, flatten, run_steady_state, summarize_points
+from dbscale.results.points import (
+    PERCENTILES,
+    Cell,
+    FlatRow,
+    flatten,
+    run_steady_state,
+    summarize_points,
+)
 from dbscale.results.record import RunRecord
-from dbscale.values import JsonObject
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -71,7 +77,7 @@ def _pandas() -> Any:
     return pandas
 
 
-def _frame(rows: list[JsonObject], times: Sequence[str] = ()) -> pd.DataFrame:
+def _frame(rows: Sequence[Mapping[str, Cell]], times: Sequence[str] = ()) -> pd.DataFrame:
     """Columns that hold numbers (None where absent) become float or int; `times` datetimes."""
     pandas = _pandas()
     frame: pd.DataFrame = pandas.DataFrame(rows)
@@ -96,9 +102,9 @@ def load_results(directory: str | Path) -> Results:
     if not path.is_file():
         raise ResultsError(f"{directory} holds no {RUNS_FILE}", "name a `dbscale run` results dir")
     records = read_runs(path)
-    runs: list[JsonObject] = []
-    intervals: list[JsonObject] = []
-    resources: list[JsonObject] = []
+    runs: list[FlatRow] = []
+    intervals: list[FlatRow] = []
+    resources: list[FlatRow] = []
     for record in records:
         data = record.model_dump(mode="json")
         row = flatten({k: v for k, v in data.items() if k not in _RUN_SKIP})
@@ -123,8 +129,6 @@ def load_results(directory: str | Path) -> Results:
     )
 
 
-def _resource_rows(record: RunRecord) -> list[Mapping[str, Any]]:
+def _resource_rows(record: RunRecord) -> list[dict[str, int | float | None]]:
     table = record.observe.resources if record.observe is not None else None
-    if table is None:
-        return []
-    return [dict(zip(table.columns, row, strict=False)) for row in table.rows]
+    return table.as_rows() if table is not None else []

@@ -7,10 +7,9 @@ interval, a Mann-Whitney p-value Holm-corrected across pairs, and a verdict.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from rich.console import Console
@@ -33,8 +32,8 @@ from dbscale.stats.comparison import (
     adjust_and_decide,
     compare_samples,
 )
-from dbscale.targets.facts import diff_target_records
-from dbscale.values import JsonObject, format_value
+from dbscale.targets.facts import TargetDifference, diff_target_records
+from dbscale.values import format_value
 
 Record = RunRecord
 METRICS = (("tps", True), ("p95_ms", False), ("p99_ms", False))
@@ -72,7 +71,7 @@ class Comparison(BaseModel):
     points: list[PointComparison]
     unmatched: list[str] = Field(default_factory=list)
     price_performance: list[dict[str, JsonValue]] = Field(default_factory=list)
-    target_differences: list[dict[str, JsonValue]] = Field(default_factory=list)
+    target_differences: list[TargetDifference] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -182,8 +181,8 @@ def _pairs_within(
     return pairs, unmatched
 
 
-def compare_dirs(a: Path, b: Path | None, options: ComparisonOptions) -> JsonObject:
-    """The comparison as plain data (what `--json` prints)."""
+def compare_dirs(a: Path, b: Path | None, options: ComparisonOptions) -> Comparison:
+    """The comparison (what `--json` prints)."""
     if b is not None and (options.select_a is not None or options.select_b is not None):
         raise ConfigError(
             "--a/--b select points within one results directory, but two were given",
@@ -226,24 +225,29 @@ def compare_dirs(a: Path, b: Path | None, options: ComparisonOptions) -> JsonObj
             for _, ra, rb in pairs
         ]
         per_metric[metric] = adjust_and_decide(changes, noise, options.alpha)
-    return {
-        "a": label_a,
-        "b": label_b,
-        "noise_threshold_pct": noise,
-        "alpha": options.alpha,
-        "confidence": options.confidence,
-        "estimate": ESTIMATE,
-        "power": POWER,
-        "detect_pct": options.detect_pct,
-        "points": [
-            {"point": key, **{m: asdict(per_metric[m][i]) for m, _ in METRICS}}
+    return Comparison(
+        a=label_a,
+        b=label_b,
+        noise_threshold_pct=noise,
+        alpha=options.alpha,
+        confidence=options.confidence,
+        estimate=ESTIMATE,
+        power=POWER,
+        detect_pct=options.detect_pct,
+        points=[
+            PointComparison(
+                point=key,
+                tps=per_metric["tps"][i],
+                p95_ms=per_metric["p95_ms"][i],
+                p99_ms=per_metric["p99_ms"][i],
+            )
             for i, (key, _, _) in enumerate(pairs)
         ],
-        "unmatched": unmatched,
+        unmatched=unmatched,
         # issue 6: TPM per vCPU and $/TPM of both sides; settings that differ between targets
-        "price_performance": compare_price_performance(pairs, a, b),
-        "target_differences": diff_target_records(a, b) if b is not None else [],
-    }
+        price_performance=compare_price_performance(pairs, a, b),
+        target_differences=diff_target_records(a, b) if b is not None else [],
+    )
 
 
 def _num(value: float | None, digits: int = 1) -> str:
@@ -269,8 +273,7 @@ def _print_power(console: Console, comparison: Comparison) -> None:
     console.print(table)
 
 
-def print_comparison(console: Console, data: Mapping[str, Any]) -> None:
-    comparison = Comparison.model_validate(data)
+def print_comparison(console: Console, comparison: Comparison) -> None:
     console.print(
         f"A: {comparison.a}\nB: {comparison.b}", highlight=False, soft_wrap=True, markup=False
     )

@@ -19,7 +19,7 @@ from dbscale.results.cost import Bounds, add_price_performance
 from dbscale.results.points import PointSummary, summarize_point
 from dbscale.results.record import RunRecord
 from dbscale.results.text_tables import text_table
-from dbscale.targets.facts import TargetRecord, load_target_records
+from dbscale.targets.facts import TargetDifference, TargetRecord, load_target_records
 
 
 def _num(value: float | int | None, digits: int) -> str:
@@ -126,7 +126,7 @@ def print_price_performance_comparison(console: Console, rows: Sequence[Mapping[
     console.print(price_performance_table(flat, title="price-performance, A and B"))
 
 
-def print_target_differences(console: Console, diffs: Sequence[Mapping[str, Any]]) -> None:
+def print_target_differences(console: Console, diffs: Sequence[TargetDifference]) -> None:
     """Server versions and settings that differ between the same-named targets of A and B."""
     if not diffs:
         return
@@ -135,5 +135,5 @@ def print_target_differences(console: Console, diffs: Sequence[Mapping[str, Any]
         columns, left=columns, title="target settings that differ (targets/<name>.json)"
     )
     for diff in diffs:
-        table.add_row(str(diff["target"]), str(diff["setting"]), str(diff["a"]), str(diff["b"]))
+        table.add_row(diff.target, diff.setting, str(diff.a), str(diff.b))
     console.print(table)

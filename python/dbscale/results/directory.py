@@ -208,10 +208,11 @@ class ResultsDir:
             write_atomic(self.path / SUMMARY_CSV_FILE, points_csv(rows))
         write_atomic(self.summary_file, json.dumps(summary, indent=2, default=str) + "\n")
 
-    def write_plan(self, plan: Mapping[str, Any]) -> None:
+    def write_plan(self, plan: BaseModel) -> None:
         """plan.json: the resolved plan the runs came from (target URLs without passwords)."""
         self._ensure()
-        write_atomic(self.path / PLAN_FILE, json.dumps(plan, indent=2, default=str) + "\n")
+        content = json.dumps(plan.model_dump(mode="json"), indent=2, default=str)
+        write_atomic(self.path / PLAN_FILE, content + "\n")
 
 
 RUNS_HINT = "runs.jsonl holds one JSON object per line, as `dbscale run` writes it; is this it?"

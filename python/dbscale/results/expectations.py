@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pydantic import JsonValue
-
 from dbscale.results.points import PointSummary
-from dbscale.values import format_value
+from dbscale.values import AxisValue, format_value
 
 # axis -> (the cheap setting, the costly ones)
 EXPECTED: dict[str, tuple[str, frozenset[str]]] = {
@@ -24,7 +22,7 @@ EXPECTED: dict[str, tuple[str, frozenset[str]]] = {
 MARGIN_PCT = 10.0
 
 
-def _others(point: dict[str, JsonValue], axis: str) -> str:
+def _others(point: dict[str, AxisValue], axis: str) -> str:
     return repr(sorted((k, repr(v)) for k, v in point.items() if k != axis))
 
 

@@ -26,7 +26,7 @@ from dbscale.stats.confidence import (
     spread,
 )
 from dbscale.stats.steady_state import steady_state
-from dbscale.values import JsonObject
+from dbscale.values import AxisValue
 
 MIN_RUNS_WARNING = 4  # below this not even a large difference can be told apart at 5%
 # The percentiles every summary reports, with the names runs use (`latency_ms.p95`, ...).
@@ -100,7 +100,7 @@ class PointSummary(_Model):
     or prices are known (results/cost.py)."""
 
     point_key: str
-    point: dict[str, JsonValue] = Field(default_factory=dict)
+    point: dict[str, AxisValue] = Field(default_factory=dict)
     target: str | None = None
     workload: str = ""
     runs: int = 0
@@ -296,9 +296,13 @@ def _per_type(records: Sequence[RunRecord], cache: FigureCache) -> dict[str, Lat
     return out
 
 
-def flatten(row: Mapping[str, object], prefix: str = "") -> JsonObject:
+Cell = str | int | float | bool | None  # one value of a flat (CSV, DataFrame) row
+FlatRow = dict[str, Cell]
+
+
+def flatten(row: Mapping[str, object], prefix: str = "") -> FlatRow:
     """A nested summary row as CSV columns: `tps_median_ci_low`, `point_clients`, ..."""
-    flat: JsonObject = {}
+    flat: FlatRow = {}
     for key, value in row.items():
         name = f"{prefix}{key}"
         if key in ("run_ids", "per_run", "transaction_types"):
@@ -306,11 +310,18 @@ def flatten(row: Mapping[str, object], prefix: str = "") -> JsonObject:
         if key.endswith("_ci") and value is None:
             flat[f"{name}_low"] = flat[f"{name}_high"] = None
         elif key.endswith("_ci") and isinstance(value, Mapping):
-            flat[f"{name}_low"], flat[f"{name}_high"] = value.get("low"), value.get("high")
+            flat[f"{name}_low"], flat[f"{name}_high"] = (
+                _cell(value.get("low")),
+                _cell(value.get("high")),
+            )
         elif isinstance(value, Mapping):
             flat.update(flatten(value, f"{name}_"))
         elif isinstance(value, list):
             flat[name] = "; ".join(str(v) for v in value)
         else:
-            flat[name] = value
+            flat[name] = _cell(value)
     return flat
+
+
+def _cell(value: object) -> Cell:
+    return value if value is None or isinstance(value, str | int | float | bool) else str(value)

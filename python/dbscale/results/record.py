@@ -21,6 +21,7 @@ from dbscale.core.result import RunResult
 from dbscale.errors import ResultsError
 from dbscale.observe.section import LimitedBy, ObserveSection
 from dbscale.scaleout.messages import WorkerEntry
+from dbscale.values import AxisValue
 
 
 class _Part(BaseModel):
@@ -69,7 +70,7 @@ class StudyPlace(_Part):
 
     run_key: str
     point_key: str
-    point: dict[str, JsonValue]
+    point: dict[str, AxisValue]
     point_fingerprint: str
     repetition: int
     warmup_kind: str | None  # None (measured), "point" or "data"
@@ -99,7 +100,7 @@ class RunRecord(RunResult):
     # Where the run sits in its study.
     run_key: str | None = None
     point_key: str | None = None
-    point: dict[str, JsonValue] = Field(default_factory=dict)
+    point: dict[str, AxisValue] = Field(default_factory=dict)
     point_fingerprint: str | None = None
     repetition: int | None = None
     warmup_kind: str | None = None  # None (measured), "point" or "data"

@@ -13,7 +13,7 @@ from dbscale.plan.micro_steps import MicroStep
 from dbscale.results.micro_records import MicroFigureSummary, MicroRecord
 from dbscale.results.text_tables import text_table
 from dbscale.targets import OpenTarget
-from dbscale.targets.spec import target_info
+from dbscale.targets.spec import TargetInfo, target_info
 from dbscale.values import iso_utc, utc_now
 
 
@@ -37,13 +37,13 @@ def run_micro_step(
     place = step_place(step, opened)
     started = utc_now()
     result = run_micro(step.kind, place, step.settings, note)
-    info = target_info(step.target) if step.target is not None else {"name": "client"}
+    info = target_info(step.target) if step.target is not None else TargetInfo(name="client")
     if place.cpus is not None:
-        info = {**info, "vcpus": len(place.cpus)}
+        info = info.model_copy(update={"vcpus": len(place.cpus)})
     return MicroRecord(
         key=step.key, kind=step.kind, place=step.place, repetition=step.repetition,
         started_at=iso_utc(started), ended_at=iso_utc(utc_now()), dbscale_version=version,
-        target_info=info, where=place.describe(), settings=step.fingerprint,
+        target_info=info.record(), where=place.describe(), settings=step.fingerprint,
         result=result.record(), figures=figures_of(step.kind, result.record()),
     )  # fmt: skip
 

@@ -395,7 +395,7 @@ class StudyRunner:
             repetition=step.repetition,
             warmup_kind={"measured": None, "warmup": "point", "data-warmup": "data"}[step.kind],
             target_name=point.target.name,
-            target_info=target_info(point.target),
+            target_info=target_info(point.target).record(),
             study=self.study.plan.name,
         )
 

@@ -6,40 +6,69 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pydantic import BaseModel
 from rich.console import Console
 
 from dbscale.plan.load_estimate import describe
 from dbscale.plan.micro_steps import MicroStep
+from dbscale.plan.schema import LoadSettings, PlanSchema
 from dbscale.plan.study import RunStep, Step, Study, data_loads, estimate_s, run_counts
 from dbscale.redaction import redact_url
 from dbscale.results.text_tables import text_table
-from dbscale.values import JsonObject, format_duration, format_eta
+from dbscale.targets.spec import TargetEntry
+from dbscale.values import AxisValue, ParamValue, format_duration, format_eta
 
 
-def study_plan_json(study: Study) -> JsonObject:
+class PlannedPoint(BaseModel):
+    """A point as plan.json keeps it: its axis values, what runs where, its fingerprint."""
+
+    key: str
+    values: dict[str, AxisValue]
+    target: str
+    workload: str
+    params: dict[str, ParamValue]
+    load: LoadSettings
+    fingerprint: str
+    skipped: str | None
+
+
+class StoredStudy(BaseModel):
+    """plan.json: the resolved plan and its points, every URL redacted."""
+
+    source: str
+    plan: PlanSchema
+    points: list[PlannedPoint]
+
+
+def _redacted(target: TargetEntry) -> TargetEntry:
+    urls = {
+        name: redact_url(url)
+        for name in ("url", "socket_url", "pooled_url")
+        if isinstance(url := getattr(target, name), str)
+    }
+    return target.model_copy(update=urls)
+
+
+def study_plan_json(study: Study) -> StoredStudy:
     """The resolved plan as stored in plan.json, with every URL redacted."""
-    plan = study.plan.model_dump(mode="json")
-    for target in plan.get("targets") or []:
-        for name in ("url", "socket_url", "pooled_url"):
-            if isinstance(target.get(name), str):
-                target[name] = redact_url(target[name])
-    return {
-        "source": study.source,
-        "plan": plan,
-        "points": [
-            {
-                "key": p.key,
-                "values": p.values,
-                "target": p.target.name,
-                "workload": p.workload,
-                "params": p.params,
-                "load": p.load.model_dump(mode="json"),
-                "fingerprint": p.fingerprint,
-                "skipped": p.skipped,
-            }
+    plan = study.plan.model_copy(update={"targets": [_redacted(t) for t in study.plan.targets]})
+    return StoredStudy(
+        source=study.source,
+        plan=plan,
+        points=[
+            PlannedPoint(
+                key=p.key,
+                values=p.values,
+                target=p.target.name,
+                workload=p.workload,
+                params=p.params,
+                load=p.load,
+                fingerprint=p.fingerprint,
+                skipped=p.skipped,
+            )
             for p in study.points
         ],
-    }
+    )
 
 
 def print_dry_run(console: Console, study: Study, pending: Sequence[Step]) -> None:

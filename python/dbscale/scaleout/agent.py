@@ -8,29 +8,38 @@ from __future__ import annotations
 import json
 import signal
 import sys
-from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, JsonValue
 
 from dbscale.scaleout.session import WorkerSession
 
 CALLS = ("info", "prepare", "load", "ready", "go", "poll", "cancel", "result")
 
 
-def answer(session: WorkerSession, line: str) -> dict[str, Any]:
+class Reply(BaseModel):
+    """One answer: `ok` with the call's result, or `error` in words."""
+
+    ok: JsonValue = None
+    error: str | None = None
+
+    def line(self) -> str:
+        return json.dumps(self.model_dump(mode="json", exclude_unset=True), separators=(",", ":"))
+
+
+def answer(session: WorkerSession, line: str) -> Reply:
     try:
         request = json.loads(line)
         call = request["call"]
         if call not in CALLS:
-            return {"error": f"unknown call {call!r}"}
+            return Reply(error=f"unknown call {call!r}")
         result = getattr(session, call)(*request.get("args", []))
         # A message travels as JSON: the fields it has, as it has them.
         if isinstance(result, BaseModel):
             result = result.model_dump(mode="json", exclude_unset=True)
-        return {"ok": result}
+        return Reply(ok=result)
     except Exception as exc:  # every failure goes back to the coordinator, in words
         message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
-        return {"error": message}
+        return Reply(error=str(message))
 
 
 def main() -> int:
@@ -38,7 +47,7 @@ def main() -> int:
     session = WorkerSession()
     for line in sys.stdin:
         if line.strip():
-            sys.stdout.write(json.dumps(answer(session, line), separators=(",", ":")) + "\n")
+            sys.stdout.write(answer(session, line).line() + "\n")
             sys.stdout.flush()
     session.cancel()
     return 0

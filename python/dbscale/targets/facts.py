@@ -26,7 +26,7 @@ from dbscale.files import write_atomic
 from dbscale.modes import TlsMode
 from dbscale.targets.hooks import HookResult
 from dbscale.targets.local.evidence import LocalEvidence, PoolerFacts
-from dbscale.values import JsonObject
+from dbscale.targets.spec import TargetInfo
 
 TARGETS_DIR = "targets"
 # Settings shown first (and diffed by `dbscale compare`); all of them are stored.
@@ -124,16 +124,6 @@ class _Tolerant(BaseModel):
     model_config = ConfigDict(extra="allow", frozen=True)
 
 
-class TargetInfo(_Tolerant):
-    """The instance facts (`spec.target_info`): what the cost and per-vCPU figures need, typed;
-    the rest (provider, region, instance type, ...) kept as written."""
-
-    vcpus: int | None = None
-    memory_gib: int | float | None = None
-    storage_gb: int | float | None = None
-    ha: bool | None = None
-
-
 class ServerRecord(_Tolerant):
     """What the server said about itself when the target was entered."""
 
@@ -180,14 +170,25 @@ def load_target_records(results_dir: Path) -> dict[str, TargetRecord]:
     return records
 
 
-def diff_target_records(a: Path, b: Path, limit: int = 40) -> list[JsonObject]:
+class TargetDifference(BaseModel):
+    """A fact or setting that differs between the same-named targets of two studies."""
+
+    model_config = ConfigDict(frozen=True)
+
+    target: str
+    setting: str
+    a: JsonValue
+    b: JsonValue
+
+
+def diff_target_records(a: Path, b: Path, limit: int = 40) -> list[TargetDifference]:
     """The server version, instance facts and settings that differ between the targets of the
     same name in two results directories (key settings first, at most `limit` rows)."""
     records_a, records_b = load_target_records(a), load_target_records(b)
-    diffs: list[JsonObject] = []
+    diffs: list[TargetDifference] = []
     for name in [n for n in records_a if n in records_b]:
         server_a, server_b = records_a[name].server, records_b[name].server
-        pairs: list[tuple[str, object, object]] = [
+        pairs: list[tuple[str, JsonValue, JsonValue]] = [
             ("server version", server_a.version, server_b.version)
         ]
         info_a = records_a[name].info.model_dump(exclude_none=True)
@@ -198,6 +199,6 @@ def diff_target_records(a: Path, b: Path, limit: int = 40) -> list[JsonObject]:
         keys += sorted(k for k in {*settings_a, *settings_b} if k not in keys)
         pairs += [(k, settings_a.get(k), settings_b.get(k)) for k in keys if k not in NOT_COMPARED]
         diffs += [
-            {"target": name, "setting": k, "a": va, "b": vb} for k, va, vb in pairs if va != vb
+            TargetDifference(target=name, setting=k, a=va, b=vb) for k, va, vb in pairs if va != vb
         ]
     return diffs[:limit]

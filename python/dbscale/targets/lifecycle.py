@@ -23,7 +23,6 @@ from dbscale.redaction import redact_url
 from dbscale.targets import OpenTarget
 from dbscale.targets.facts import (
     ServerRecord,
-    TargetInfo,
     TargetRecord,
     key_settings,
     server_settings,
@@ -32,7 +31,7 @@ from dbscale.targets.facts import (
 )
 from dbscale.targets.hooks import HookError, HookResult, hook_env, run_hook
 from dbscale.targets.local.embedded import default_base_dir
-from dbscale.targets.local.evidence import LocalEvidence, PoolerFacts
+from dbscale.targets.local.evidence import LocalEvidence
 from dbscale.targets.local.instance import LocalInstance, LocalShape, local_dir
 from dbscale.targets.local.pgbouncer import POOL_MODE, LocalPgBouncer
 from dbscale.targets.local.postgres import LocalPostgres
@@ -134,7 +133,7 @@ class TargetPool(Mapping[str, OpenTarget]):
         record = TargetRecord(
             name=target.name,
             url="local" if target.is_local else redact_url(target.url),
-            info=TargetInfo.model_validate(target_info(target)),
+            info=target_info(target),
             prices=target.prices.model_dump(mode="json") if target.prices else None,
             entered_at=iso_utc(utc_now()),
             hooks=[],
@@ -154,7 +153,7 @@ class TargetPool(Mapping[str, OpenTarget]):
                 self._note_local(target, evidence)
                 if target.pooler == "pgbouncer" and isinstance(server, LocalPostgres):
                     active.pooler = LocalPgBouncer(server, server.base_dir / "pgbouncer")
-                    record.pooler = PoolerFacts.model_validate(active.pooler.start())
+                    record.pooler = active.pooler.start()
                     active.opened = replace(active.opened, pooled_url=active.pooler.url)
                     self.note(f"target {target.name}: PgBouncer ({POOL_MODE} pooling) on port "
                               f"{active.pooler.port} for the pooling: on points")  # fmt: skip

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from datetime import date
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, JsonValue, model_validator
 
 from dbscale.errors import PlanError
 from dbscale.redaction import redact_url
@@ -296,25 +296,50 @@ def _with_instance_type(target: T) -> T:
     return target.model_copy(update={"instance_type": filled})
 
 
-def target_info(target: TargetProfile) -> JsonObject:
-    """The instance facts stored with each run (`target_info`) and in targets/<name>.json."""
-    facts: JsonObject = {
-        "name": getattr(target, "name", None),
-        "group": target.group,
-        "kind": "local" if target.is_local else "url",
-        "provider": target.provider,
-        "service": target.service,
-        "region": target.region,
-        "zone": target.zone,
-        "instance_type": target.instance_type,
-        "vcpus": target.vcpu_count,
-        "memory_gib": target.memory,
-        "storage_type": target.storage_type,
-        "storage_gb": target.storage_gb,
-        "ha": target.ha,
-        "engine_version": target.engine_version,
-    }
-    return {k: v for k, v in facts.items() if v is not None}
+class TargetInfo(BaseModel):
+    """The instance facts stored with each run (`target_info`) and in targets/<name>.json:
+    what the cost and per-vCPU figures need. Tolerant: facts another version wrote are kept."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str | None = None
+    group: str | None = None
+    kind: str | None = None  # local | url
+    provider: str | None = None
+    service: str | None = None
+    region: str | None = None
+    zone: str | None = None
+    instance_type: str | None = None
+    vcpus: int | None = None
+    memory_gib: int | float | None = None
+    storage_type: str | None = None
+    storage_gb: int | float | None = None
+    ha: bool | None = None
+    engine_version: str | None = None
+
+    def record(self) -> dict[str, JsonValue]:
+        """As runs.jsonl and micro.jsonl keep it: the facts that are known."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+def target_info(target: TargetProfile) -> TargetInfo:
+    """The target's instance facts."""
+    return TargetInfo(
+        name=getattr(target, "name", None),
+        group=target.group,
+        kind="local" if target.is_local else "url",
+        provider=target.provider,
+        service=target.service,
+        region=target.region,
+        zone=target.zone,
+        instance_type=target.instance_type,
+        vcpus=target.vcpu_count,
+        memory_gib=target.memory,
+        storage_type=target.storage_type,
+        storage_gb=target.storage_gb,
+        ha=target.ha,
+        engine_version=target.engine_version,
+    )
 
 
 def describe_target(target: TargetProfile) -> str:

@@ -23,7 +23,7 @@ _VARIABLE = re.compile(r"\{\{|\}\}|(?<!\$)\{([a-z][a-z0-9_]*)\}")
 def target_variables(target: TargetProfile) -> dict[str, str]:
     """The `{name}` variables of hooks and instance types: every field the target sets."""
     memory = target.memory
-    values: dict[str, Any] = {
+    values: dict[str, str | int | float | None] = {
         "name": getattr(target, "name", None),
         "group": target.group,
         "url": redact_url(str(getattr(target, "url", ""))),

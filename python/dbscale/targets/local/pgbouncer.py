@@ -26,7 +26,6 @@ from dbscale.errors import LocalServerError
 from dbscale.targets.local.evidence import PoolerFacts
 from dbscale.targets.local.postgres import ADMIN_USER, LocalPostgres
 from dbscale.targets.local.server import free_port
-from dbscale.values import JsonObject
 
 PROGRAM_PLACES = ("/usr/sbin/pgbouncer", "/usr/bin/pgbouncer")
 POOL_MODE = "session"
@@ -75,7 +74,7 @@ class LocalPgBouncer:
             raise LocalServerError("the local PgBouncer has not been started")
         return self._port
 
-    def start(self) -> JsonObject:
+    def start(self) -> PoolerFacts:
         """Starts it on a free port and waits until it accepts connections; its facts."""
         program = find_pgbouncer()
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -97,15 +96,15 @@ class LocalPgBouncer:
         self._wait_accepting()
         return self.facts(program)
 
-    def facts(self, program: Path) -> JsonObject:
-        """What the record keeps of it (targets/<name>.json), as JSON."""
+    def facts(self, program: Path) -> PoolerFacts:
+        """What the record keeps of it (targets/<name>.json)."""
         done = subprocess.run([str(program), "--version"], capture_output=True, text=True)
         version = done.stdout.splitlines()[0] if done.stdout else "unknown"
         return PoolerFacts(
             program="pgbouncer", version=version, pool_mode=POOL_MODE, port=self.port,
             pool_size=self.pool_size, max_client_connections=MAX_CLIENT_CONNECTIONS,
             log=str(self.log_file),
-        ).model_dump(mode="json")  # fmt: skip
+        )  # fmt: skip
 
     def stop(self) -> None:
         """Shuts it down (SIGTERM), killing it if it does not go in time."""
