@@ -108,13 +108,13 @@ def test_a_script_that_does_not_parse_is_refused_with_its_place(
     done = dbscale("run", f"script:{bad}", "--target", live.url_for("postgres"),
                    "--out", str(tmp_path / "r"))  # fmt: skip
     done.assert_user_error()
-    assert f"error: {bad}:3:11: unexpected end of expression" in done.err
+    assert f'error: {bad}:3:11: syntax error in command "set"' in done.err
     assert not (tmp_path / "r" / "runs.jsonl").exists()
     unknown = tmp_path / "unknown.sql"
     unknown.write_text("\\startover\n")
     done = dbscale("run", f"script:{unknown}", "--target", live.url_for("postgres"))
     done.assert_user_error()
-    assert f"{unknown}:1:1: invalid command \\startover" in done.err
+    assert f'{unknown}:1:1: invalid command in command "startover"' in done.err
 
 
 def test_run_time_errors_fail_transactions_by_class_and_line(
@@ -139,6 +139,21 @@ def test_run_time_errors_fail_transactions_by_class_and_line(
     }
     failures = {c["line"]: c["failures"] for c in record["commands"]}
     assert (failures[3], failures[5], failures[1]) == (3, 3, 0)
+
+
+def test_a_failed_statement_keeps_the_servers_words(live: PgTestServer, tmp_path: Path) -> None:
+    # The class is the SQLSTATE; the first message of each class is kept and printed, as
+    # pgbench prints the server's message.
+    script = tmp_path / "cast.sql"
+    script.write_text("SELECT 'x'::int;\n")
+    out = tmp_path / "r"
+    done = dbscale("run", f"script:{script}", "--target", live.url_for("postgres"), "-t", "2",
+                   "--out", str(out))  # fmt: skip
+    [record] = read_runs(out / "runs.jsonl")
+    message = f'{script}:1: invalid input syntax for type integer: "x"'
+    assert record["errors"]["by_class"] == {"sql_22P02": 2}
+    assert record["errors"]["messages"] == {"sql_22P02": message}
+    assert f"sql_22P02 (2): {message}" in done.out
 
 
 def test_scripts_run_on_mariadb(tmp_path: Path, core: object) -> None:

@@ -89,6 +89,7 @@ class Interval(ContractPart):
 class ErrorCounts(ContractPart):
     total: int = 0
     by_class: dict[str, int] = Field(default_factory=dict)
+    messages: dict[str, str] = Field(default_factory=dict)  # each class's first, as worded
 
 
 class CpuTime(ContractPart):

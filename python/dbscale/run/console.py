@@ -152,7 +152,19 @@ def print_run(
         console.print(
             f"verdict: {record.verdict.status}: {record.verdict.message}", highlight=False
         )
+    for line in error_message_lines(record):
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
     console.print()
+
+
+def error_message_lines(record: RunRecord) -> list[str]:
+    """Each error class with its first message, as the server (or the script) worded it."""
+    messages = record.errors.messages
+    if not messages:
+        return []
+    return ["first error of each class:"] + [
+        f"  {cls} ({record.errors.by_class.get(cls, 0)}): {text}" for cls, text in messages.items()
+    ]
 
 
 def compact_output(console: Console, output_format: OutputFormat) -> bool:

@@ -238,6 +238,15 @@ impl Connection {
         }
     }
 
+    /// Whether the session is inside a transaction block as of the last response. PostgreSQL
+    /// says so in every ReadyForQuery; on MySQL it is not tracked (always false).
+    pub fn in_transaction(&self) -> bool {
+        match self {
+            Connection::Postgres(c) => c.in_transaction(),
+            Connection::Mysql(_) => false,
+        }
+    }
+
     /// After an error: rolls back an open or failed transaction so the connection is usable.
     pub async fn reset(&mut self) -> Result<(), DbError> {
         match self {

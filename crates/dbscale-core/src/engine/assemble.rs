@@ -99,6 +99,12 @@ fn sum_threads(
         for (class, n) in &t.errors {
             *totals.errors.entry(class.key()).or_default() += n;
         }
+        for (class, message) in &t.error_messages {
+            totals
+                .error_messages
+                .entry(class.key())
+                .or_insert_with(|| message.clone());
+        }
         totals.add_commands(&t.commands);
         if let Some(end) = t.last_end {
             last_end = last_end.max(end);

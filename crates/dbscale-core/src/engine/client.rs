@@ -212,7 +212,7 @@ impl Client {
                     break;
                 }
                 Err(error) => {
-                    self.recorder.borrow_mut().error(&error.class, end);
+                    self.recorder.borrow_mut().error(&error, end);
                     let retry = self
                         .shared
                         .workload
@@ -225,7 +225,7 @@ impl Client {
                         if let Err(reset_error) = conn.reset().await {
                             self.recorder
                                 .borrow_mut()
-                                .error(&reset_error.class, Instant::now());
+                                .error(&reset_error, Instant::now());
                             self.conn = None;
                         }
                     }

@@ -95,6 +95,12 @@ fn sum_workers(first: &RunResult, parts: &[RunResult]) -> Result<RunTotals, Erro
         for (class, n) in &part.errors.by_class {
             *totals.errors.entry(class.clone()).or_default() += n;
         }
+        for (class, message) in &part.errors.messages {
+            totals
+                .error_messages
+                .entry(class.clone())
+                .or_insert_with(|| message.clone());
+        }
         for host in &part.connections_by_host {
             totals.add_host(&host.host, host.connections);
         }

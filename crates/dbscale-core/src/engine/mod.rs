@@ -147,7 +147,7 @@ pub fn start(config: RunConfig) -> Result<RunningRun, Error> {
     let endpoints = config.target.endpoints()?;
     let seed = config.seed.unwrap_or_else(rand::random);
     let mut workload = Workload::from_config(&config.workload)?;
-    workload.bind_run(seed, config.protocol);
+    workload.bind_run(seed, config.protocol, config.total_clients());
     let statements = workload.statements(endpoints[0].dialect())?;
     let setup = block_on(async {
         let mut conn = endpoints[0].open(config.protocol).await?;

@@ -21,6 +21,8 @@ pub(super) struct RunTotals {
     /// Each transaction type by name: its histogram of successes and its failures.
     pub types: Vec<(String, LatencyHistogram, u64)>,
     pub errors: BTreeMap<String, u64>,
+    /// Each error class's first message (a local run's first thread, a merge's first worker).
+    pub error_messages: BTreeMap<String, String>,
     pub counts: RunCounts,
     pub never_connected: u32,
     pub threads: u32,
@@ -162,6 +164,7 @@ impl RunTotals {
             errors: ErrorCounts {
                 total: error_total,
                 by_class: self.errors,
+                messages: self.error_messages,
             },
             latency_ms: self.overall.summary(),
             connect_ms: self.connect.summary(),

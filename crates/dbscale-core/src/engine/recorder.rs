@@ -28,6 +28,8 @@ pub struct ThreadTotals {
     pub connect: LatencyHistogram,
     pub lag: LatencyHistogram,
     pub errors: BTreeMap<ErrorClass, u64>,
+    /// Each error class's first message, as the server (or the script) worded it.
+    pub error_messages: BTreeMap<ErrorClass, String>,
     pub counts: RunCounts,
     /// When this thread's last transaction ended.
     pub last_end: Option<Instant>,
@@ -184,14 +186,20 @@ impl ThreadRecorder {
         self.totals.last_end = Some(end);
     }
 
-    /// Every error occurrence, retried or not.
-    pub fn error(&mut self, class: &ErrorClass, at: Instant) {
+    /// Every error occurrence, retried or not; its class's first message is kept.
+    pub fn error(&mut self, error: &DbError, at: Instant) {
         if self.in_ramp(at) {
             self.totals.counts.ramp_errors += 1;
             return;
         }
         self.roll_to(self.index_of(at));
-        *self.totals.errors.entry(class.clone()).or_default() += 1;
+        *self.totals.errors.entry(error.class.clone()).or_default() += 1;
+        if !self.totals.error_messages.contains_key(&error.class) {
+            let message = one_line(&error.message, MAX_ERROR_MESSAGE);
+            self.totals
+                .error_messages
+                .insert(error.class.clone(), message);
+        }
         self.current.errors += 1;
     }
 
@@ -213,11 +221,23 @@ impl ThreadRecorder {
 
     /// A connection attempt failed: counted under its class, its message kept if first.
     pub fn connect_failed(&mut self, error: &DbError, at: Instant) {
-        self.error(&error.class, at);
+        self.error(error, at);
         if self.totals.connect_error.is_none() {
             self.totals.connect_error = Some(error.message.clone());
             self.totals.connect_error_kind = Some(failure_kind(error.connect));
         }
+    }
+}
+
+/// The longest error message kept (characters): a server's message, not a dump of its data.
+const MAX_ERROR_MESSAGE: usize = 300;
+
+/// `text` on one line (white space runs made one space), at most `limit` characters.
+fn one_line(text: &str, limit: usize) -> String {
+    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match joined.char_indices().nth(limit) {
+        Some((cut, _)) => format!("{}...", &joined[..cut]),
+        None => joined,
     }
 }
 
@@ -310,10 +330,10 @@ mod tests {
     fn retries_failures_and_errors_are_counted_apart() {
         let (mut rec, merger, start) = recorder(1);
         let at = start + SECOND / 2;
-        rec.error(&ErrorClass::Deadlock, at);
-        rec.error(&ErrorClass::Deadlock, at);
+        rec.error(&DbError::sql("40P01", "deadlock detected"), at);
+        rec.error(&DbError::sql("40P01", "another   deadlock\n"), at);
         rec.success(&outcome(0, 1), SECOND / 100, at, 3);
-        rec.error(&ErrorClass::Serialization, at);
+        rec.error(&DbError::sql("40001", "could not serialize access"), at);
         rec.failure(1, at, 2);
         rec.close(None);
         let totals = &rec.totals;
@@ -328,6 +348,12 @@ mod tests {
         assert_eq!(totals.types[1].failed, 1);
         assert_eq!(totals.errors[&ErrorClass::Deadlock], 2);
         assert_eq!(totals.errors[&ErrorClass::Serialization], 1);
+        // The first message of each class is kept, on one line.
+        assert_eq!(
+            totals.error_messages[&ErrorClass::Deadlock],
+            "deadlock detected"
+        );
+        assert_eq!(one_line("a  b\nc", 3), "a b...");
         let mut merger = merger.lock().unwrap();
         merger.finish(1.0);
         let interval = &merger.all()[0];

@@ -122,6 +122,9 @@ pub struct HostConnections {
 pub struct ErrorCounts {
     pub total: u64,
     pub by_class: BTreeMap<String, u64>,
+    /// Each class's first message, as the server (or the script) worded it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub messages: BTreeMap<String, String>,
 }
 
 /// Statements by sysbench's classes: read (returned rows), write (changed rows), other.

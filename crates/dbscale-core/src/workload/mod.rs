@@ -180,9 +180,9 @@ impl Workload {
     }
 
     /// What the run decided that a workload may depend on: its seed and how SQL travels.
-    pub fn bind_run(&mut self, seed: u64, protocol: QueryProtocol) {
+    pub fn bind_run(&mut self, seed: u64, protocol: QueryProtocol, clients: u32) {
         if let Workload::Script(w) = self {
-            w.bind_run(seed, protocol);
+            w.bind_run(seed, protocol, clients);
         }
     }
 

@@ -17,7 +17,7 @@ use sql_command::located;
 use super::eval::{evaluate, Context, EvalError, Value};
 use super::model::{Command, Op, Script, Word};
 use super::shell::{setshell_value, shell};
-use super::vars::Variables;
+use super::vars::{valid_name, Variables};
 use crate::driver::{Connection, DbError, Dialect};
 use crate::stats::commands::CommandTally;
 use crate::stats::result::QueryCounts;
@@ -57,7 +57,16 @@ struct Step {
     jumped: bool,
 }
 
-const BAD_SLEEP: &str = "invalid sleep time, must be an integer";
+/// A variable's name checked as pgbench checks it when a command stores a value.
+fn checked_name(command: &str, name: &str) -> Result<(), EvalError> {
+    if valid_name(name) {
+        Ok(())
+    } else {
+        Err(EvalError(format!(
+            "{command}: invalid variable name: \"{name}\""
+        )))
+    }
+}
 
 /// C's `atoi` as pgbench uses it for a sleep variable: leading blanks, a sign, the digits that
 /// follow; None when there is no digit (pgbench's "invalid sleep time").
@@ -184,11 +193,18 @@ impl ScriptClient {
                 }
             }
         }
+        let last = script.commands.last().expect("a script has commands");
         if std::mem::take(&mut self.in_pipeline) {
-            let last = script.commands.last().expect("a script has commands");
             return Err(DbError::script(
                 &place(script, last),
                 "end of script reached with pipeline open",
+            ));
+        }
+        if conn.in_transaction() {
+            // pgbench aborts such a client; the transaction is rolled back with the error.
+            return Err(DbError::script(
+                &place(script, last),
+                "end of script reached without completing the last transaction",
             ));
         }
         Ok(TxnOutcome {
@@ -250,19 +266,27 @@ impl ScriptClient {
             }
             Op::Set { var, expr } => {
                 let value = evaluate(expr, &mut eval).map_err(fail)?;
+                checked_name("set", var).map_err(fail)?;
                 self.vars.set(var, value);
             }
             Op::Sleep { amount, unit_us } => {
                 let count = match amount {
-                    Word::Text(t) => t.parse::<i64>().unwrap_or(0),
+                    Word::Text(t) => leading_integer(t).unwrap_or(0),
                     // pgbench reads the variable's text as atoi does: `1.5` sleeps 1.
                     Word::Var(name) => {
                         let mut text = String::new();
                         if !self.vars.write_text(name, &mut text) {
-                            let undefined = format!("undefined variable \"{name}\"");
+                            let undefined = format!("sleep: undefined variable \"{name}\"");
                             return Err(fail(EvalError(undefined)));
                         }
-                        leading_integer(&text).ok_or_else(|| fail(EvalError(BAD_SLEEP.into())))?
+                        let count = leading_integer(&text).unwrap_or(0);
+                        if count == 0 && !text.starts_with(|c: char| c.is_ascii_digit()) {
+                            let bad = format!(
+                                "sleep: invalid sleep time \"{text}\" for variable \"{name}\""
+                            );
+                            return Err(fail(EvalError(bad)));
+                        }
+                        count
                     }
                 };
                 let micros = count.max(0) as u64 * unit_us;
@@ -273,7 +297,8 @@ impl ScriptClient {
                     .await
                     .map_err(fail)?;
                 if let Some(var) = var {
-                    let value = setshell_value(&output).map_err(fail)?;
+                    let value = setshell_value(words, &output).map_err(fail)?;
+                    checked_name("setshell", var).map_err(fail)?;
                     self.vars.set(var, Value::Int(value));
                 }
             }

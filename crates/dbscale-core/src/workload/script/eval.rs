@@ -104,11 +104,24 @@ pub trait Context {
     fn debug(&mut self, _line: &str) {}
 }
 
+/// The most arguments a function call may evaluate (pgbench's MAX_FARGS); CASE, AND and OR are
+/// not calls in this sense.
+pub const MAX_ARGUMENTS: usize = 16;
+
 pub fn evaluate(expr: &Expr, ctx: &mut dyn Context) -> Result<Value, EvalError> {
     match expr {
         Expr::Const(v) => Ok(*v),
         Expr::Var(name) => ctx.variable(name),
         Expr::Call(func @ (Func::And | Func::Or | Func::Case), args) => lazy(*func, args, ctx),
+        Expr::Call(_, args) if args.len() > MAX_ARGUMENTS => {
+            // pgbench evaluates the first MAX_ARGUMENTS, then refuses the rest.
+            for arg in &args[..MAX_ARGUMENTS] {
+                evaluate(arg, ctx)?;
+            }
+            Err(fail(format!(
+                "too many function arguments, maximum is {MAX_ARGUMENTS}"
+            )))
+        }
         Expr::Call(func, args) => {
             // Up to four arguments on the stack (every function but greatest and least).
             let mut on_stack = [Value::Null; 4];

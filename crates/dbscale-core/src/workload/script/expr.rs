@@ -75,12 +75,12 @@ const FUNCTIONS: &[(&str, Func, usize, usize)] = &[
     ("debug", Func::Debug, 1, 1),
     ("double", Func::Double, 1, 1),
     ("exp", Func::Exp, 1, 1),
-    ("greatest", Func::Greatest, 1, 16),
+    ("greatest", Func::Greatest, 1, usize::MAX),
     ("hash", Func::Hash, 1, 2),
     ("hash_fnv1a", Func::HashFnv1a, 1, 2),
     ("hash_murmur2", Func::HashMurmur2, 1, 2),
     ("int", Func::Int, 1, 1),
-    ("least", Func::Least, 1, 16),
+    ("least", Func::Least, 1, usize::MAX),
     ("ln", Func::Ln, 1, 1),
     ("mod", Func::ModFn, 2, 2),
     ("permute", Func::Permute, 2, 3),
@@ -140,6 +140,8 @@ const LEVELS: &[&[&str]] = &[
 ];
 const NOT_LEVEL: usize = 2;
 const COMPARE_LEVEL: usize = 3;
+/// Unary `~` binds as the bitwise operators do (looser than `+` and `*`): `~ 1 + 2` is `~(1 + 2)`.
+const BITWISE_LEVEL: usize = 4;
 
 impl Parser {
     fn peek(&self) -> &Tok {
@@ -156,12 +158,9 @@ impl Parser {
         tok
     }
 
+    /// pgbench's grammar reports every misplaced token, the end included, as bison does.
     fn unexpected(&self) -> ParseError {
-        let what = match self.peek() {
-            Tok::End => "unexpected end of expression".to_string(),
-            _ => "syntax error".to_string(),
-        };
-        error(&what, self.column())
+        error("syntax error", self.column())
     }
 
     fn is_word(&self, word: &str) -> bool {
@@ -306,7 +305,12 @@ impl Parser {
             }
             Tok::Op("~") => {
                 self.next();
-                Ok(binary("#", Expr::Const(Value::Int(-1)), self.unary()?))
+                let operand = self.expr(BITWISE_LEVEL + 1)?;
+                Ok(binary("#", Expr::Const(Value::Int(-1)), operand))
+            }
+            Tok::Word(w) if w == "not" => {
+                self.next();
+                Ok(Expr::Call(Func::Not, vec![self.expr(NOT_LEVEL)?]))
             }
             _ => self.primary(),
         }
@@ -320,7 +324,8 @@ impl Parser {
             Tok::Bool(b) => Ok(Expr::Const(Value::Bool(b))),
             Tok::Null => Ok(Expr::Const(Value::Null)),
             Tok::Var(name) => Ok(Expr::Var(name)),
-            Tok::MaxIntPlusOne => Err(error("bigint constant overflow", column)),
+            // 9223372036854775808 is a token of its own, valid only after a unary minus.
+            Tok::MaxIntPlusOne => Err(error("syntax error", column)),
             Tok::Op("(") => {
                 let inner = self.expr(0)?;
                 self.expect_op(")")?;
@@ -328,7 +333,6 @@ impl Parser {
             }
             Tok::Word(w) if w == "case" => self.case(),
             Tok::Word(name) => self.call(&name, column),
-            Tok::End => Err(error("unexpected end of expression", column)),
             _ => Err(error("syntax error", column)),
         }
     }
@@ -356,10 +360,7 @@ impl Parser {
 
     fn call(&mut self, name: &str, column: usize) -> Result<Expr, ParseError> {
         let Some(&(_, func, fewest, most)) = FUNCTIONS.iter().find(|f| f.0 == name) else {
-            return Err(error(
-                &format!("unexpected function name \"{name}\""),
-                column,
-            ));
+            return Err(error(&format!("unexpected function name ({name})"), column));
         };
         self.expect_op("(")?;
         let mut args = Vec::new();
@@ -373,6 +374,12 @@ impl Parser {
             }
         }
         self.expect_op(")")?;
+        if args.is_empty() && matches!(func, Func::Least | Func::Greatest) {
+            return Err(error(
+                &format!("at least one argument expected ({name})"),
+                column,
+            ));
+        }
         if !(fewest..=most).contains(&args.len()) {
             return Err(error(
                 &format!("unexpected number of arguments ({name})"),

@@ -43,8 +43,8 @@ pub(super) fn lex(text: &str) -> Result<Vec<(Tok, usize)>, ParseError> {
         if c == ':' {
             i += 1;
             let name = ident(&mut i);
-            if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
-                return Err(error("a variable name must follow ':'", start));
+            if name.is_empty() {
+                return Err(error("unexpected character (:)", start));
             }
             out.push((Tok::Var(name), start));
         } else if c.is_ascii_digit()
@@ -64,7 +64,7 @@ pub(super) fn lex(text: &str) -> Result<Vec<(Tok, usize)>, ParseError> {
             i += op.len();
             out.push((Tok::Op(op), start));
         } else {
-            return Err(error(&format!("unexpected character \"{c}\""), start));
+            return Err(error(&format!("unexpected character ({c})"), start));
         }
     }
     out.push((Tok::End, chars.len()));
@@ -105,19 +105,24 @@ fn number(chars: &[char], i: &mut usize) -> Result<Tok, ParseError> {
     }
     let text: String = chars[start..*i].iter().collect();
     if double {
-        return text
-            .parse()
-            .map(Tok::Double)
-            .map_err(|_| error(&format!("invalid double constant \"{text}\""), start));
+        return match text.parse::<f64>() {
+            Ok(d) if in_double_range(d, &text) => Ok(Tok::Double(d)),
+            _ => Err(error(&format!("double constant overflow ({text})"), start)),
+        };
     }
     match text.parse::<i64>() {
         Ok(n) => Ok(Tok::Int(n)),
         Err(_) if text == "9223372036854775808" => Ok(Tok::MaxIntPlusOne),
-        Err(_) => Err(error(
-            &format!("bigint constant overflow \"{text}\""),
-            start,
-        )),
+        Err(_) => Err(error(&format!("bigint constant overflow ({text})"), start)),
     }
+}
+
+/// Whether strtod would read `text` as `d` without a range error: neither infinite nor, for
+/// digits that are not all zero, below the smallest normal double (C's underflow).
+pub(super) fn in_double_range(d: f64, text: &str) -> bool {
+    let mantissa = text.split(['e', 'E']).next().unwrap_or(text);
+    let zero = !mantissa.bytes().any(|b| (b'1'..=b'9').contains(&b));
+    d.is_finite() && (zero || d.abs() >= f64::MIN_POSITIVE)
 }
 
 pub(super) fn error(message: &str, column: usize) -> ParseError {

@@ -40,6 +40,9 @@ struct OpenIf {
 /// costs memory in proportion, and no benchmark script comes near it.
 pub const MAX_SCRIPT_BYTES: usize = 1 << 20;
 
+/// The most words a meta-command takes after its name (pgbench's MAX_ARGS less the name).
+const MAX_WORDS: usize = 255;
+
 pub fn parse_script(name: &str, text: &str) -> Result<Script, ScriptError> {
     if text.len() > MAX_SCRIPT_BYTES {
         return Err(ScriptError {
@@ -112,8 +115,19 @@ impl Parser<'_> {
         }
     }
 
+    /// A meta-command's syntax error, in pgbench's words: `missing argument in command "set"`.
     fn fail<T>(&self, meta: &Meta, message: impl Into<String>) -> Result<T, ScriptError> {
-        Err(self.error(meta.line, meta.column, message))
+        Err(self.error(meta.line, meta.column, in_command(message.into(), meta)))
+    }
+
+    /// An error in the expression of `\set`, `\if` or `\elif`, at its column.
+    fn expression_error(&self, meta: &Meta, column: u32, message: &str) -> ScriptError {
+        self.error(meta.line, column, in_command(message.to_string(), meta))
+    }
+
+    /// A misplaced `\if`, `\elif`, `\else` or `\endif` (pgbench's "condition error").
+    fn condition_error<T>(&self, line: u32, column: u32, message: &str) -> Result<T, ScriptError> {
+        Err(self.error(line, column, format!("condition error: {message}")))
     }
 
     fn sql(&mut self, text: &str, line: u32, statements: usize) {
@@ -130,6 +144,10 @@ impl Parser<'_> {
     }
 
     fn meta(&mut self, meta: &Meta) -> Result<(), ScriptError> {
+        let expression = matches!(meta.lower.as_str(), "set" | "if" | "elif");
+        if !expression && meta.words.len() > MAX_WORDS {
+            return self.fail(meta, "too many arguments");
+        }
         let op = match meta.lower.as_str() {
             "gset" | "aset" => return self.store(meta),
             "set" => self.set(meta)?,
@@ -147,7 +165,7 @@ impl Parser<'_> {
                     _ => Op::EndPipeline,
                 }
             }
-            _ => return self.fail(meta, format!("invalid command \\{}", meta.name)),
+            _ => return self.fail(meta, "invalid command"),
         };
         self.after_sql = false;
         self.commands.push(Command {
@@ -163,7 +181,10 @@ impl Parser<'_> {
         if meta.words.len() > 1 {
             return self.fail(meta, "too many arguments");
         }
-        let must_follow = format!("\\{} must follow an SQL command", meta.lower);
+        let mut must_follow = format!("\\{} must follow an SQL command", meta.lower);
+        if let Some(previous) = self.commands.last() {
+            must_follow = format!("{must_follow} ({})", previous.text);
+        }
         let previous = self.commands.last_mut().filter(|_| self.after_sql);
         let Some(Command {
             op: Op::Sql(sql), ..
@@ -183,20 +204,16 @@ impl Parser<'_> {
     }
 
     fn set(&self, meta: &Meta) -> Result<Op, ScriptError> {
+        // The name is checked when the value is stored, as pgbench does: a bad one fails the
+        // client at run time.
         let Some(var) = meta.words.first() else {
             return self.fail(meta, "missing argument");
         };
-        if !valid_name(var) {
-            return self.fail(meta, format!("invalid variable name: \"{var}\""));
-        }
         let offset = meta.args.find(var).unwrap_or(0) + var.len();
         let rest = &meta.args[offset..];
-        if rest.trim().is_empty() {
-            return self.fail(meta, "missing argument");
-        }
         let at = meta.args_column + meta.args[..offset].chars().count() as u32;
         let expr = expr::parse(rest)
-            .map_err(|e| self.error(meta.line, at + e.column as u32, e.message))?;
+            .map_err(|e| self.expression_error(meta, at + e.column as u32, &e.message))?;
         Ok(Op::Set {
             var: var.to_string(),
             expr,
@@ -206,24 +223,38 @@ impl Parser<'_> {
     fn sleep(&self, meta: &Meta) -> Result<Op, ScriptError> {
         let (amount, unit) = match meta.words.as_slice() {
             [] => return self.fail(meta, "missing argument"),
+            [amount] if amount.starts_with(':') => (*amount, "s"),
             // pgbench splits `2ms` into its number and unit.
-            [amount] if !amount.starts_with(':') => split_sleep_unit(amount),
-            [amount] => (*amount, "s"),
-            [amount, unit] => (*amount, *unit),
+            [amount] => match split_sleep_unit(amount) {
+                Some(split) => split,
+                None => {
+                    let message = format!("invalid sleep time, must be an integer ({amount})");
+                    return self.fail(meta, message);
+                }
+            },
+            [amount, unit] if amount.starts_with(':') || is_integer_text(amount) => {
+                (*amount, *unit)
+            }
+            [amount, _] => {
+                let message = format!("invalid sleep time, must be an integer ({amount})");
+                return self.fail(meta, message);
+            }
             _ => return self.fail(meta, "too many arguments"),
         };
         let unit_us = match unit.to_ascii_lowercase().as_str() {
             "us" => 1,
             "ms" => 1_000,
             "s" => 1_000_000,
-            _ => return self.fail(meta, "unrecognized time unit, must be us, ms or s"),
-        };
-        let amount = word(amount);
-        if let Word::Text(t) = &amount {
-            if t.parse::<i64>().is_err() {
-                return self.fail(meta, "invalid sleep time, must be an integer");
+            _ => {
+                let message = format!("unrecognized time unit, must be us, ms or s ({unit})");
+                return self.fail(meta, message);
             }
-        }
+        };
+        // Text (an optional sign and digits) is read as C's atoi reads it when the command runs.
+        let amount = match amount.strip_prefix(':') {
+            Some(name) => Word::Var(name.to_string()),
+            None => Word::Text(amount.to_string()),
+        };
         Ok(Op::Sleep { amount, unit_us })
     }
 
@@ -231,23 +262,24 @@ impl Parser<'_> {
         let setting = meta.lower == "setshell";
         let needed = if setting { 2 } else { 1 };
         if meta.words.len() < needed {
-            return self.fail(meta, "missing command");
+            let what = if setting {
+                "missing argument"
+            } else {
+                "missing command"
+            };
+            return self.fail(meta, what);
         }
+        // As with \set, the variable's name is checked when its value is stored.
         let var = setting.then(|| meta.words[0].to_string());
-        if let Some(v) = var.as_deref().filter(|v| !valid_name(v)) {
-            return self.fail(meta, format!("invalid variable name: \"{v}\""));
-        }
         let words = meta.words[needed - 1..].iter().map(|w| word(w)).collect();
         Ok(Op::Shell { var, words })
     }
 
     /// `\if` opens a conditional; `\elif` adds a branch to the innermost one.
     fn branch(&mut self, meta: &Meta) -> Result<Op, ScriptError> {
-        if meta.args.trim().is_empty() {
-            return self.fail(meta, "missing argument");
-        }
-        let cond = expr::parse(meta.args)
-            .map_err(|e| self.error(meta.line, meta.args_column + e.column as u32, e.message))?;
+        let cond = expr::parse(meta.args).map_err(|e| {
+            self.expression_error(meta, meta.args_column + e.column as u32, &e.message)
+        })?;
         let here = self.commands.len();
         if meta.lower == "if" {
             self.open.push(OpenIf {
@@ -263,10 +295,10 @@ impl Parser<'_> {
             });
         }
         let Some(top) = self.open.last_mut() else {
-            return self.fail(meta, "\\elif without matching \\if");
+            return self.condition_error(meta.line, meta.column, "\\elif without matching \\if");
         };
         if top.has_else {
-            return self.fail(meta, "\\elif after \\else");
+            return self.condition_error(meta.line, meta.column, "\\elif after \\else");
         }
         set_on_false(&mut self.commands[top.last_branch].op, here);
         top.last_branch = here;
@@ -286,11 +318,12 @@ impl Parser<'_> {
         }
         let here = self.commands.len();
         let Some(top) = self.open.last_mut() else {
-            return self.fail(meta, format!("\\{} without matching \\if", meta.lower));
+            let message = format!("\\{} without matching \\if", meta.lower);
+            return self.condition_error(meta.line, meta.column, &message);
         };
         if meta.lower == "else" {
             if top.has_else {
-                return self.fail(meta, "\\else after \\else");
+                return self.condition_error(meta.line, meta.column, "\\else after \\else");
             }
             set_on_false(&mut self.commands[top.last_branch].op, here);
             top.has_else = true;
@@ -312,11 +345,8 @@ impl Parser<'_> {
 
     fn finish(self) -> Result<Script, ScriptError> {
         if let Some(unclosed) = self.open.first() {
-            return Err(self.error(
-                unclosed.line,
-                unclosed.column,
-                "\\if without matching \\endif",
-            ));
+            let (line, column) = (unclosed.line, unclosed.column);
+            return self.condition_error(line, column, "\\if without matching \\endif");
         }
         if self.commands.is_empty() {
             return Err(self.error(
@@ -341,13 +371,20 @@ fn set_on_false(op: &mut Op, target: usize) {
 
 /// `2ms` as pgbench reads it: the sign and digits, then the unit (seconds when none); a word
 /// without a leading digit stays whole, to be refused as not an integer.
-fn split_sleep_unit(word: &str) -> (&str, &str) {
+/// An optional sign and digits (none at all too: pgbench sleeps `+` as 0).
+fn is_integer_text(word: &str) -> bool {
+    let digits = word.strip_prefix(['+', '-']).unwrap_or(word);
+    digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// `2ms` as (`2`, `ms`), `7` as (`7`, `s`); None when text follows no digit (`ms`).
+fn split_sleep_unit(word: &str) -> Option<(&str, &str)> {
     let sign = usize::from(word.starts_with(['+', '-']));
     let digits = word[sign..].bytes().take_while(u8::is_ascii_digit).count();
-    if digits == 0 || sign + digits == word.len() {
-        return (word, "s");
+    if sign + digits == word.len() {
+        return Some((word, "s"));
     }
-    word.split_at(sign + digits)
+    (digits > 0).then(|| word.split_at(sign + digits))
 }
 
 fn first_line(text: &str) -> String {
@@ -431,4 +468,9 @@ pub(super) fn sql_parts(sql: &str) -> Vec<SqlPart> {
         parts.push(SqlPart::Text(text));
     }
     parts
+}
+
+/// `message in command "name"`, as pgbench ends a meta-command's syntax error.
+fn in_command(message: String, meta: &Meta) -> String {
+    format!("{message} in command \"{}\"", meta.name)
 }

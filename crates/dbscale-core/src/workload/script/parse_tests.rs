@@ -43,10 +43,10 @@ fn sql_commands_end_at_semicolons_outside_quotes_and_comments() {
     assert_eq!(ops.len(), 4);
     assert_eq!(
         sql_text(&ops[0]).0,
-        "SELECT ';', \"a;b\", $$x;y$$, $t$;$t$ -- c;\n  FROM t /* ; /* ; */ */"
+        "SELECT ';', \"a;b\", $$x;y$$, $t$;$t$ -- c;\n  FROM t /* ; /* ; */ */;"
     );
-    assert_eq!(sql_text(&ops[1]).0, "UPDATE t\n  SET a = 1\n  WHERE b = 2");
-    assert_eq!(sql_text(&ops[2]).0, "SELECT E'\\';'");
+    assert_eq!(sql_text(&ops[1]).0, "UPDATE t\n  SET a = 1\n  WHERE b = 2;");
+    assert_eq!(sql_text(&ops[2]).0, "SELECT E'\\';' ;");
     assert_eq!(sql_text(&ops[3]).0, "SELECT 3");
 }
 
@@ -56,7 +56,7 @@ fn backslash_semicolon_joins_statements_into_one_command() {
     assert_eq!(ops.len(), 1);
     assert_eq!(
         sql_text(&ops[0]),
-        ("SELECT 1 ; SELECT 2 ;\nSELECT 3".into(), 3)
+        ("SELECT 1 ; SELECT 2 ;\nSELECT 3;".into(), 3)
     );
 }
 
@@ -159,49 +159,100 @@ fn conditionals_jump_to_their_next_branch_and_end() {
 #[test]
 fn errors_name_file_line_and_column_in_pgbenchs_words() {
     let cases: &[(&str, u32, u32, &str)] = &[
-        ("SELECT 1;\n\\foo bar", 2, 1, "invalid command \\foo"),
-        ("\\set", 1, 1, "missing argument"),
-        ("\\set x", 1, 1, "missing argument"),
-        ("\\set 1x 3", 1, 1, "invalid variable name: \"1x\""),
+        (
+            "SELECT 1;\n\\foo bar",
+            2,
+            1,
+            "invalid command in command \"foo\"",
+        ),
+        ("\\set", 1, 1, "missing argument in command \"set\""),
+        ("\\set x", 1, 7, "syntax error in command \"set\""),
+        ("\\if", 1, 4, "syntax error in command \"if\""),
         (
             "\\sleep 1 min",
             1,
             1,
-            "unrecognized time unit, must be us, ms or s",
+            "unrecognized time unit, must be us, ms or s (min) in command \"sleep\"",
         ),
-        ("\\sleep x", 1, 1, "invalid sleep time, must be an integer"),
-        ("\\sleep 1 s s", 1, 1, "too many arguments"),
-        ("\\else", 1, 1, "\\else without matching \\if"),
-        ("\\endif", 1, 1, "\\endif without matching \\if"),
-        ("\\elif 1", 1, 1, "\\elif without matching \\if"),
+        (
+            "\\sleep x",
+            1,
+            1,
+            "invalid sleep time, must be an integer (x) in command \"sleep\"",
+        ),
+        (
+            "\\sleep 1 s s",
+            1,
+            1,
+            "too many arguments in command \"sleep\"",
+        ),
+        (
+            "\\else",
+            1,
+            1,
+            "condition error: \\else without matching \\if",
+        ),
+        (
+            "\\endif",
+            1,
+            1,
+            "condition error: \\endif without matching \\if",
+        ),
+        (
+            "\\elif 1",
+            1,
+            1,
+            "condition error: \\elif without matching \\if",
+        ),
         (
             "\\if 1\n\\else\n\\else\n\\endif",
             3,
             1,
-            "\\else after \\else",
+            "condition error: \\else after \\else",
         ),
         (
             "\\if 1\n\\else\n\\elif 2\n\\endif",
             3,
             1,
-            "\\elif after \\else",
+            "condition error: \\elif after \\else",
         ),
         (
             "SELECT 1;\n  \\if 1\nSELECT 2;",
             2,
             3,
-            "\\if without matching \\endif",
+            "condition error: \\if without matching \\endif",
         ),
-        ("\\gset", 1, 1, "\\gset must follow an SQL command"),
+        (
+            "\\gset",
+            1,
+            1,
+            "\\gset must follow an SQL command in command \"gset\"",
+        ),
         (
             "\\set x 1\n\\aset",
             2,
             1,
-            "\\aset must follow an SQL command",
+            "\\aset must follow an SQL command (\\set x 1) in command \"aset\"",
         ),
-        ("SELECT 1 \\gset a b", 1, 10, "too many arguments"),
-        ("\\setshell x", 1, 1, "missing command"),
-        ("\\startpipeline now", 1, 1, "unexpected argument"),
+        (
+            "SELECT 1 \\gset a b",
+            1,
+            10,
+            "too many arguments in command \"gset\"",
+        ),
+        (
+            "\\setshell x",
+            1,
+            1,
+            "missing argument in command \"setshell\"",
+        ),
+        ("\\shell", 1, 1, "missing command in command \"shell\""),
+        (
+            "\\startpipeline now",
+            1,
+            1,
+            "unexpected argument in command \"startpipeline\"",
+        ),
         (
             "-- nothing\n\n",
             1,
@@ -274,14 +325,14 @@ fn sleep_takes_its_unit_glued_to_the_number_as_pgbench_does() {
     assert_eq!(slept, want.map(|(t, u)| (t.to_string(), u)).to_vec());
     assert_eq!(
         error("\\sleep ms\n").message,
-        "invalid sleep time, must be an integer"
+        "invalid sleep time, must be an integer (ms) in command \"sleep\""
     );
     assert_eq!(
         error("\\sleep 2xs\n").message,
-        "unrecognized time unit, must be us, ms or s"
+        "unrecognized time unit, must be us, ms or s (xs) in command \"sleep\""
     );
     assert_eq!(
         error("\\sleep 2ms s\n").message,
-        "invalid sleep time, must be an integer"
+        "invalid sleep time, must be an integer (2ms) in command \"sleep\""
     );
 }

@@ -55,6 +55,16 @@ impl PgPrng {
     }
 }
 
+/// pgbench's `:default_seed` for `--random-seed=seed` and `clients` clients: its base sequence
+/// seeds one generator per client first, then draws the hash functions' default seed.
+pub fn default_seed(seed: u64, clients: u32) -> i64 {
+    let mut base = PgPrng::seeded(seed);
+    for _ in 0..clients {
+        base.next_u64();
+    }
+    base.next_u64() as i64
+}
+
 /// Where `value` lands in the permutation of `[0, size)` that `seed` picks (0 when `size` < 2).
 pub fn permute(value: i64, size: i64, seed: i64) -> i64 {
     if size < 2 {
@@ -88,7 +98,14 @@ pub fn permute(value: i64, size: i64, seed: i64) -> i64 {
 
 #[cfg(test)]
 mod tests {
-    use super::permute;
+    use super::{default_seed, permute};
+
+    #[test]
+    fn default_seed_as_pgbench_draws_it() {
+        // pgbench 15 --random-seed=1234: hash(10) with -c 1 and -c 2 used these seeds.
+        assert_eq!(default_seed(1234, 1), -5_870_543_891_441_561_991);
+        assert_eq!(default_seed(1234, 2), 3_267_962_276_587_403_167);
+    }
 
     #[test]
     fn pgbench_pinned_values() {

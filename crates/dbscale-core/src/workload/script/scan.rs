@@ -164,7 +164,8 @@ pub(super) fn scan(text: &str) -> Vec<Piece> {
                 statements += 1;
             }
             ';' => {
-                s.bump();
+                // Kept, as pgbench sends it: the server's messages then read as under pgbench.
+                sql.push(s.bump());
                 finish_sql(&mut sql, &mut statements, sql_line, &mut pieces);
             }
             '\'' => {

@@ -197,14 +197,22 @@ fn run_time_errors_in_pgbenchs_words() {
 #[test]
 fn parse_errors_name_the_column() {
     for (text, message, column) in [
-        ("1 +", "unexpected end of expression", 3),
-        ("foo(1)", "unexpected function name \"foo\"", 0),
+        ("1 +", "syntax error", 3),
+        ("foo(1)", "unexpected function name (foo)", 0),
         ("abs(1, 2)", "unexpected number of arguments (abs)", 0),
         ("1 < 2 < 3", "syntax error", 6),
-        ("(1 + 2", "unexpected end of expression", 6),
-        ("9223372036854775808", "bigint constant overflow", 0),
+        ("(1 + 2", "syntax error", 6),
+        ("9223372036854775808", "syntax error", 0),
+        (
+            "9223372036854775809",
+            "bigint constant overflow (9223372036854775809)",
+            0,
+        ),
+        ("1.0E309", "double constant overflow (1.0E309)", 0),
+        ("least()", "at least one argument expected (least)", 0),
+        (": + 1", "unexpected character (:)", 0),
         ("1 2", "syntax error", 2),
-        ("1 @ 2", "unexpected character \"@\"", 2),
+        ("1 @ 2", "unexpected character (@)", 2),
         ("1 IS 2", "syntax error", 5),
     ] {
         let got = parse(text).expect_err(text);

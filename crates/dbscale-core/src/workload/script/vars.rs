@@ -115,11 +115,12 @@ pub fn write_value(value: Value, out: &mut String) {
 
 /// C's `%.15g`.
 pub fn format_g15(d: f64) -> String {
+    // pgbench prints with PostgreSQL's own snprintf, which spells these out.
     if d.is_nan() {
-        return "nan".into();
+        return "NaN".into();
     }
     if d.is_infinite() {
-        return if d > 0.0 { "inf" } else { "-inf" }.into();
+        return if d > 0.0 { "Infinity" } else { "-Infinity" }.into();
     }
     if d == 0.0 {
         return if d.is_sign_negative() { "-0" } else { "0" }.into();
@@ -161,11 +162,57 @@ fn typed(text: &str) -> Option<Value> {
     if looks_like_int(text) {
         return text.trim().parse::<i64>().ok().map(Value::Int);
     }
-    let trimmed = text.trim();
-    match trimmed.parse::<f64>() {
-        Ok(d) if !trimmed.starts_with('+') || trimmed.len() > 1 => Some(Value::Double(d)),
-        _ => None,
+    strtod(text).map(Value::Double)
+}
+
+/// C's `strtod` over the whole text, as pgbench's `strtodouble` uses it: leading white space,
+/// decimal or hexadecimal (`0x1p4`) digits, `inf`, `infinity` and `nan` in any case; None on
+/// trailing characters or a range error (overflow, or underflow below the normal doubles).
+pub(super) fn strtod(text: &str) -> Option<f64> {
+    let t = text.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
+    let (negative, unsigned) = match t.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let lower = unsigned.to_ascii_lowercase();
+    let magnitude = if let Some(hex) = lower.strip_prefix("0x") {
+        hex_double(hex)?
+    } else if ["inf", "infinity", "nan"].contains(&lower.as_str()) {
+        return Some(match lower.as_str() {
+            "nan" => f64::NAN,
+            _ if negative => f64::NEG_INFINITY,
+            _ => f64::INFINITY,
+        });
+    } else if unsigned.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
+        let d = unsigned.parse::<f64>().ok()?;
+        if !super::lex::in_double_range(d, unsigned) {
+            return None;
+        }
+        d
+    } else {
+        return None;
+    };
+    Some(if negative { -magnitude } else { magnitude })
+}
+
+/// The digits after `0x`: hexadecimal digits with an optional point, then an optional binary
+/// exponent (`p-3`).
+fn hex_double(text: &str) -> Option<f64> {
+    let (digits, exponent) = match text.split_once('p') {
+        Some((digits, exponent)) => (digits, exponent.parse::<i32>().ok()?),
+        None => (text, 0),
+    };
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+    if whole.is_empty() && fraction.is_empty() {
+        return None;
     }
+    let mut value = 0.0f64;
+    for c in whole.chars().chain(fraction.chars()) {
+        value = value * 16.0 + f64::from(c.to_digit(16)?);
+    }
+    let scale = exponent.checked_sub(4 * i32::try_from(fraction.len()).ok()?)?;
+    let d = value * 2f64.powi(scale);
+    (d.is_finite() && (value == 0.0 || d >= f64::MIN_POSITIVE)).then_some(d)
 }
 
 /// Optional spaces, an optional sign, digits, optional spaces (pgbench's `is_an_int`).
@@ -178,6 +225,28 @@ fn looks_like_int(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn doubles_are_read_as_strtod_reads_them() {
+        for (text, want) in [
+            ("0x10", Some(16.0)),
+            ("0x1p-2", Some(0.25)),
+            ("-0X.8", Some(-0.5)),
+            ("inf", Some(f64::INFINITY)),
+            ("-Infinity", Some(f64::NEG_INFINITY)),
+            (" 5.5", Some(5.5)),
+            ("1e-300", Some(1e-300)),
+            ("0.0e-999", Some(0.0)),
+        ] {
+            assert_eq!(strtod(text), want, "{text}");
+        }
+        assert!(strtod("NaN").is_some_and(f64::is_nan));
+        for text in [
+            "1e309", "1e-310", "5.5 ", "0x", "x1", "1.2.3", "", "+", "0xg",
+        ] {
+            assert_eq!(strtod(text), None, "{text}");
+        }
+    }
 
     #[test]
     fn text_values_are_typed_as_pgbench_types_them() {

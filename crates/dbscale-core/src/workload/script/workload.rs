@@ -7,9 +7,9 @@ use std::sync::{Arc, OnceLock};
 use super::builtin::{builtin, builtin_names};
 use super::client::{ScriptClient, ScriptMix};
 use super::eval::Value;
-use super::model::{Op, Script, SqlPart};
+use super::model::{Op, Script, SqlCommand, SqlPart};
 use super::parse::parse_script;
-use super::permute::permute;
+use super::permute::default_seed;
 use super::vars::valid_name;
 use crate::config::WorkloadConfig;
 use crate::driver::{numbered_placeholders, Connection, Dialect, QueryProtocol, Statement};
@@ -44,12 +44,31 @@ pub struct ScriptWorkload {
     /// For the data checks and maintenance of built-ins in the mix.
     tpcb: Option<Tpcb>,
     seed: u64,
+    /// The run's clients (every worker's): pgbench's `:default_seed` depends on their count.
+    clients: u32,
     protocol: QueryProtocol,
     dialect: Dialect,
     /// Per script and command, its statement's index (see [`ScriptWorkload::statements`]).
     statement_of: Vec<Vec<Option<usize>>>,
     /// Built for the first client, once the data check has settled `:scale`.
     mix: OnceLock<Arc<ScriptMix>>,
+}
+
+/// The most variables one SQL command may bind under the extended and prepared protocols
+/// (pgbench's MAX_ARGS less one); the simple protocol, which sends text, has no such limit.
+const MAX_BOUND_VARIABLES: usize = 255;
+
+/// A SQL command as written (variables as `:name`), for messages.
+fn sql_text(sql: &SqlCommand) -> String {
+    sql.parts
+        .iter()
+        .map(|part| match part {
+            SqlPart::Text(t) => t.clone(),
+            SqlPart::Var(name) => format!(":{name}"),
+            SqlPart::Literal(name) => format!(":'{name}'"),
+            SqlPart::Identifier(name) => format!(":\"{name}\""),
+        })
+        .collect()
 }
 
 fn script_error(e: impl std::fmt::Display) -> Error {
@@ -120,6 +139,7 @@ impl ScriptWorkload {
             params,
             tpcb,
             seed: 0,
+            clients: 1,
             protocol: QueryProtocol::Simple,
             dialect: Dialect::Postgres,
             statement_of: Vec::new(),
@@ -136,10 +156,12 @@ impl ScriptWorkload {
         self.scripts.iter().map(|s| s.name.clone()).collect()
     }
 
-    /// What the run decides: its seed (`:random_seed`, `:default_seed`) and how SQL travels.
-    pub fn bind_run(&mut self, seed: u64, protocol: QueryProtocol) {
+    /// What the run decides: its seed (`:random_seed`, and with the run's client count
+    /// `:default_seed`) and how SQL travels.
+    pub fn bind_run(&mut self, seed: u64, protocol: QueryProtocol, clients: u32) {
         self.seed = seed;
         self.protocol = protocol;
+        self.clients = clients;
     }
 
     /// Under the extended and prepared protocols, each SQL command becomes a statement with
@@ -179,6 +201,16 @@ impl ScriptWorkload {
                                 }
                                 _ => text.push('?'),
                             }
+                        }
+                        let bound = sql.parts.iter().filter(|p| !matches!(p, SqlPart::Text(_)));
+                        if bound.count() > MAX_BOUND_VARIABLES {
+                            return Err(Error::Script(format!(
+                                "{}:{}: statement has too many arguments (maximum is \
+                                 {MAX_BOUND_VARIABLES}): {}",
+                                script.name,
+                                command.line,
+                                sql_text(sql)
+                            )));
                         }
                         let label = format!("{}:{}", script.name, command.line);
                         statements
@@ -240,10 +272,10 @@ impl ScriptWorkload {
     fn mix_for_clients(&self) -> ScriptMix {
         let mut initial = vec![
             ("random_seed".to_string(), Value::Int(self.seed as i64)),
-            // pgbench draws it from its base random sequence; dbscale from the run's seed.
+            // As pgbench draws it: the same seed and client count give the same value.
             (
                 "default_seed".to_string(),
-                Value::Int(permute(0, i64::MAX, self.seed as i64)),
+                Value::Int(default_seed(self.seed, self.clients)),
             ),
             ("scale".to_string(), Value::Int(self.params.int("scale"))),
         ];

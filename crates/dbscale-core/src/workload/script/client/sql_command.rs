@@ -138,8 +138,9 @@ impl ScriptClient {
             for (column, value) in set.columns.iter().zip(row) {
                 let name = format!("{}{column}", store.prefix);
                 if !valid_name(&name) {
+                    let command = if store.all { "aset" } else { "gset" };
                     return Err(SqlFailure::Script(format!(
-                        "error storing into variable {name}"
+                        "{command}: invalid variable name: \"{name}\""
                     )));
                 }
                 self.vars.set_text(&name, value.clone().unwrap_or_default());
