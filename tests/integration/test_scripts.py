@@ -4,10 +4,15 @@ scripts are refused before anything runs; run-time errors fail transactions by c
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import PgTestServer
+from tests.conftest import REPO, PgTestServer
 from tests.integration.conftest import dbscale, read_runs
 from tests.integration.mariadb import mariadb_from_env
 from tests.integration.test_pgbench_interop import pgbench
@@ -275,3 +280,46 @@ def test_a_statement_that_will_not_prepare_is_not_blamed_on_max_connections(
     assert "syntax error" in done.err and "would not prepare" in done.err.split("hint:")[1]
     [record] = read_runs(out / "runs.jsonl")
     assert record["connect_error_kind"] == "sql" and record["verdict"]["status"] == "failed"
+
+
+def _shell_children(marker: str) -> list[int]:
+    """Processes whose command line holds `marker` (from /proc: no procps needed)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            line = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, ValueError):
+            continue
+        if entry.name.isdigit() and marker in line and int(entry.name) != os.getpid():
+            found.append(int(entry.name))
+    return found
+
+
+def test_shell_commands_die_with_the_run(live: PgTestServer, tmp_path: Path) -> None:
+    # A \shell still running when the run stops at once (a second Ctrl-C) is killed, its
+    # children too: nothing of a script outlives its run.
+    marker = "sleep 97.25"
+    script = tmp_path / "shell.sql"
+    script.write_text(f"\\shell sh -c '{marker}; true'\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+    env["PYTHONPATH"] = str(REPO / "python")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dbscale", "run", f"script:{script}", "--target",
+         live.url_for("postgres"), "-T", "60s", "--out", str(tmp_path / "r")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 20
+        while not _shell_children(marker) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _shell_children(marker), "the script's shell command did not start"
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    deadline = time.monotonic() + 5
+    while _shell_children(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _shell_children(marker), "a shell command outlived its run"
