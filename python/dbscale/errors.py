@@ -15,6 +15,7 @@ EXIT_NOT_PREPARED = 4
 EXIT_SQL = 5
 EXIT_RUN = 6
 EXIT_INCONSISTENT = 7
+EXIT_UNCHECKED = 8
 EXIT_INTERNAL = 70
 EXIT_CANCELLED = 130
 
@@ -119,6 +120,16 @@ class InconsistentDataError(DbscaleError):
     """`dbscale check` found the data breaking a consistency condition."""
 
     exit_code = EXIT_INCONSISTENT
+
+
+class UncheckedError(DbscaleError):
+    """The consistency check after a run could not finish (the server gone, say): the data is
+    neither known good nor known bad, and the run keeps its own verdict."""
+
+    exit_code = EXIT_UNCHECKED
+    default_hint = (
+        "check the data when the server answers again: dbscale check WORKLOAD --target URL"
+    )
 
 
 class ResultsError(DbscaleError):

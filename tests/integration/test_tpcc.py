@@ -105,6 +105,35 @@ def test_wait_mode_needs_ten_terminals_per_warehouse(mariadb: MariaDBTestServer)
     assert "(wait, 1 of 1 warehouses active" in done.out
 
 
+def test_a_check_that_cannot_finish_is_its_own_outcome(
+    mariadb: MariaDBTestServer, tmp_path: Path
+) -> None:
+    # The run's user may not read `history`, which condition 3.3.2.8 reads: the check stops
+    # there. Nothing is known of the data, so the run keeps its own verdict (not "failed" for
+    # inconsistent data) and the command exits 8, not 7.
+    url = mariadb.fresh_database("dbscale_tpcc_unchecked")
+    dbscale("prepare", "tpcc", "--target", url, "--set", "warehouses=1").assert_ok()
+    tables = ("warehouse", "district", "customer", "item", "stock", "orders", "new_order",
+              "order_line")  # fmt: skip
+    mariadb.sql(
+        "DROP USER IF EXISTS 'unchecked'@'%'; CREATE USER 'unchecked'@'%' IDENTIFIED BY 'pw'; "
+        "GRANT INSERT, UPDATE, DELETE ON dbscale_tpcc_unchecked.* TO 'unchecked'@'%'; "
+        + " ".join(f"GRANT SELECT ON dbscale_tpcc_unchecked.{t} TO 'unchecked'@'%';"
+                   for t in tables)
+    )  # fmt: skip
+    blind = mariadb.url_for("dbscale_tpcc_unchecked", user="unchecked", password="pw")
+    done = dbscale("run", "tpcc", "--target", blind, "--set", "wait=false", "--clients", "2",
+                   "--duration", "2s", "--check", "--out", str(tmp_path / "r"))  # fmt: skip
+    assert done.code == 8, done.text
+    done.assert_user_error()
+    assert "consistency check after the run could not finish" in done.err
+    assert "pw" not in done.text
+    (record,) = read_runs(tmp_path / "r" / "runs.jsonl")
+    assert record["verdict"]["status"] == "ok"
+    assert "could not finish" in record["verdict"]["message"]
+    assert "history" in record["consistency"]["error"]
+
+
 def test_unknown_workload_check_is_a_usage_error(mariadb: MariaDBTestServer) -> None:
     url = mariadb.fresh_database("dbscale_tpcc_none")
     done = dbscale("check", "tpcb", "--target", url)

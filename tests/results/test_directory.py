@@ -90,6 +90,8 @@ def test_a_failed_consistency_check_fails_the_run_and_keeps_its_numbers() -> Non
     assert bad.consistency is not None and bad.consistency.failed == ["3.3.2.3"]
     unknown = make_record(NATIVE, meta(consistency={"ok": False, "error": "server gone"}))
     assert "could not finish: server gone" in unknown.verdict.message
+    # Nothing is known of the data: the run keeps its own verdict.
+    assert unknown.verdict.status == NATIVE.verdict.status and unknown.measured
     assert RunRecord.from_json(json.loads(bad.to_json())).consistency == bad.consistency
 
 

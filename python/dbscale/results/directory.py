@@ -121,9 +121,11 @@ def make_record(native: RunResult, meta: RunMeta) -> RunRecord:
     if meta.consistency is not None:
         consistency = ConsistencySection.model_validate(meta.consistency)
         fields["consistency"] = consistency
-        if not consistency.ok:
+        if not consistency.ok and not consistency.unfinished:
             # Data that breaks its conditions makes the run's numbers untrustworthy.
-            fields["verdict"] = {"status": "failed", "message": _inconsistent(consistency)}
+            failed = ", ".join(consistency.failed)
+            message = f"consistency conditions fail after the run: {failed}"
+            fields["verdict"] = {"status": "failed", "message": message}
     record = RunRecord.from_json(fields, "the run's result")
     outages = find_outages(record) if record.verdict.status != "failed" else []
     if outages:
@@ -131,13 +133,16 @@ def make_record(native: RunResult, meta: RunMeta) -> RunRecord:
         fields["outages_counted"] = meta.count_outages
         fields["verdict"] = outage_verdict(record, outages)
         record = RunRecord.from_json(fields, "the run's result")
+    if record.consistency is not None and record.consistency.unfinished:
+        # Not a verdict on the data: the run keeps its own, with the unchecked data noted.
+        verdict = record.verdict
+        note = f"the consistency check after the run could not finish: {record.consistency.error}"
+        fields["verdict"] = {
+            **verdict.model_dump(mode="json"),
+            "message": f"{verdict.message}; {note}",
+        }
+        record = RunRecord.from_json(fields, "the run's result")
     return record
-
-
-def _inconsistent(section: ConsistencySection) -> str:
-    if section.error:
-        return f"the consistency check after the run could not finish: {section.error}"
-    return f"consistency conditions fail after the run: {', '.join(section.failed)}"
 
 
 class ResultsDir:

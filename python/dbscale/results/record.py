@@ -50,6 +50,11 @@ class ConsistencySection(_Part):
     def failed(self) -> list[str]:
         return [c.id for c in self.conditions if c.status == "fail"]
 
+    @property
+    def unfinished(self) -> bool:
+        """The check could not run to its end: nothing is known of the data."""
+        return bool(self.error)
+
 
 def consistency_section(report: CheckReport) -> ConsistencySection:
     """A check report (the core's answer) as a run record's `consistency` section."""

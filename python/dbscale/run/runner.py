@@ -27,6 +27,7 @@ from dbscale.errors import (
     InconsistentDataError,
     NotPreparedError,
     RunError,
+    UncheckedError,
 )
 from dbscale.observe import StudyObserver
 from dbscale.observe.section import ObserveSection
@@ -231,13 +232,23 @@ class StudyRunner:
             if self.pool is not None:
                 self.pool.close()
         outages = [r for r in outcome.records if r.verdict.status == "outage"]
+        unchecked = [r for r in outcome.records if r.consistency and r.consistency.unfinished]
         if outages:
             raise RunError(
                 f"{len(outages)} of {len(outcome.records)} runs had an outage: "
                 f"{outages[0].verdict.message}",
                 "the server stopped answering during those runs; they are in runs.jsonl, marked "
                 "`outage`, and left out of the statistics (statistics.include_outages: true "
-                "counts them); --resume does not repeat them",
+                "counts them); --resume does not repeat them"
+                + (f"; {len(unchecked)} runs' data went unchecked" if unchecked else ""),
+            )
+        if unchecked:
+            first = unchecked[0].consistency
+            raise UncheckedError(
+                f"{len(unchecked)} of {len(outcome.records)} runs' consistency check after the "
+                f"run could not finish: {first.error if first else ''}",
+                "those runs keep their own verdicts and are in runs.jsonl; fix what stopped the "
+                "check, then check the data: dbscale check WORKLOAD --target URL",
             )
         return outcome
 
@@ -353,7 +364,11 @@ class StudyRunner:
                 f"what ran, the interrupted run included, is in {self.results.path}; "
                 f"dbscale run ... --resume {self.results.path} finishes the study",
             )
-        if record.consistency is not None and not record.consistency.ok:
+        if (
+            record.consistency is not None
+            and not record.consistency.ok
+            and not record.consistency.unfinished
+        ):
             raise InconsistentDataError(
                 f"run {slot.index} ({step.label}): {record.verdict.message}",
                 "the run is recorded, marked failed; the lines above name the offending rows. "
