@@ -10,7 +10,7 @@ from typing import Any
 
 from dbscale.core.config import TargetConfig, WorkloadConfig, make_run_config
 from dbscale.results.directory import RunMeta, make_record
-from dbscale.results.outages import find_outages
+from dbscale.results.outages import find_gaps, find_outages
 from dbscale.results.points import summarize_points
 from tests.synthetic import make_record as synthetic_record
 from tests.synthetic import typed
@@ -65,3 +65,25 @@ def test_an_outage_run_is_marked_and_left_out_of_its_point_unless_counted() -> N
     assert point.runs == 1 and "1 outage run(s) left out" in point.flags
     counted = make_record(native, replace(meta, count_outages=True))
     assert counted.verdict.status == "outage" and counted.measured is True
+
+
+def test_a_wait_with_every_client_connected_is_a_stall_and_counts() -> None:
+    held = with_seconds([900, 0, 0, 0, 880], [0, 0, 0, 0, 0], clients=4)
+    for interval in held["intervals"]:
+        interval["clients_connected"] = 4
+    [native] = typed([held])
+    gaps = find_gaps(native)
+    assert gaps.outages == [] and [(s.start_s, s.length_s) for s in gaps.stalls] == [(1.0, 3.0)]
+    config = make_run_config(target=TargetConfig(url="postgresql://u@h/db"),
+                             workload=WorkloadConfig(name="tpcb"))  # fmt: skip
+    now = datetime.now(UTC)
+    meta = RunMeta(started_at=now, ended_at=now, config=config, warmup=False,
+                   dbscale_version="t", cancelled=False)  # fmt: skip
+    record = make_record(native, meta)
+    assert record.verdict.status == native.verdict.status and record.measured
+    assert record.stalls is not None and record.stalls[0].length_s == 3.0
+    # The same gap with clients that lost their connections is an outage.
+    gone = with_seconds([900, 0, 0, 0, 880], [0, 0, 0, 0, 0], clients=4)
+    for interval in gone["intervals"]:
+        interval["clients_connected"] = 4 if interval["transactions"] else 0
+    assert [o.length_s for o in find_gaps(typed([gone])[0]).outages] == [3.0]

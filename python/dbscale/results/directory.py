@@ -26,7 +26,7 @@ from dbscale.files import append_durable, space_hint, write_atomic
 from dbscale.observe.section import ObserveSection
 from dbscale.redaction import redact_url
 from dbscale.results.micro_records import MICRO_FILE
-from dbscale.results.outages import find_outages, outage_verdict
+from dbscale.results.outages import find_gaps, outage_verdict
 from dbscale.results.points import PointSummary, flatten
 from dbscale.results.record import ConsistencySection, RunRecord, StudyPlace
 from dbscale.values import JsonObject, iso_utc
@@ -127,12 +127,16 @@ def make_record(native: RunResult, meta: RunMeta) -> RunRecord:
             message = f"consistency conditions fail after the run: {failed}"
             fields["verdict"] = {"status": "failed", "message": message}
     record = RunRecord.from_json(fields, "the run's result")
-    outages = find_outages(record) if record.verdict.status != "failed" else []
-    if outages:
-        fields["outages"] = [asdict(o) for o in outages]
-        fields["outages_counted"] = meta.count_outages
-        fields["verdict"] = outage_verdict(record, outages)
-        record = RunRecord.from_json(fields, "the run's result")
+    if record.verdict.status != "failed":
+        gaps = find_gaps(record)
+        if gaps.outages:
+            fields["outages"] = [asdict(o) for o in gaps.outages]
+            fields["outages_counted"] = meta.count_outages
+            fields["verdict"] = outage_verdict(record, gaps.outages)
+        if gaps.stalls:
+            fields["stalls"] = [asdict(s) for s in gaps.stalls]
+        if gaps.outages or gaps.stalls:
+            record = RunRecord.from_json(fields, "the run's result")
     if record.consistency is not None and record.consistency.unfinished:
         # Not a verdict on the data: the run keeps its own, with the unchecked data noted.
         verdict = record.verdict

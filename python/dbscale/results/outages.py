@@ -1,9 +1,15 @@
-"""Outages found in a run's per-second intervals: stretches in which no transaction completed
-while the clients were reconnecting (connection errors) or, in a closed loop without pacing,
-waiting on the server for two seconds or more. A run with an outage gets the verdict `outage`
-naming when and how long each lasted, and stays out of its point's statistics (it stays in
-runs.jsonl) unless the plan's `statistics.include_outages` says otherwise: a server that was
-down for 60% of a run must not pass for a slow server.
+"""Outages and stalls found in a run's per-second intervals: stretches in which no transaction
+completed. An outage is one with errors or with clients that lost their connections: the server
+was gone. A run with an outage gets the verdict `outage` naming when and how long each lasted,
+and stays out of its point's statistics (it stays in runs.jsonl) unless the plan's
+`statistics.include_outages` says otherwise: a server that was down for 60% of a run must not
+pass for a slow server.
+
+A stall is two seconds or more of a closed loop without pacing in which nothing completed, no
+error came and every client stayed connected: the server was up and made them wait (a lock held
+by another session, a hung statement). That is the server's behaviour under this load, so the
+run keeps its verdict and counts in the statistics; the record names the stall and the run is
+flagged with a warning.
 """
 
 from __future__ import annotations
@@ -28,6 +34,10 @@ class Outage:
         return (f"no transaction completed for {self.length_s:.1f} s from {self.start_s:.1f} s "
                 f"({cause})")  # fmt: skip
 
+    def describe_stall(self) -> str:
+        return (f"no transaction completed for {self.length_s:.1f} s from {self.start_s:.1f} s, "
+                "every client connected and waiting, no errors")  # fmt: skip
+
 
 def _windows(intervals: Sequence[Interval]) -> list[list[tuple[float, Interval]]]:
     """Maximal runs of intervals without a completed transaction, each with its start time."""
@@ -46,19 +56,40 @@ def _windows(intervals: Sequence[Interval]) -> list[list[tuple[float, Interval]]
     return windows
 
 
-def find_outages(record: RunRecord) -> list[Outage]:
-    """The record's outages (none for a run that completed nothing at all: that one failed)."""
+@dataclass(frozen=True)
+class Gaps:
+    """A run's stretches without a completed transaction: outages and stalls."""
+
+    outages: list[Outage]
+    stalls: list[Outage]
+
+
+def find_gaps(record: RunRecord) -> Gaps:
+    """The record's outages and stalls (none for a run that completed nothing at all: that one
+    failed)."""
+    gaps = Gaps([], [])
     if record.transactions == 0 or record.cancelled:
-        return []
+        return gaps
     paced = (record.tpcc is not None and record.tpcc.wait) or record.rate_tps is not None
-    found = []
     for window in _windows(record.window_intervals):
         start = window[0][0]
         length = window[-1][1].t_s - start
         errors = sum(interval.errors for _, interval in window)
-        if errors > 0 or (not paced and length >= STALL_S):
-            found.append(Outage(start, length, errors))
-    return found
+        connected = all(
+            i.clients_connected is not None and i.clients_connected >= record.clients
+            for _, i in window
+        )
+        long_enough = not paced and length >= STALL_S
+        if errors == 0 and connected and long_enough:
+            gaps.stalls.append(Outage(start, length, errors))
+        elif errors > 0 or long_enough:
+            gaps.outages.append(Outage(start, length, errors))
+    return gaps
+
+
+def find_outages(record: RunRecord) -> list[Outage]:
+    """The record's outages."""
+    return find_gaps(record).outages
 
 
 def outage_verdict(record: RunRecord, outages: Sequence[Outage]) -> dict[str, object]:

@@ -116,6 +116,7 @@ class RunRecord(RunResult):
     consistency: ConsistencySection | None = None
     outages: list[OutageSection] | None = None  # results/outages.py
     outages_counted: bool = False  # the plan's statistics.include_outages when it was recorded
+    stalls: list[OutageSection] | None = None  # results/outages.py: counted, with a warning
     # A scaled-out run (dbscale/scaleout): each worker's host, share, totals, start skew,
     # histogram; `worker_lost` when one died or stopped answering (the run failed; --resume
     # runs it again).

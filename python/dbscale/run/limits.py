@@ -1,5 +1,6 @@
 """How the verdict is shown: one `limited by:` line after each run, and a loud warning (after
-the run and again under the summary table) when the client itself was a bottleneck.
+the run and again under the summary table) when the client itself was a bottleneck, or when the
+server stalled every client.
 """
 
 from __future__ import annotations
@@ -67,6 +68,35 @@ def print_limits(console: Console, records: Sequence[RunRecord]) -> None:
     if shared:  # once for the study, naming the runs
         runs = ", ".join(str(i) for i, _ in shared)
         _warn(console, f"run {runs}: {shared[0][1].host_warning}", CONTAMINATION_HINT)
+
+
+STALL_HINT = (
+    "the server made every client wait without an error (a lock held by another session, a "
+    "long statement, a checkpoint); the run counts in the statistics with the stall in its "
+    "throughput: find what held the server (the observer's waits in runs.jsonl) and run again "
+    "if it was not part of the load"
+)
+
+
+def stall_warning(record: RunRecord) -> str | None:
+    """A sentence when the run stalled: its longest stall, and the lock waits the observer saw."""
+    if not record.stalls:
+        return None
+    longest = max(record.stalls, key=lambda s: s.length_s)
+    waits = record.observe.waits if record.observe is not None else None
+    lock = waits.classes.get("lock", 0.0) if waits is not None else 0.0
+    why = f"; the server's sessions waited on locks in {lock:.0%} of their samples" if lock else ""
+    more = f" ({len(record.stalls)} stalls)" if len(record.stalls) > 1 else ""
+    return (
+        f"stalled{more}: no transaction completed for {longest.length_s:.1f} s from "
+        f"{longest.start_s:.1f} s, every client connected, no errors{why}"
+    )
+
+
+def print_stall(console: Console, record: RunRecord, label: str | None = None) -> None:
+    warning = stall_warning(record)
+    if warning is not None:
+        _warn(console, f"{label}: {warning}" if label else warning, STALL_HINT)
 
 
 CONTAMINATION_HINT = (

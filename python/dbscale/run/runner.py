@@ -52,7 +52,7 @@ from dbscale.results.record import (
 )
 from dbscale.run import data
 from dbscale.run.console import compact_output, print_points, print_run, print_summary
-from dbscale.run.limits import print_limits, print_verdict
+from dbscale.run.limits import print_limits, print_stall, print_verdict
 from dbscale.run.micro_step import print_micro_record, print_micro_summary, run_micro_step
 from dbscale.run.output_format import OutputFormat
 from dbscale.run.progress import RunProgress, RunSlot
@@ -355,6 +355,7 @@ class StudyRunner:
         print_run(self.out, record, step.label, self.output_format)
         if not compact_output(self.out, self.output_format):
             print_verdict(self.out, record)
+        print_stall(self.out, record, step.label)
         for worker in saturated_workers(record):
             self.out.print(f"warning: {worker}", highlight=False, soft_wrap=True)
         if done.cancelled or interrupted:
