@@ -130,10 +130,39 @@ def test_a_full_disk_keeps_every_complete_run_and_says_so(
     done.assert_user_error()
     assert done.code == EXIT_FAILURE, done.text
     assert "No space left on device" in done.err and "is full" in done.err.split("hint:")[1]
+    # The error names the write that failed first and the run that is kept.
+    [error] = [x for x in done.err.splitlines() if x.startswith("error: ")]
+    kept = "is kept in runs.jsonl, and the study stopped" in error
+    assert kept or "was measured, but its record could not be written" in error, done.err
+    assert "targets/" not in error
     assert "internal error" not in done.err
     assert not list(out.glob(".*.tmp")), "a temporary file was left behind"
     records = read_runs(out / "runs.jsonl")  # every complete line is a whole record
     assert records and all(r["transactions"] > 0 for r in records)
+
+
+def test_a_run_whose_record_cannot_be_written_is_named_and_kept_on_stdout(
+    live: PgTestServer, small_filesystem: Path, tmp_path: Path
+) -> None:
+    # The script's first transaction fills the results' filesystem: run 1 is measured, then
+    # cannot be appended. The error says which run and why; its record goes to stdout.
+    filler = small_filesystem / "filler"
+    script = tmp_path / "fill.sql"
+    script.write_text(
+        f"\\shell sh -c 'test -e {filler} || dd if=/dev/zero of={filler} bs=4096 "
+        "2>/dev/null; true'\nSELECT 1;\n"
+    )
+    out = small_filesystem / "results"
+    done = dbscale("run", f"script:{script}", "-t", "3", "--target", live.url_for("postgres"),
+                   "--out", str(out))  # fmt: skip
+    done.assert_user_error()
+    assert done.code == EXIT_FAILURE, done.text
+    [error] = [x for x in done.err.splitlines() if x.startswith("error: ")]
+    assert "run 1 (" in error and "was measured, but its record could not be written" in error
+    assert "runs.jsonl: No space left on device" in error
+    assert "targets/" not in error  # a later failure does not take the first one's place
+    [line] = [x for x in done.out.splitlines() if x.startswith('{"workload"')]
+    assert json.loads(line)["transactions"] == 3
 
 
 def _test_postgres() -> LocalPostgres:

@@ -8,6 +8,7 @@ boundary, twice to abandon transactions in flight; either way the partial run is
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -26,6 +27,7 @@ from dbscale.errors import (
     DbscaleError,
     InconsistentDataError,
     NotPreparedError,
+    ResultsError,
     RunError,
     UncheckedError,
 )
@@ -222,7 +224,7 @@ class StudyRunner:
                 outcome.records.append(record)
         finally:
             if self.results.records:
-                self.write_summary()
+                self._final_summary(failing=sys.exc_info()[1] is not None)
                 print_summary(self.out, outcome.records, self.results.path)
                 print_limits(self.out, outcome.records)
                 points = self._points()
@@ -251,6 +253,16 @@ class StudyRunner:
                 "check, then check the data: dbscale check WORKLOAD --target URL",
             )
         return outcome
+
+    def _final_summary(self, *, failing: bool) -> None:
+        """The summary once the study ends; when it ends on an error already, a summary that
+        cannot be written is a warning, not a second error in place of the first."""
+        try:
+            self.write_summary()
+        except ResultsError as exc:
+            if not failing:
+                raise
+            self.out.print(f"warning: {exc.message}", highlight=False, soft_wrap=True)
 
     def _target_entered(self, step: Step) -> bool:
         """Enters the step's target (hooks, local server) if need be; False if it failed."""
@@ -350,8 +362,7 @@ class StudyRunner:
                 count_outages=self.study.plan.statistics.include_outages,
             ),
         )
-        self.results.append(record)
-        self.write_summary()
+        self._keep(record, f"run {slot.index} ({step.label})")
         print_run(self.out, record, step.label, self.output_format)
         if not compact_output(self.out, self.output_format):
             print_verdict(self.out, record)
@@ -384,6 +395,29 @@ class StudyRunner:
                 refused_hint(record),
             )
         return record
+
+    def _keep(self, record: RunRecord, run: str) -> None:
+        """Appends the run to runs.jsonl, then the summary. A write that fails says which run
+        it lost, or that the run is kept and the study stops before measuring another that
+        could not be kept either."""
+        try:
+            self.results.append(record)
+        except ResultsError as exc:
+            # The record cannot be lost for good: it goes to standard output, one JSON line.
+            print(record.to_json(), flush=True)
+            raise ResultsError(
+                f"{run} was measured, but its record could not be written: {exc.message}",
+                'its record is the line of standard output that starts with {"workload": '
+                f"once there is space, append that line to {self.results.runs_file}; {exc.hint}",
+            ) from None
+        try:
+            self.write_summary()
+        except ResultsError as exc:
+            raise ResultsError(
+                f"{exc.message}; {run} is kept in runs.jsonl, and the study stopped before "
+                "measuring a run it could not keep",
+                exc.hint,
+            ) from None
 
     def _check_after(
         self, config: RunConfig, done: RunOutcome

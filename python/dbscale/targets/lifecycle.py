@@ -123,8 +123,15 @@ class TargetPool(Mapping[str, OpenTarget]):
     def __enter__(self) -> TargetPool:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.leave_all()
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        # Every target is left, whatever fails on the way; a failure here (a full disk that
+        # cannot take a target's record) is raised only when nothing else is: it must not hide
+        # the error that ended the study.
+        problems = self.leave_all()
+        if problems and exc_type is None:
+            raise problems[0]
+        for problem in problems:
+            self.note(f"warning: {problem.message}")
 
     # -- entering and leaving -----------------------------------------------------------------
 
@@ -188,9 +195,15 @@ class TargetPool(Mapping[str, OpenTarget]):
         active.record.left_at = iso_utc(utc_now())
         write_target_record(self.results_dir, name, active.record)
 
-    def leave_all(self) -> None:
+    def leave_all(self) -> list[DbscaleError]:
+        """Leaves every target still entered; what went wrong, target by target."""
+        problems: list[DbscaleError] = []
         for name in list(self._active):
-            self.leave(name)
+            try:
+                self.leave(name)
+            except DbscaleError as exc:
+                problems.append(exc)
+        return problems
 
     def final_error(self) -> DbscaleError | None:
         """What the command should end with: None, the one problem as itself, or a summary."""
