@@ -77,3 +77,33 @@ def test_the_server_stops_on_sigterm() -> None:
     _, stderr = proc.communicate(timeout=20)
     assert proc.returncode == 0, stderr
     assert "listening on 127.0.0.1:" in stderr and "stopping the micro net server" in stderr
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_silent_server_cannot_hold_the_client_past_a_signal(sig: int, code: int) -> None:
+    # A port that accepts and never answers: the client waits for its first response (up to
+    # its 10 s deadline), and a signal still ends it at once, with one error line.
+    import socket
+
+    silent = socket.create_server(("127.0.0.1", 0))
+    port = silent.getsockname()[1]
+    env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dbscale", "micro", "net", "--connect", "127.0.0.1", "--port",
+         str(port), "--seconds", "30"],
+        stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    try:
+        held, _ = silent.accept()  # the client connected: it now waits on a silent server
+        time.sleep(1.0)
+        signalled = time.monotonic()
+        proc.send_signal(sig)
+        _, stderr = proc.communicate(timeout=10)
+        took = time.monotonic() - signalled
+        held.close()
+    finally:
+        proc.kill()
+        silent.close()
+    assert proc.returncode == code, stderr
+    assert took < 2.0, took
+    assert "Traceback" not in stderr and stderr.count("error: ") == 1, stderr

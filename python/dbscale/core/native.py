@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Iterable, Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -235,10 +236,37 @@ def merge_histograms(blobs: Sequence[str]) -> str:
         return str(load_core().merge_histograms(list(blobs)))
 
 
+def _interruptible(call: Callable[[], str]) -> str:
+    """A native call that can take seconds, run so that a signal still stops the command at
+    once: from the main thread, the call runs in a worker thread while the main thread waits in
+    short steps, so Ctrl-C or SIGTERM interrupts the wait (the worker is abandoned: the process
+    is ending). From any other thread, the call runs there."""
+    if threading.current_thread() is not threading.main_thread():
+        with _translated():
+            return call()
+    outcome: list[str | BaseException] = []
+
+    def work() -> None:
+        try:
+            with _translated():
+                outcome.append(call())
+        except BaseException as exc:  # handed to the main thread as it is
+            outcome.append(exc)
+
+    worker = threading.Thread(target=work, name="dbscale-native-call", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.2)
+    result = outcome[0]
+    if isinstance(result, BaseException):
+        raise result
+    return result
+
+
 def micro_cpu(threads: int, seconds: float) -> CpuScore:
     """Iterations per second of dbscale's CPU kernels on `threads` threads (0: every CPU)."""
-    with _translated():
-        text = load_core().micro_cpu(json.dumps({"threads": threads, "seconds": seconds}))
+    settings = json.dumps({"threads": threads, "seconds": seconds})
+    text = _interruptible(lambda: str(load_core().micro_cpu(settings)))
     return _answer(CpuScore, text, "CPU score")
 
 
@@ -259,15 +287,15 @@ class NetServer:
 
 def micro_net_rr(addr: str, seconds: float) -> RequestResponse:
     """One-byte request/response against a `micro net` server (latencies in microseconds)."""
-    with _translated():
-        text = load_core().micro_net_rr(addr, seconds)
+    text = _interruptible(lambda: str(load_core().micro_net_rr(addr, seconds)))
     return _answer(RequestResponse, text, "request/response figures")
 
 
 def micro_net_streams(addr: str, streams: int, seconds: float, buffer_bytes: int) -> Streams:
     """Parallel streams to a `micro net` server: the half-second aggregate series in Gbit/s."""
-    with _translated():
-        text = load_core().micro_net_streams(addr, streams, seconds, buffer_bytes)
+    text = _interruptible(
+        lambda: str(load_core().micro_net_streams(addr, streams, seconds, buffer_bytes))
+    )
     return _answer(Streams, text, "stream figures")
 
 

@@ -121,27 +121,51 @@ fn answer(mut stream: TcpStream, stop: &AtomicBool) {
     }
 }
 
-fn connect(addr: &str, kind: u8) -> Result<TcpStream, Error> {
+/// The longest any wait on the network may take: a connect, a response, a write the server
+/// does not take. A server that accepts and then says nothing is an error, not a hang.
+const IO_DEADLINE: Duration = Duration::from_secs(10);
+
+/// A read or write that failed, in words: past its deadline, the server went quiet.
+fn wait_error(addr: &str, what: &str, e: std::io::Error, deadline: Duration) -> Error {
+    match e.kind() {
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => Error::Connect {
+            target: addr.to_string(),
+            source: DbError::connect(
+                ConnectFailure::Unreachable,
+                format!(
+                    "no {what} from {addr} in {} s: is `dbscale micro net --serve` running \
+                     there, and nothing else on that port?",
+                    deadline.as_secs_f64()
+                ),
+            ),
+        },
+        _ => io_error(what, e),
+    }
+}
+
+fn connect(addr: &str, kind: u8, deadline: Duration) -> Result<TcpStream, Error> {
     let target = addr
         .to_socket_addrs()
         .map_err(|e| io_error(&format!("address {addr}"), e))?
         .next()
         .ok_or_else(|| Error::Config(format!("micro net: no address for {addr}")))?;
-    let mut stream = TcpStream::connect_timeout(&target, Duration::from_secs(10)).map_err(|e| {
-        Error::Connect {
-            target: addr.to_string(),
-            source: DbError::connect(
-                ConnectFailure::Unreachable,
-                format!("no `dbscale micro net --serve` answered at {addr}: {e}"),
-            ),
-        }
+    let mut stream = TcpStream::connect_timeout(&target, deadline).map_err(|e| Error::Connect {
+        target: addr.to_string(),
+        source: DbError::connect(
+            ConnectFailure::Unreachable,
+            format!("no `dbscale micro net --serve` answered at {addr}: {e}"),
+        ),
     })?;
     stream
         .set_nodelay(true)
         .map_err(|e| io_error("nodelay", e))?;
     stream
+        .set_read_timeout(Some(deadline))
+        .and_then(|()| stream.set_write_timeout(Some(deadline)))
+        .map_err(|e| io_error("socket timeouts", e))?;
+    stream
         .write_all(&[kind])
-        .map_err(|e| io_error("handshake", e))?;
+        .map_err(|e| wait_error(addr, "handshake", e, deadline))?;
     Ok(stream)
 }
 
@@ -162,19 +186,29 @@ pub struct RequestResponse {
 
 /// One-byte ping-pong on one connection for `seconds`.
 pub fn request_response(addr: &str, seconds: f64) -> Result<RequestResponse, Error> {
-    let mut stream = connect(addr, REQUEST_RESPONSE)?;
+    request_response_within(addr, seconds, IO_DEADLINE)
+}
+
+fn request_response_within(
+    addr: &str,
+    seconds: f64,
+    deadline: Duration,
+) -> Result<RequestResponse, Error> {
+    let mut stream = connect(addr, REQUEST_RESPONSE, deadline)?;
     let mut histogram =
         Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).expect("valid bounds");
     let start = Instant::now();
-    let deadline = start + Duration::from_secs_f64(seconds);
+    let end = start + Duration::from_secs_f64(seconds);
     let mut byte = [0u8; 1];
     let mut transactions = 0u64;
-    while Instant::now() < deadline {
+    while Instant::now() < end {
         let sent = Instant::now();
-        stream.write_all(b"x").map_err(|e| io_error("request", e))?;
+        stream
+            .write_all(b"x")
+            .map_err(|e| wait_error(addr, "request taken", e, deadline))?;
         stream
             .read_exact(&mut byte)
-            .map_err(|e| io_error("response", e))?;
+            .map_err(|e| wait_error(addr, "response", e, deadline))?;
         let ns = sent.elapsed().as_nanos() as u64;
         histogram.saturating_record(ns.max(1));
         transactions += 1;
@@ -236,11 +270,12 @@ pub fn streams(
     }
     let sent = Arc::new(AtomicU64::new(0));
     let stop = Arc::new(AtomicBool::new(false));
+    let stalled = Arc::new(AtomicBool::new(false));
     let mut writers = Vec::new();
     for _ in 0..streams {
-        let mut stream = connect(addr, STREAM)?;
+        let mut stream = connect(addr, STREAM, IO_DEADLINE)?;
         set_send_buffer(&stream, buffer_bytes);
-        let (sent, stop) = (sent.clone(), stop.clone());
+        let (sent, stop, stalled) = (sent.clone(), stop.clone(), stalled.clone());
         writers.push(std::thread::spawn(move || {
             let chunk = vec![0x5Au8; CHUNK];
             while !stop.load(Ordering::Relaxed) {
@@ -248,7 +283,15 @@ pub fn streams(
                     Ok(n) => {
                         sent.fetch_add(n as u64, Ordering::Relaxed);
                     }
-                    Err(_) => break,
+                    Err(e) => {
+                        // A write past its deadline: the server stopped taking data.
+                        let timed_out = matches!(
+                            e.kind(),
+                            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                        );
+                        stalled.store(timed_out, Ordering::Relaxed);
+                        break;
+                    }
                 }
             }
             let _ = stream.shutdown(Shutdown::Both);
@@ -268,6 +311,10 @@ pub fn streams(
     stop.store(true, Ordering::SeqCst);
     for writer in writers {
         let _ = writer.join();
+    }
+    if stalled.load(Ordering::Relaxed) {
+        let quiet = std::io::Error::from(std::io::ErrorKind::TimedOut);
+        return Err(wait_error(addr, "data taken", quiet, IO_DEADLINE));
     }
     let mean = series.iter().sum::<f64>() / series.len() as f64;
     Ok(Streams {
@@ -324,6 +371,26 @@ mod tests {
         let rising = [(1, 1.0), (3, 2.0), (5, 3.0)];
         assert_eq!(pick_stream_count(&rising, 0.35, 6), Some(5));
         assert_eq!(pick_stream_count(&rising, 0.35, 60), None);
+    }
+
+    #[test]
+    fn a_server_that_accepts_and_never_answers_is_an_error_not_a_hang() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let holder = std::thread::spawn(move || {
+            let (socket, _) = listener.accept().unwrap();
+            std::thread::sleep(Duration::from_secs(2));
+            drop(socket);
+        });
+        let started = Instant::now();
+        let err = request_response_within(&addr, 5.0, Duration::from_millis(300)).unwrap_err();
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
+        assert!(err.to_string().contains("no response from"), "{err}");
+        holder.join().unwrap();
     }
 
     #[test]
