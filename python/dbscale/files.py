@@ -7,6 +7,7 @@ itself, with what to do) instead of a traceback.
 from __future__ import annotations
 
 import errno
+import json
 import os
 from pathlib import Path
 
@@ -44,6 +45,19 @@ def append_durable(path: Path, line: str) -> None:
             fsync_dir(path.parent)
     except OSError as exc:
         raise write_error(path, exc) from None
+
+
+def json_value(raw: bytes) -> object:
+    """One line of a JSONL file as a value; ValueError saying why it is not one (not UTF-8
+    text, not JSON, or nested deeper than a parser may follow)."""
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not JSON ({exc.msg})") from None
+    except RecursionError:
+        raise ValueError("not a record (nested too deeply)") from None
 
 
 def write_error(path: Path, exc: OSError) -> ResultsError:

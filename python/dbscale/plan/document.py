@@ -101,20 +101,69 @@ def format_path(path: PathKey) -> str:
 
 
 MAX_PLAN_BYTES = 1 << 20  # a plan is a page of YAML; a megabyte is a mistake or an attack
+# Lists and mappings within each other: a real plan nests 5 deep; the YAML composer and what
+# reads its result recurse once per level, so a hostile depth must stop before them.
+MAX_PLAN_DEPTH = 32
 
 
-def _refuse_aliases(text: str, source: str) -> None:
-    """YAML anchors and aliases are refused: a few hundred bytes of nested aliases expand to
-    gigabytes (a "billion laughs"), and a plan has no need of them."""
+def _flow_depth_past_bound(text: str) -> int | None:
+    """Where flow collections (`[`, `{`) first nest past MAX_PLAN_DEPTH, as an index into
+    `text` (quoted text and comments skipped), or None. A scan of the characters: YAML's own
+    parser slows to a crawl on deep flow nesting, so this runs before it."""
+    depth, quote, comment = 0, "", False
+    previous = "\n"
+    for i, c in enumerate(text):
+        if comment:
+            comment = c != "\n"
+        elif quote:
+            if c == quote:
+                quote = ""
+        elif c in "'\"":
+            quote = c
+        elif c == "#" and previous in " \t\n":
+            comment = True
+        elif c in "[{":
+            depth += 1
+            if depth > MAX_PLAN_DEPTH:
+                return i
+        elif c in "]}":
+            depth = max(depth - 1, 0)
+        previous = c
+    return None
+
+
+def _check_events(text: str, source: str) -> None:
+    """What the YAML parser's flat event stream shows before anything is built from it:
+    nesting deeper than MAX_PLAN_DEPTH is refused, and so are anchors and aliases (a few hundred
+    bytes of nested aliases expand to gigabytes, a "billion laughs", and a plan has no need of
+    them)."""
+    deep = _flow_depth_past_bound(text)
+    if deep is not None:
+        line = text.count("\n", 0, deep) + 1
+        column = deep - (text.rfind("\n", 0, deep) + 1) + 1
+        raise PlanError(
+            f"{source}:{line}:{column}: lists and mappings nested over {MAX_PLAN_DEPTH} deep",
+            "a plan nests a few levels (docs/plans.md); is this file a plan?",
+        )
+    depth = 0
     try:
         for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            mark = event.start_mark
+            where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark else source
             if isinstance(event, yaml.AliasEvent):
-                mark = event.start_mark
-                where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark else source
                 raise PlanError(
                     f"{where}: YAML aliases (*{event.anchor}) are not allowed in a plan",
                     "write the values out; a matrix or a zip group says what varies",
                 )
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_PLAN_DEPTH:
+                    raise PlanError(
+                        f"{where}: lists and mappings nested over {MAX_PLAN_DEPTH} deep",
+                        "a plan nests a few levels (docs/plans.md); is this file a plan?",
+                    )
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
     except yaml.YAMLError:
         return  # the composer below reports the syntax error with its line
 
@@ -127,7 +176,7 @@ def load_plan_text(text: str, source: str) -> PlanDocument:
             "may have",
             "a plan is a short YAML file (docs/plans.md); a matrix lists values, not points",
         )
-    _refuse_aliases(text, source)
+    _check_events(text, source)
     try:
         loader = yaml.SafeLoader(text)  # refuses control characters at once (ReaderError)
     except yaml.YAMLError as exc:
@@ -213,6 +262,7 @@ def _construct(
 
 def parse_cli_value(text: str) -> Any:
     """A `--set` value read as YAML (`3`, `30s`, `[1, 2]`, `on`), or the text itself."""
+    _check_events(text, "--set value")
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError:

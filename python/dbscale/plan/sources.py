@@ -295,8 +295,9 @@ def _override_targets(doc: PlanDocument, raw_targets: Sequence[str]) -> None:
     other fields (socket_dir, pooled_url, ...), as does a lone unnamed one for a lone target. A
     `url: local` target (a recipe's quick sizes on this machine) lends only its name to a server
     given by URL: its sizes, confinement and example prices describe this machine, not that one."""
-    planned = doc.get(("targets",)) or []
-    planned = [t for t in planned if isinstance(t, dict)]
+    listed = doc.get(("targets",)) or []
+    # A malformed `targets` is replaced whole; the plan's schema would refuse it anyway.
+    planned = [t for t in listed if isinstance(t, dict)] if isinstance(listed, list) else []
     by_name = {item_name(t): t for t in planned}
     entries = []
     for i, raw in enumerate(raw_targets):

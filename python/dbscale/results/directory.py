@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from dbscale.core.config import RunConfig
 from dbscale.core.result import RunResult
 from dbscale.errors import ResultsError
-from dbscale.files import append_durable, space_hint, write_atomic
+from dbscale.files import append_durable, json_value, space_hint, write_atomic
 from dbscale.observe.section import ObserveSection
 from dbscale.redaction import redact_url
 from dbscale.results.micro_records import MICRO_FILE
@@ -67,14 +67,14 @@ def read_plan_file(directory: Path) -> PlanFile:
     """`directory/plan.json`, or an empty one when it is missing or not a plan file."""
     try:
         return PlanFile.model_validate_json((directory / PLAN_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return PlanFile()
 
 
 def default_results_dir(workload: str, now: datetime, root: Path = Path("results")) -> Path:
     """`results/<UTC timestamp>-<workload>`, with a suffix if that already exists."""
     stamp = now.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
-    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", workload)
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", workload)[:80]  # a file name has 255 bytes at most
     candidate = root / f"{stamp}-{safe}"
     n = 2
     while candidate.exists():
@@ -240,11 +240,9 @@ def read_runs(path: Path) -> list[RunRecord]:
         if not raw.strip():
             continue
         try:
-            parsed = json.loads(raw.decode("utf-8"))
-        except UnicodeDecodeError:
-            raise ResultsError(f"{path}, line {number}: not UTF-8 text", RUNS_HINT) from None
-        except json.JSONDecodeError as exc:
-            raise ResultsError(f"{path}, line {number}: not JSON ({exc.msg})", RUNS_HINT) from None
+            parsed = json_value(raw)
+        except ValueError as exc:
+            raise ResultsError(f"{path}, line {number}: {exc}", RUNS_HINT) from None
         if not (isinstance(parsed, dict) and parsed.get("run_id")):
             # Every record dbscale writes has its run id: this file is someone else's, and
             # neither a report of it nor a run appended to it would mean anything.

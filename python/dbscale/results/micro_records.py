@@ -15,7 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from dbscale.errors import ResultsError
-from dbscale.files import append_durable
+from dbscale.files import append_durable, json_value
 from dbscale.micro.figures import Figure
 from dbscale.micro.results import MicroWhere
 from dbscale.results.points import throughput_summary
@@ -68,10 +68,12 @@ def read_micro(directory: Path) -> list[MicroRecord]:
         if not raw.strip():
             continue
         try:
-            records.append(MicroRecord.model_validate(json.loads(raw.decode("utf-8"))))
-        except (UnicodeDecodeError, json.JSONDecodeError, ValidationError) as exc:
-            reason = type(exc).__name__.replace("Error", "").replace("Decode", "")
-            raise ResultsError(f"{path}, line {number}: not a micro record ({reason})",
+            records.append(MicroRecord.model_validate(json_value(raw)))
+        except ValidationError:
+            raise ResultsError(f"{path}, line {number}: not a micro record (Validation)",
+                               HINT) from None  # fmt: skip
+        except ValueError as exc:
+            raise ResultsError(f"{path}, line {number}: not a micro record ({exc})",
                                HINT) from None  # fmt: skip
     return records
 

@@ -164,7 +164,7 @@ def load_target_records(results_dir: Path) -> dict[str, TargetRecord]:
     for path in sorted(folder.glob("*.json")):
         try:
             record = TargetRecord.model_validate_json(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             continue
         records[record.name or path.stem] = record
     return records
