@@ -56,7 +56,7 @@ def resolve_target(raw: str | None, env: Mapping[str, str]) -> TargetSpec:
 def _with_password_url(url: str, password: str | None) -> str:
     try:
         parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises ValueError on a bad port
+        _check_ports(parts.netloc.rpartition("@")[2])
     except ValueError as exc:
         raise InvalidTargetError(
             f"--target {redact_url(url)!r} is malformed: {exc}", URL_FORMS
@@ -79,6 +79,17 @@ def _with_password_url(url: str, password: str | None) -> str:
         return urlunsplit(parts._replace(query=query))
     netloc = f"{user}:{quote(password, safe='')}@{parts.netloc.rpartition('@')[2]}"
     return urlunsplit(parts._replace(netloc=netloc))
+
+
+def _check_ports(hosts: str) -> None:
+    """Each `host[:port]` of a host (or a libpq host list, `h1:5432,h2:5433`) has a port of
+    digits, when it has one; ValueError otherwise."""
+    for entry in re.split(r",(?![^\[]*\])", hosts):
+        port = entry.rpartition("]")[2] if entry.startswith("[") else entry
+        if ":" in port:
+            digits = port.rpartition(":")[2]
+            if digits and not (digits.isdigit() and int(digits) <= 65535):
+                raise ValueError(f"Port could not be cast to integer value as {digits!r}")
 
 
 def _is_keyvalue(text: str) -> bool:

@@ -64,8 +64,8 @@ pub enum Dialect {
 /// What a connection to a target needs, resolved once from the URL and the run options.
 #[derive(Debug, Clone)]
 pub enum Endpoint {
-    Postgres(postgres::PgConfig),
-    Mysql(mysql::MySqlConfig),
+    Postgres(postgres::PgTarget),
+    Mysql(mysql::MySqlTarget),
 }
 
 impl Endpoint {
@@ -74,8 +74,8 @@ impl Endpoint {
     pub fn parse(url: &str, tls: Option<TlsMode>) -> Result<Self, DbError> {
         let scheme = url.trim_start().split_once("://").map(|(s, _)| s);
         match scheme.map(str::to_ascii_lowercase).as_deref() {
-            Some("mysql" | "mariadb") => Ok(Endpoint::Mysql(mysql::MySqlConfig::parse(url, tls)?)),
-            _ => Ok(Endpoint::Postgres(postgres::PgConfig::parse(url, tls)?)),
+            Some("mysql" | "mariadb") => Ok(Endpoint::Mysql(mysql::MySqlTarget::parse(url, tls)?)),
+            _ => Ok(Endpoint::Postgres(postgres::PgTarget::parse(url, tls)?)),
         }
     }
 
@@ -83,6 +83,14 @@ impl Endpoint {
         match self {
             Endpoint::Postgres(_) => Dialect::Postgres,
             Endpoint::Mysql(_) => Dialect::Mysql,
+        }
+    }
+
+    /// Each host of the target (one, or a libpq-style list) as a URL without its password.
+    pub fn host_labels(&self) -> Vec<String> {
+        match self {
+            Endpoint::Postgres(c) => c.host_labels(),
+            Endpoint::Mysql(c) => c.host_labels(),
         }
     }
 
@@ -105,13 +113,23 @@ impl Endpoint {
     }
 
     pub async fn connect(&self, protocol: QueryProtocol) -> Result<Connection, DbError> {
+        Ok(self.connect_to_host(protocol).await?.0)
+    }
+
+    /// Connects, with the index (in [`Endpoint::host_labels`]) of the host that took it.
+    pub async fn connect_to_host(
+        &self,
+        protocol: QueryProtocol,
+    ) -> Result<(Connection, usize), DbError> {
         match self {
-            Endpoint::Postgres(c) => Ok(Connection::Postgres(
-                postgres::PgConnection::connect(c, protocol).await?,
-            )),
-            Endpoint::Mysql(c) => Ok(Connection::Mysql(
-                mysql::MySqlConnection::connect(c, protocol).await?,
-            )),
+            Endpoint::Postgres(c) => {
+                let (connection, host) = c.connect(protocol).await?;
+                Ok((Connection::Postgres(connection), host))
+            }
+            Endpoint::Mysql(c) => {
+                let (connection, host) = c.connect(protocol).await?;
+                Ok((Connection::Mysql(connection), host))
+            }
         }
     }
 }

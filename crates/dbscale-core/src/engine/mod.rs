@@ -38,8 +38,8 @@ pub struct RunShared {
     pub config: RunConfig,
     /// Every host of the target; connections go round-robin over them.
     pub endpoints: Vec<Endpoint>,
-    /// Connections opened to each host.
-    host_connections: Vec<AtomicU64>,
+    /// Connections opened to each host of each endpoint (a libpq-style host list has several).
+    host_connections: Vec<Vec<AtomicU64>>,
     /// Unmeasured start-up time before the measured window.
     pub ramp: Duration,
     /// Threads of the run.
@@ -85,10 +85,12 @@ impl RunShared {
     /// A new connection to host `slot` (round-robin over the target's hosts) with the
     /// workload's statements prepared on it.
     pub async fn open_connection(&self, slot: u32) -> Result<Connection, DbError> {
-        let host = slot as usize % self.endpoints.len();
-        let mut conn = self.endpoints[host].connect(self.config.protocol).await?;
+        let endpoint = slot as usize % self.endpoints.len();
+        let (mut conn, host) = self.endpoints[endpoint]
+            .connect_to_host(self.config.protocol)
+            .await?;
         conn.prepare(&self.statements).await?;
-        self.host_connections[host].fetch_add(1, Ordering::Relaxed);
+        self.host_connections[endpoint][host].fetch_add(1, Ordering::Relaxed);
         Ok(conn)
     }
 
@@ -97,7 +99,11 @@ impl RunShared {
         self.endpoints
             .iter()
             .zip(&self.host_connections)
-            .map(|(e, n)| (e.redacted(), n.load(Ordering::Relaxed)))
+            .flat_map(|(e, counts)| {
+                e.host_labels()
+                    .into_iter()
+                    .zip(counts.iter().map(|n| n.load(Ordering::Relaxed)))
+            })
             .collect()
     }
 
@@ -183,7 +189,10 @@ pub fn start(config: RunConfig) -> Result<RunningRun, Error> {
         cancelled: AtomicBool::new(false),
         aborted: AtomicBool::new(false),
         ramp: Duration::from_secs_f64(config.ramp_s),
-        host_connections: endpoints.iter().map(|_| AtomicU64::new(0)).collect(),
+        host_connections: endpoints
+            .iter()
+            .map(|e| e.host_labels().iter().map(|_| AtomicU64::new(0)).collect())
+            .collect(),
         endpoints,
         threads,
         config,

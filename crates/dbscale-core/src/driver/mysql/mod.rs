@@ -14,7 +14,9 @@ mod literal;
 mod local_infile;
 mod response;
 mod session;
+mod target;
 mod wire;
 
 pub use config::MySqlConfig;
 pub use connection::MySqlConnection;
+pub use target::MySqlTarget;

@@ -51,8 +51,17 @@ pub struct PgConfig {
 }
 
 impl PgConfig {
-    /// Parses a `postgresql://` URL or a libpq `key=value` string; `tls` overrides `sslmode`.
+    /// Parses a `postgresql://` URL or a libpq `key=value` string of one host; `tls` overrides
+    /// `sslmode`. Several hosts are a [`super::PgTarget`].
     pub fn parse(url: &str, tls: Option<TlsMode>) -> Result<PgConfig, DbError> {
+        Self::from_pairs(conninfo::parse(url)?, tls)
+    }
+
+    /// The config of keyword pairs (one host).
+    pub(super) fn from_pairs(
+        pairs: conninfo::Pairs,
+        tls: Option<TlsMode>,
+    ) -> Result<Self, DbError> {
         let mut host = None;
         let mut hostaddr = None;
         let mut port = DEFAULT_PORT;
@@ -64,7 +73,7 @@ impl PgConfig {
         let mut sslmode = TlsMode::Prefer;
         let mut ssl_root_cert = None;
         let mut connect_timeout = Some(DEFAULT_CONNECT_TIMEOUT);
-        for (key, value) in conninfo::parse(url)? {
+        for (key, value) in pairs {
             match key.as_str() {
                 "host" if !value.is_empty() => host = Some(value),
                 "host" => {}
@@ -89,7 +98,7 @@ impl PgConfig {
         let host = match host {
             Some(h) if h.contains(',') => {
                 return Err(DbError::invalid_target(
-                    "several hosts are not supported; give one host",
+                    "several hosts where one is expected",
                 ))
             }
             Some(h) if h.starts_with('/') => PgHost::SocketDir(PathBuf::from(h)),

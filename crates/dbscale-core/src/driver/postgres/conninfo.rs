@@ -78,13 +78,59 @@ fn parse_uri(rest: &str) -> Result<Pairs, DbError> {
     Ok(pairs)
 }
 
+/// `host[:port]`, or libpq's list `host1:port1,host2:port2` (a host without a port has the
+/// default one): the hosts and the ports become comma-separated `host` and `port` values.
 fn parse_hostport(hostport: &str, pairs: &mut Pairs) -> Result<(), DbError> {
-    if hostport.contains(',') {
-        return Err(DbError::invalid_target(
-            "several hosts in one URL are not supported; give one host",
-        ));
+    let entries = split_hosts(hostport);
+    if entries.len() == 1 {
+        let (host, port) = host_and_port(hostport)?;
+        if !host.is_empty() {
+            pairs.push(("host".into(), host));
+        }
+        if let Some(port) = port.filter(|p| !p.is_empty()) {
+            pairs.push(("port".into(), port.to_string()));
+        }
+        return Ok(());
     }
-    let (host, port) = if let Some(v6) = hostport.strip_prefix('[') {
+    let mut hosts = Vec::new();
+    let mut ports = Vec::new();
+    for entry in entries {
+        let (host, port) = host_and_port(entry)?;
+        if host.contains(',') {
+            return Err(DbError::invalid_target(format!(
+                "the host \"{host}\" holds an encoded comma"
+            )));
+        }
+        hosts.push(host);
+        ports.push(port.unwrap_or_default().to_string());
+    }
+    pairs.push(("host".into(), hosts.join(",")));
+    if ports.iter().any(|p| !p.is_empty()) {
+        pairs.push(("port".into(), ports.join(",")));
+    }
+    Ok(())
+}
+
+/// The entries of a host list, split at commas outside `[...]` (IPv6 addresses).
+fn split_hosts(hostport: &str) -> Vec<&str> {
+    let (mut entries, mut start, mut bracket) = (Vec::new(), 0, false);
+    for (i, c) in hostport.char_indices() {
+        match c {
+            '[' => bracket = true,
+            ']' => bracket = false,
+            ',' if !bracket => {
+                entries.push(&hostport[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    entries.push(&hostport[start..]);
+    entries
+}
+
+fn host_and_port(hostport: &str) -> Result<(String, Option<&str>), DbError> {
+    Ok(if let Some(v6) = hostport.strip_prefix('[') {
         let (host, after) = v6.split_once(']').ok_or_else(|| {
             DbError::invalid_target(format!("unclosed '[' in the host \"{hostport}\""))
         })?;
@@ -100,14 +146,7 @@ fn parse_hostport(hostport: &str, pairs: &mut Pairs) -> Result<(), DbError> {
             Some((h, p)) => (decode(h, "host")?, Some(p)),
             None => (decode(hostport, "host")?, None),
         }
-    };
-    if !host.is_empty() {
-        pairs.push(("host".into(), host));
-    }
-    if let Some(port) = port.filter(|p| !p.is_empty()) {
-        pairs.push(("port".into(), port.to_string()));
-    }
-    Ok(())
+    })
 }
 
 fn decode(text: &str, what: &str) -> Result<String, DbError> {
@@ -237,6 +276,15 @@ mod tests {
     }
 
     #[test]
+    fn a_host_list_becomes_host_and_port_lists() {
+        let p = parse("postgresql://u@h1:5432,h2,[::1]:7/db").unwrap();
+        assert_eq!(get(&p, "host"), Some("h1,h2,::1"));
+        assert_eq!(get(&p, "port"), Some("5432,,7"));
+        let p = parse("postgresql://u@a,b/db").unwrap();
+        assert_eq!((get(&p, "host"), get(&p, "port")), (Some("a,b"), None));
+    }
+
+    #[test]
     fn malformed() {
         for bad in [
             "mysql://root@h/db",
@@ -244,7 +292,6 @@ mod tests {
             "host='unterminated",
             "postgresql://h/db?sslmode",
             "postgresql://[::1/db",
-            "postgresql://a,b/db",
             "postgresql://h/%ff",
         ] {
             let err = parse(bad).unwrap_err();

@@ -19,8 +19,10 @@ mod frontend;
 mod response;
 mod sql_template;
 mod startup;
+mod target;
 mod tls;
 mod values;
 
 pub use config::{PgConfig, PgHost};
 pub use connection::PgConnection;
+pub use target::{PgTarget, SessionAttrs};
