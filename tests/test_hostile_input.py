@@ -24,9 +24,9 @@ from hypothesis import strategies as st
 
 from dbscale.cli.app import run_cli
 from tests.conftest import REPO
+from tests.test_properties import DOCUMENTED, assert_accepted_or_refused
 
 TARGET = ("--target", "postgresql://bench@127.0.0.1:1/bench")
-DOCUMENTED = {0, 1, 2, 3, 4}  # nothing runs: the exit codes of running are not reached
 EXAMPLES = {"script": 200, "plan": 150, "runs": 100}  # the closing note quotes these counts
 SECONDS_PER_INPUT = 5.0  # the bound on any one input's handling
 
@@ -47,15 +47,6 @@ def dbscale_here(*argv: str) -> tuple[int, str]:
     took = time.monotonic() - started
     assert took < SECONDS_PER_INPUT, f"{took:.1f} s for one input"
     return code, err.getvalue()
-
-
-def assert_accepted_or_refused(code: int, err: str) -> None:
-    assert code in DOCUMENTED, (code, err)
-    assert "Traceback" not in err and "internal error" not in err, err
-    if code != 0:
-        lines = err.strip().splitlines()
-        assert len([ln for ln in lines if ln.startswith("error: ")]) == 1, err
-        assert len([ln for ln in lines if ln.startswith("hint: ")]) == 1, err
 
 
 # -- scripts -----------------------------------------------------------------------------------

@@ -28,6 +28,14 @@ def with_seconds(tps: list[int], errors: list[int], **extra: Any) -> dict[str, A
     return record
 
 
+def _meta() -> RunMeta:
+    config = make_run_config(target=TargetConfig(url="postgresql://u@h/db"),
+                             workload=WorkloadConfig(name="tpcb"))  # fmt: skip
+    now = datetime.now(UTC)
+    return RunMeta(started_at=now, ended_at=now, config=config, warmup=False,
+                   dbscale_version="t", cancelled=False)  # fmt: skip
+
+
 def test_a_server_down_for_most_of_a_run_is_an_outage_with_its_time() -> None:
     seconds = with_seconds([900, 0, 0, 0, 0, 0, 880, 910, 0, 0], [0, 80, 60, 70, 50, 0, 0, 0, 0, 0])
     [record] = typed([seconds])
@@ -49,11 +57,7 @@ def test_an_outage_run_is_marked_and_left_out_of_its_point_unless_counted() -> N
         [900, 0, 0, 0, 0, 0, 880, 910, 905, 900], [0, 80, 60, 70, 50, 40, 0, 0, 0, 0]
     )
     [native] = typed([down])
-    config = make_run_config(target=TargetConfig(url="postgresql://u@h/db"),
-                             workload=WorkloadConfig(name="tpcb"))  # fmt: skip
-    now = datetime.now(UTC)
-    meta = RunMeta(started_at=now, ended_at=now, config=config, warmup=False,
-                   dbscale_version="t", cancelled=False)  # fmt: skip
+    meta = _meta()
     record = make_record(native, meta)
     assert record.verdict.status == "outage"
     assert record.verdict.message.startswith(
@@ -74,11 +78,7 @@ def test_a_wait_with_every_client_connected_is_a_stall_and_counts() -> None:
     [native] = typed([held])
     gaps = find_gaps(native)
     assert gaps.outages == [] and [(s.start_s, s.length_s) for s in gaps.stalls] == [(1.0, 3.0)]
-    config = make_run_config(target=TargetConfig(url="postgresql://u@h/db"),
-                             workload=WorkloadConfig(name="tpcb"))  # fmt: skip
-    now = datetime.now(UTC)
-    meta = RunMeta(started_at=now, ended_at=now, config=config, warmup=False,
-                   dbscale_version="t", cancelled=False)  # fmt: skip
+    meta = _meta()
     record = make_record(native, meta)
     assert record.verdict.status == native.verdict.status and record.measured
     assert record.stalls is not None and record.stalls[0].length_s == 3.0
