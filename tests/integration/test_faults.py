@@ -261,3 +261,35 @@ def test_a_held_lock_that_stops_every_client_is_a_stall(
     assert "warning: " in done.stdout and "stalled: no transaction completed for" in done.stdout
     summary = json.loads((out / "summary.json").read_text())
     assert summary["points"][0]["runs"] == 1  # counted
+
+
+def test_a_long_load_stops_at_once_on_a_signal(live: PgTestServer) -> None:
+    # The load is native code; the command still ends within a second of Ctrl-C, and says the
+    # tables are partly loaded.
+    url = live.fresh_database("dbscale_interrupted_load")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+    env["PYTHONPATH"] = str(REPO / "python")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dbscale", "prepare", "tpcc", "--target", url, "--set",
+         "warehouses=40"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while "preparing" not in live.psql(
+            "SELECT 'preparing' FROM pg_stat_activity WHERE "
+            "datname = 'dbscale_interrupted_load' LIMIT 1"
+        ):
+            assert time.monotonic() < deadline, "the load never started"
+            time.sleep(0.2)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        signalled = time.monotonic()
+        _, stderr = proc.communicate(timeout=30)
+        took = time.monotonic() - signalled
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, stderr
+    assert took < 2.0, took
+    assert "cancelled: prepare of tpcc cancelled by Ctrl-C: its tables are partly loaded" in stderr
+    assert "Traceback" not in stderr

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
+from dbscale import interrupts
 from dbscale.cli.consoles import data_console, message_console
-from dbscale.errors import ConfigError, ResultsError
+from dbscale.errors import Cancelled, ConfigError, ResultsError
 from dbscale.run.output_format import OutputFormat
 
 # Each command imports what only it needs inside its function: start-up time is paid by every
@@ -145,7 +146,15 @@ def data_step(action: str, plan: DataPlan) -> None:
     err.print(f"{doing} {plan.workload} on {plan.target.describe()} ...")
     step = core.prepare if action == "prepare" else core.cleanup
     with open_target(plan.target) as target:
-        summary = step(plan.config(target.url))
+        try:
+            summary = step(plan.config(target.url))
+        except KeyboardInterrupt:
+            left = "partly loaded" if action == "prepare" else "partly dropped"
+            raise Cancelled(
+                f"{action} of {plan.workload} cancelled by {interrupts.cause()}: its tables "
+                f"are {left}",
+                f"dbscale {action} {plan.workload} --target ... again does it whole",
+            ) from None
     data.print_data_summary(err, action, summary)
 
 

@@ -134,27 +134,32 @@ def check_workload(workload: WorkloadConfig) -> None:
 
 
 def prepare(config: RunConfig) -> DataSummary:
-    """Loads the workload's data."""
-    with _translated():
-        return _answer(DataSummary, load_core().prepare(config.to_core_json()), "prepare")
+    """Loads the workload's data. Ctrl-C or SIGTERM ends the command at once; the load, cut
+    off with the process, leaves its tables partly filled (a later prepare reloads them)."""
+    request = config.to_core_json()
+    text = _interruptible(lambda: str(load_core().prepare(request)))
+    return _answer(DataSummary, text, "prepare")
 
 
 def cleanup(config: RunConfig) -> DataSummary:
     """Drops the workload's tables."""
-    with _translated():
-        return _answer(DataSummary, load_core().cleanup(config.to_core_json()), "cleanup")
+    request = config.to_core_json()
+    text = _interruptible(lambda: str(load_core().cleanup(request)))
+    return _answer(DataSummary, text, "cleanup")
 
 
 def check(config: RunConfig) -> CheckReport:
     """Checks the consistency conditions of the workload's data (TPC-C's 3.3.2.x)."""
-    with _translated():
-        return _answer(CheckReport, load_core().check(config.to_core_json()), "check report")
+    request = config.to_core_json()
+    text = _interruptible(lambda: str(load_core().check(request)))
+    return _answer(CheckReport, text, "check report")
 
 
 def probe(config: RunConfig) -> ProbeAnswer:
     """Connects once and tells what answered."""
-    with _translated():
-        return _answer(ProbeAnswer, load_core().probe(config.to_core_json()), "probe answer")
+    request = config.to_core_json()
+    text = _interruptible(lambda: str(load_core().probe(request)))
+    return _answer(ProbeAnswer, text, "probe answer")
 
 
 class Run:
