@@ -47,10 +47,20 @@ def test_two_points_of_one_study(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 
 def test_no_difference_gives_no_verdict(tmp_path: Path) -> None:
-    a = write_results(tmp_path / "a", study_records({"x": 1000}, runs=6, cv=0.02, seed=4))
-    b = write_results(tmp_path / "b", study_records({"x": 1000}, runs=6, cv=0.02, seed=5))
+    a = write_results(tmp_path / "a", study_records({"x": 1000}, runs=10, cv=0.004, seed=4))
+    b = write_results(tmp_path / "b", study_records({"x": 1000}, runs=10, cv=0.004, seed=5))
     [row] = compare_dirs(a, b, ComparisonOptions()).model_dump()["points"]
     assert row["tps"]["verdict"] == "no significant change"
+
+
+def test_two_identical_quick_studies_are_inconclusive_not_unchanged(tmp_path: Path) -> None:
+    # 4 noisy runs a side over two points: no verdict could come of them, so none is claimed.
+    records = {"x": 1000, "y": 2000}
+    a = write_results(tmp_path / "a", study_records(records, runs=4, cv=0.1, seed=11))
+    b = write_results(tmp_path / "b", study_records(records, runs=4, cv=0.1, seed=12))
+    rows = compare_dirs(a, b, ComparisonOptions()).model_dump()["points"]
+    assert {r["tps"]["verdict"] for r in rows} == {"inconclusive"}
+    assert all(r["tps"]["runs_needed"] > 4 for r in rows)
 
 
 def test_compare_refusals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

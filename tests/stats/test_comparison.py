@@ -10,6 +10,7 @@ import pytest
 
 from dbscale.stats.comparison import (
     BETTER,
+    INCONCLUSIVE,
     SAME,
     TOO_FEW,
     WORSE,
@@ -19,6 +20,7 @@ from dbscale.stats.comparison import (
     median_ratio_interval,
     min_runs_per_side,
     runs_per_side,
+    verdict_words,
 )
 
 scipy_stats = pytest.importorskip("scipy.stats")
@@ -87,9 +89,20 @@ def test_a_real_difference_is_called() -> None:
 
 
 def test_noise_is_not_called_a_change() -> None:
+    # Tight runs: the interval lies inside the noise band, so no change beyond it is possible.
+    a, b = samples(1000, 10, 0.005, 3), samples(1000, 10, 0.005, 4)
+    [c] = adjust_and_decide([compare_samples("tps", a, b, higher_is_better=True)], noise_pct=2)
+    assert c.verdict == SAME and c.runs_needed is None
+
+
+def test_runs_that_cannot_tell_say_so_and_how_many_would() -> None:
+    # 6 runs a side at 2% CV: the interval reaches past the ±2% band, so "no change" would
+    # claim more than the runs show.
     a, b = samples(1000, 6, 0.02, 3), samples(1000, 6, 0.02, 4)
     [c] = adjust_and_decide([compare_samples("tps", a, b, higher_is_better=True)], noise_pct=2)
-    assert c.verdict == SAME
+    assert c.verdict == INCONCLUSIVE
+    assert c.runs_needed is not None and c.runs_needed > 6
+    assert verdict_words(c).startswith("inconclusive: too few runs to detect a change")
 
 
 def test_a_significant_change_inside_the_noise_threshold_is_not_called() -> None:
@@ -110,7 +123,8 @@ def test_holm_across_points_and_too_few_runs() -> None:
     decided = adjust_and_decide(changes, noise_pct=2)
     assert decided[0].p_value == pytest.approx(0.0286, abs=1e-4)
     assert decided[0].p_adjusted == pytest.approx(2 * 0.0286, abs=1e-3)  # two tests counted
-    assert decided[0].verdict == SAME  # 4 vs 4 cannot survive the correction
+    # 4 vs 4 cannot survive the correction over two points: no verdict could come of it.
+    assert decided[0].verdict == INCONCLUSIVE and (decided[0].runs_needed or 0) >= 5
     assert decided[2].verdict == TOO_FEW
 
 

@@ -25,11 +25,21 @@ from dbscale.report.rows import r4
 from dbscale.report.specs import CONFIG, FACET_WIDTH
 from dbscale.report.tables import Cell, html_table
 from dbscale.results.compare import Comparison
-from dbscale.stats.comparison import Change
+from dbscale.stats.comparison import (
+    BETTER,
+    INCONCLUSIVE,
+    SAME,
+    TOO_FEW,
+    WORSE,
+    Change,
+    verdict_words,
+)
 
 METRICS = (("tps", "TPS"), ("p95_ms", "p95 latency"), ("p99_ms", "p99 latency"))
-CLASSES = {"better": "better", "worse": "worse"}  # anything else: no clear change
-COLORS = {"better": "#2da44e", "worse": "#cf222e", "no clear change": "#8c959f"}
+# The legend's classes are the verdicts' own words (stats/comparison.py).
+CLASSES = {v: v for v in (BETTER, WORSE, SAME, INCONCLUSIVE, TOO_FEW)}
+COLORS = {BETTER: "#2da44e", WORSE: "#cf222e", SAME: "#8c959f", INCONCLUSIVE: "#bf8700",
+          TOO_FEW: "#d0d7de"}  # fmt: skip
 
 
 def changes(comparison: Comparison) -> list[tuple[str, str, Change]]:
@@ -40,7 +50,7 @@ def changes(comparison: Comparison) -> list[tuple[str, str, Change]]:
 
 
 def verdict_class(verdict: str) -> str:
-    return CLASSES.get(verdict, "no clear change")
+    return CLASSES.get(verdict, TOO_FEW)
 
 
 def change_chart(comparison: Comparison) -> Chart | None:
@@ -91,8 +101,10 @@ def change_chart(comparison: Comparison) -> Chart | None:
     }  # fmt: skip
     caption = (
         "Right of zero: B is higher (for latency that is worse). The grey band is the noise "
-        f"threshold (±{noise:g}%): a verdict needs the whole interval outside it and a "
-        "Holm-adjusted Mann-Whitney p below alpha."
+        f"threshold (±{noise:g}%): better or worse needs the whole interval outside it and a "
+        "Holm-adjusted Mann-Whitney p below alpha; no significant change needs the whole "
+        "interval inside it; an interval that reaches past it without a significant p is "
+        "inconclusive (more runs would decide)."
     )
     return Chart("compare-change", "compare", "Change B vs A", caption, spec)
 
@@ -105,7 +117,7 @@ def _table(comparison: Comparison) -> str:
         rows.append(
             [
                 point, title, f"{c.n_a}/{c.n_b}", c.median_a, c.median_b, c.change_pct,
-                c.ci_low_pct, c.ci_high_pct, c.p_adjusted, c.verdict,
+                c.ci_low_pct, c.ci_high_pct, c.p_adjusted, verdict_words(c),
             ]
         )  # fmt: skip
     return html_table(headers, rows)

@@ -31,6 +31,7 @@ from dbscale.stats.comparison import (
     Change,
     adjust_and_decide,
     compare_samples,
+    verdict_words,
 )
 from dbscale.targets.facts import TargetDifference, diff_target_records
 from dbscale.values import format_value
@@ -299,7 +300,7 @@ def print_comparison(console: Console, comparison: Comparison) -> None:
                 _num(c.change_pct),
                 ci,
                 _num(c.p_adjusted, 4),
-                c.verdict,
+                verdict_words(c),
             )
     console.print(table)
     console.print(f"change: {comparison.estimate} (B's median / A's median - 1)", highlight=False)

@@ -1,8 +1,14 @@
 """A against B for one metric, over per-run values: the relative change as the ratio of the
 medians (B's median over A's, so it agrees with the medians printed beside it) with a percentile
-bootstrap interval, a two-sided Mann-Whitney U p-value, and a verdict that fires only when the
-Holm-adjusted p is below alpha *and* the whole interval lies beyond the noise threshold
-(criterion's rule). Otherwise: no significant change.
+bootstrap interval, a two-sided Mann-Whitney U p-value, and a verdict:
+
+- *better* or *worse*: the Holm-adjusted p is below alpha *and* the whole interval lies beyond
+  the noise threshold (criterion's rule);
+- *no significant change*: not that, and the data could have shown a change: the interval lies
+  within the noise band, so no change beyond the noise is compatible with the runs;
+- *inconclusive*: not significant, but the interval still reaches past the noise band (or the
+  runs are too few for the test to reach alpha at all, with Holm over this many points): the
+  runs cannot tell a change from none, and `runs_needed` says how many per side would.
 
 Power: the smallest change the runs could have detected at 80% power, and the runs per side a
 given change needs, from the run-to-run spread of log values (pooled over both sides) with the
@@ -27,6 +33,7 @@ ESTIMATE = "ratio of medians, percentile bootstrap interval"
 BOOTSTRAP_RESAMPLES = 4000
 MANN_WHITNEY_EFFICIENCY = 3 / math.pi
 BETTER, WORSE, SAME, TOO_FEW = "better", "worse", "no significant change", "too few runs"
+INCONCLUSIVE = "inconclusive"
 
 
 def min_runs_per_side(comparisons: int = 1, alpha: float = ALPHA) -> int:
@@ -60,6 +67,8 @@ class Change:
     detectable_pct: float | None = None  # the smallest change these runs detect at 80% power
     detect_pct: float | None = None  # a change the user asked about (--detect) ...
     runs_to_detect: int | None = None  # ... and the runs per side it needs
+    spread: float | None = None  # the pooled spread of log values (for `runs_needed`)
+    runs_needed: int | None = None  # inconclusive: the runs per side that would decide
 
 
 def median_ratio_interval(
@@ -159,28 +168,56 @@ def compare_samples(
         runs_to_detect=(
             runs_per_side(spread, detect_pct, alpha) if spread is not None and detect_pct else None
         ),
+        spread=spread,
     )
 
 
-def decide(change: Change, noise_pct: float, alpha: float = ALPHA) -> str:
-    if change.ci_low_pct is None or change.ci_high_pct is None or change.p_adjusted is None:
+def decide(change: Change, noise_pct: float, alpha: float = ALPHA, comparisons: int = 1) -> str:
+    low, high = change.ci_low_pct, change.ci_high_pct
+    if low is None or high is None or change.p_adjusted is None:
         return TOO_FEW
-    if change.p_adjusted >= alpha:
-        return SAME
-    if change.ci_low_pct > noise_pct:
+    if change.p_adjusted < alpha and low > noise_pct:
         return BETTER if change.higher_is_better else WORSE
-    if change.ci_high_pct < -noise_pct:
+    if change.p_adjusted < alpha and high < -noise_pct:
         return WORSE if change.higher_is_better else BETTER
-    return SAME
+    could_reach = min(change.n_a, change.n_b) >= min_runs_per_side(comparisons, alpha)
+    if could_reach and -noise_pct <= low and high <= noise_pct:
+        return SAME
+    return INCONCLUSIVE
+
+
+def runs_needed(change: Change, noise_pct: float, alpha: float, comparisons: int) -> int | None:
+    """Runs per side that would detect a change of the observed size (at least the noise
+    threshold) at 80% power, Holm over `comparisons`; None without a spread to go by."""
+    if change.spread is None or change.change_pct is None:
+        return None
+    size = max(abs(change.change_pct), noise_pct, 0.1)
+    return runs_per_side(change.spread, size, alpha / comparisons, comparisons=comparisons)
+
+
+def verdict_words(change: Change) -> str:
+    """The verdict as the console, the page and its legend say it."""
+    if change.verdict == INCONCLUSIVE:
+        if change.runs_needed is None:
+            return "inconclusive: too few runs to detect a change of this size"
+        return (
+            "inconclusive: too few runs to detect a change of this size "
+            f"({change.runs_needed} runs per side would)"
+        )
+    return change.verdict
 
 
 def adjust_and_decide(
     changes: Sequence[Change], noise_pct: float, alpha: float = ALPHA
 ) -> list[Change]:
-    """Holm's correction across `changes` (one metric over many points), then the verdicts."""
+    """Holm's correction across `changes` (one metric over many points), then the verdicts
+    (an inconclusive one with the runs per side that would decide it)."""
     adjusted = holm([c.p_value if c.ci_low_pct is not None else None for c in changes])
+    tested = sum(p is not None for p in adjusted) or 1
     out = []
     for change, p in zip(changes, adjusted, strict=True):
         change = replace(change, p_adjusted=p)
-        out.append(replace(change, verdict=decide(change, noise_pct, alpha)))
+        verdict = decide(change, noise_pct, alpha, tested)
+        needed = runs_needed(change, noise_pct, alpha, tested) if verdict == INCONCLUSIVE else None
+        out.append(replace(change, verdict=verdict, runs_needed=needed))
     return out
