@@ -3,6 +3,7 @@
 //! 10 terminals per warehouse) and nowait (the Cloud Report's) modes, tpmC with its pass rules
 //! and audits, and the consistency conditions of 3.3.2.
 
+mod audits;
 mod bulk;
 pub mod check;
 mod data;

@@ -1,16 +1,15 @@
 //! A TPC-C run's figures and judgement: tpmC, efficiency against 12.86 tpmC per warehouse, the
 //! pass rule (the spec's 90th-percentile limits and 85% efficiency with waits; the Cloud
-//! Report's New-Order p95 under 10 s without), and the run-time audits of clause 9.2 with their
-//! tolerances.
+//! Report's New-Order p95 under 10 s without), and the run-time audits of clause 9.2
+//! (`audits.rs`).
 
+use super::audits::audits;
 use super::terminal::*;
-pub use crate::stats::tpcc::{Audit, PassRule, TpccSummary};
+pub use crate::stats::tpcc::{PassRule, TpccSummary};
 use crate::stats::LatencyHistogram;
 
 /// The spec's maximum tpmC per warehouse with keying and think times (12.86).
 pub const SPEC_TPMC_PER_WAREHOUSE: f64 = 12.86;
-/// Audits need this many transactions before they say anything (as CockroachDB's do).
-const AUDIT_MIN_TRANSACTIONS: u64 = 10_000;
 
 pub struct SummaryInput<'a> {
     pub warehouses: i64,
@@ -69,8 +68,9 @@ pub fn summarize(input: &SummaryInput) -> TpccSummary {
         .iter()
         .filter(|a| a.status == "fail")
         .map(|a| {
+            let value = a.value.map_or("-".to_string(), |v| format!("{v:.3}"));
             format!(
-                "audit {} outside [{}, {}]: {}",
+                "audit {} {value} outside [{}, {}]: {}",
                 a.name, a.low, a.high, a.note
             )
         })
@@ -92,90 +92,6 @@ pub fn summarize(input: &SummaryInput) -> TpccSummary {
         warnings,
         c_last_source: input.c_last_source.into(),
     }
-}
-
-fn audits(input: &SummaryInput, all: u64) -> Vec<Audit> {
-    let count = |kind: usize| input.types.get(kind).map_or(0, LatencyHistogram::count) as f64;
-    let tally = |i: usize| input.tally.get(i).copied().unwrap_or(0) as f64;
-    let share = |part: f64, whole: f64| (whole > 0.0).then(|| 100.0 * part / whole);
-    let single = input.warehouses < 2;
-    let lines = tally(ORDER_LINES);
-    let rows = [
-        (
-            "rolled_back_new_order_pct",
-            share(tally(ROLLED_BACK), count(NEW_ORDER)),
-            0.9,
-            1.1,
-            false,
-            "of New-Orders rolled back (2.4.1.4)",
-        ),
-        (
-            "order_lines_per_order",
-            (count(NEW_ORDER) > 0.0).then(|| lines / count(NEW_ORDER)),
-            9.5,
-            10.5,
-            false,
-            "average lines per New-Order (2.4.1.3)",
-        ),
-        (
-            "remote_order_line_pct",
-            share(tally(REMOTE_LINES), lines),
-            0.95,
-            1.05,
-            single,
-            "of order lines from a remote warehouse (2.4.1.5)",
-        ),
-        (
-            "remote_payment_pct",
-            share(tally(REMOTE_PAYMENTS), count(PAYMENT)),
-            14.0,
-            16.0,
-            single,
-            "of Payments for a remote customer (2.5.1.2)",
-        ),
-        (
-            "by_last_name_pct",
-            share(tally(BY_LAST_NAME), count(PAYMENT) + count(ORDER_STATUS)),
-            57.0,
-            63.0,
-            false,
-            "of Payments and Order-Status by last name (2.5.1.2, 2.6.1.2)",
-        ),
-        (
-            "skipped_delivery_pct",
-            share(tally(SKIPPED_DELIVERIES), 10.0 * count(DELIVERY)),
-            0.0,
-            1.0,
-            false,
-            "of districts a Delivery found nothing to deliver in (2.7.4.2)",
-        ),
-    ];
-    rows.into_iter()
-        .map(|(name, value, low, high, not_applicable, what)| {
-            let status = if not_applicable || all < AUDIT_MIN_TRANSACTIONS || value.is_none() {
-                "skip"
-            } else if value.is_some_and(|v| (low..=high).contains(&v)) {
-                "pass"
-            } else {
-                "fail"
-            };
-            let note = if not_applicable {
-                format!("{what}; needs 2 or more warehouses")
-            } else if all < AUDIT_MIN_TRANSACTIONS {
-                format!("{what}; judged from {AUDIT_MIN_TRANSACTIONS} transactions on")
-            } else {
-                what.to_string()
-            };
-            Audit {
-                name: name.into(),
-                value,
-                low,
-                high,
-                status: status.into(),
-                note,
-            }
-        })
-        .collect()
 }
 
 #[cfg(test)]
