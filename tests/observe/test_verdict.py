@@ -220,3 +220,13 @@ def test_other_processes_over_a_tenth_of_the_host_warn_whatever_the_verdict() ->
     clean = {**shared, "host_idle_pct": 50.0}
     assert "host_warning" not in _judge(clean)
     assert "host_warning" not in _judge(shared, rows=1)  # too short to judge anything
+
+
+def test_a_few_lock_samples_of_idle_sessions_are_no_verdict() -> None:
+    # A paced run: 12 samples, 0.03 sessions active on average, all of them on a lock. That
+    # says nothing about what limited the run.
+    sparse = WaitHistogram()
+    for i in range(12):
+        sparse.add([["active", "Lock:transactionid", 1 if i == 0 else 0], ["idle", None, 10]])
+    verdict = _judge({**IDLE_HOST, "client_cpu_cores": 0.05}, waits=sparse)
+    assert verdict["verdict"] != "lock-contention", verdict

@@ -31,6 +31,21 @@ CONCURRENCY_HOST_BUSY_PCT = 80.0  # below this the host has room to spare
 CONCURRENCY_MATCH = 0.8  # tps within this factor of clients / mean latency
 MIN_ROWS = 2
 MIN_WAIT_SAMPLES = 10
+# What the server's sessions waited on says what limited the run only when they were busy: this
+# many active backend-samples at least, and this many sessions active on average. A paced run
+# (TPC-C's keying and think times) leaves them idle, and a few samples of a lock say nothing.
+MIN_ACTIVE_SAMPLES = 30
+MIN_ACTIVE_SESSIONS = 0.2
+
+
+def _busy_waits(ev: Evidence) -> WaitHistogram | None:
+    """The run's wait samples when there are enough of busy sessions to judge by."""
+    waits = ev.waits
+    if waits is None or waits.samples < MIN_WAIT_SAMPLES:
+        return None
+    if waits.active < MIN_ACTIVE_SAMPLES or waits.active / waits.samples < MIN_ACTIVE_SESSIONS:
+        return None
+    return waits
 
 
 def pct(value: float) -> str:
@@ -136,8 +151,8 @@ def rule_connection_rate(ev: Evidence) -> Finding | None:
 
 
 def rule_locks(ev: Evidence, threshold: float = LOCK_DOMINANT) -> Finding | None:
-    waits = ev.waits
-    if waits is None or waits.samples < MIN_WAIT_SAMPLES or waits.active == 0:
+    waits = _busy_waits(ev)
+    if waits is None:
         return None
     shares = waits.class_shares()
     locked = shares["lock"] + shares["lwlock"]
@@ -157,8 +172,8 @@ def rule_locks(ev: Evidence, threshold: float = LOCK_DOMINANT) -> Finding | None
 
 
 def rule_io(ev: Evidence) -> Finding | None:
-    waits = ev.waits
-    if waits is None or waits.samples < MIN_WAIT_SAMPLES or waits.active == 0:
+    waits = _busy_waits(ev)
+    if waits is None:
         return None
     shares = waits.class_shares()
     numbers = {"wal_share_pct": round(100 * shares["wal"], 1),
