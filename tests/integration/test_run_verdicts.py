@@ -63,6 +63,22 @@ def test_clients_the_server_refused_fail_the_run(
     assert f"number of clients: 16 ({connected} connected)" in done.out
 
 
+def test_keep_going_records_a_failed_point_and_runs_the_rest(
+    sbtest_url: str, connection_limit: int, tmp_path: Path
+) -> None:
+    # The 16-client point fails (the server admits 10); with --keep-going the 2-client point
+    # after it still runs, and the study ends with exit 6 and what failed.
+    out = tmp_path / "keep"
+    done = dbscale("run", "sysbench:oltp_point_select", "--target", sbtest_url, *SMALL,
+                   "-c", "16,2", "-T", "1s", "--keep-going", "--out", str(out))  # fmt: skip
+    done.assert_user_error()
+    assert done.code == EXIT_RUN, done.text
+    records = read_runs(out / "runs.jsonl")
+    assert [(r["clients"], r["verdict"]["status"]) for r in records] == [(16, "failed"), (2, "ok")]
+    assert "1 of 2 runs failed (clients=16#0)" in done.err
+    assert "keep_going: the study goes on" in done.out
+
+
 def test_deadlocks_retried_until_they_commit_are_not_errors(
     sbtest_url: str, tmp_path: Path
 ) -> None:

@@ -77,6 +77,7 @@ def run_cmd(
     warmup_runs: o.WarmupRuns = None,
     cooldown: o.Cooldown = None,
     check: o.CheckAfterRuns = False,
+    keep_going: o.KeepGoing = False,
     recipe: o.Recipe = None,
     quick: o.Quick = False,
     dry_run: o.DryRun = False,

@@ -116,6 +116,14 @@ WarmupRuns = Annotated[
     typer.Option("--warmup-runs", help="Warm-up runs before each point's first run."),
 ]
 Cooldown = Annotated[str | None, typer.Option("--cooldown", help="Pause between runs: 30s, 2m.")]
+KeepGoing = Annotated[
+    bool,
+    typer.Option(
+        "--keep-going",
+        help="A failed run is recorded and the study goes on with the other points; the exit "
+        "code (6) and a summary of what failed come at the end. A plan's keep_going: true.",
+    ),
+]
 CheckAfterRuns = Annotated[
     bool,
     typer.Option(

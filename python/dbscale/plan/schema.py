@@ -147,6 +147,8 @@ class PlanSchema(_Strict):
     warmup_duration: Seconds | None = None
     cooldown: SecondsOrZero = 0.0
     order: Literal["interleaved", "sequential"] = "interleaved"
+    # A failed run is recorded and the study goes on with the other points (exit 6 at the end).
+    keep_going: bool = False
     prepare: PrepareSettings = Field(default_factory=PrepareSettings)
     statistics: StatisticsSettings = Field(default_factory=StatisticsSettings)
     micro: MicroSettings | None = None  # micro-benchmarks per target host (docs/micro.md)

@@ -72,6 +72,7 @@ class RunOptions:
     warmup_runs: int | None = None
     cooldown: str | None = None
     check: bool = False  # consistency conditions after each run (prepare.check: run)
+    keep_going: bool = False  # a failed run does not stop the study (plan: keep_going)
     recipe: str | None = None
     quick: bool = False
     resume: Path | None = None
@@ -273,6 +274,8 @@ def apply_flags(doc: PlanDocument, options: RunOptions, *, plain: bool) -> None:
             doc.set((key,), value, f"command line ({flag})")
     if options.check:
         doc.set(("prepare", "check"), "run", "command line (--check)")
+    if options.keep_going:
+        doc.set(("keep_going",), True, "command line (--keep-going)")
     for key, value, flag in (
         ("ray", options.ray, "--ray"),
         ("workers", options.workers, "--workers"),

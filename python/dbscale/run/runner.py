@@ -233,6 +233,16 @@ class StudyRunner:
             print_micro_summary(self.out, self._micro_rows())
             if self.pool is not None:
                 self.pool.close()
+        failed = [r for r in outcome.records if r.verdict.status == "failed"]
+        if failed:  # only with keep_going: otherwise the first failure stopped the study
+            keys = ", ".join(r.run_key or r.group_key for r in failed[:5])
+            more = f" and {len(failed) - 5} more" if len(failed) > 5 else ""
+            raise RunError(
+                f"{len(failed)} of {len(outcome.records)} runs failed ({keys}{more}); the first: "
+                f"{failed[0].verdict.message}",
+                "the other points ran (keep_going); the failed runs are in runs.jsonl, marked "
+                "failed and left out of the statistics (--resume does not repeat them)",
+            )
         outages = [r for r in outcome.records if r.verdict.status == "outage"]
         unchecked = [r for r in outcome.records if r.consistency and r.consistency.unfinished]
         if outages:
@@ -390,6 +400,13 @@ class StudyRunner:
             raise RunError(record.verdict.message, f"dbscale run ... --resume {self.results.path} "
                            "runs it again")  # fmt: skip
         if record.verdict.status == "failed":
+            if self.study.plan.keep_going:
+                self.out.print(
+                    f"warning: run {slot.index} ({step.label}) failed: {record.verdict.message}; "
+                    "keep_going: the study goes on",
+                    style="bold red", highlight=False, soft_wrap=True,
+                )  # fmt: skip
+                return record
             raise RunError(
                 f"run {slot.index} ({step.label}) failed: {record.verdict.message}",
                 refused_hint(record),
