@@ -63,6 +63,18 @@ def test_clients_the_server_refused_fail_the_run(
     assert f"number of clients: 16 ({connected} connected)" in done.out
 
 
+def test_a_dry_run_warns_of_points_over_max_connections(
+    sbtest_url: str, connection_limit: int
+) -> None:
+    done = dbscale("run", "sysbench:oltp_point_select", "--target", sbtest_url, *SMALL,
+                   "-c", "4,16", "-T", "1s", "--dry-run")  # fmt: skip
+    done.assert_ok()
+    assert (
+        f"warning: target main: 1 point(s) (clients=16) need up to 18 connections, over its "
+        f"max_connections ({connection_limit})"
+    ) in done.err
+
+
 def test_keep_going_records_a_failed_point_and_runs_the_rest(
     sbtest_url: str, connection_limit: int, tmp_path: Path
 ) -> None:

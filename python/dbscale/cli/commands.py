@@ -63,6 +63,7 @@ def run(
             )  # a dry run changes nothing
             done = done_run_keys(found.records)
         print_dry_run(data_console(), study, study.pending(done))
+        _dry_run_limits(study)
         return
     err = message_console()
     results = ResultsDir(study.out_dir, resume=resume)
@@ -85,6 +86,21 @@ def run(
             ).run()
     finally:  # however the study ended (Ctrl-C too): the report of what finished
         report_after_run(results.path, env=env, err=err)
+
+
+def _dry_run_limits(study: Study) -> None:
+    """The limits of the targets reachable by URL (private ones are not started by a dry run)
+    against the points planned on them."""
+    from dbscale.run.target_limits import read_and_warn
+    from dbscale.targets.spec import is_private_url
+
+    err = message_console()
+    for target in study.plan.targets_or_embedded():
+        if is_private_url(target.url):
+            continue
+        points = [p for p in study.runnable_points if p.target.name == target.name]
+        read_and_warn(target.url, target.name, points,
+                      lambda text: err.print(text, highlight=False, soft_wrap=True))  # fmt: skip
 
 
 def _allow_open_files() -> None:

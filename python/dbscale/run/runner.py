@@ -66,6 +66,7 @@ from dbscale.run.resume_checks import (
     saturated_workers,
 )
 from dbscale.run.study_output import study_plan_json
+from dbscale.run.target_limits import read_and_warn
 from dbscale.targets import OpenTarget
 from dbscale.targets.facts import load_target_records
 from dbscale.targets.lifecycle import TargetFailedError
@@ -180,6 +181,7 @@ class StudyRunner:
         self.cache = FigureCache()
         self.loaded: set[tuple[str, str]] = set()  # (target, data set) loaded by this process
         self.failed_targets: dict[str, str] = {}  # target name -> why it was skipped
+        self.limits_read: set[str] = set()  # targets whose limits were read
         self.observer = StudyObserver(results.path)  # host facts once, host.json
         self.micro = read_micro(results.path)  # the micro steps recorded so far
         self.pool: WorkerPool | None = None  # scale_out: the study's workers, started once
@@ -283,12 +285,16 @@ class StudyRunner:
         else:
             name = step.point.target.name
         try:
-            self.opened[name]
+            opened = self.opened[name]
         except TargetFailedError as exc:
             if name not in self.failed_targets:
                 self.failed_targets[name] = exc.message
                 self.progress.note(f"skipping the points of {name}: {exc.message}")
             return False
+        if name not in self.limits_read:  # once per target: what its runs will run into
+            self.limits_read.add(name)
+            points = [p for p in self.study.runnable_points if p.target.name == name]
+            read_and_warn(opened.url, name, points, self.progress.note)
         return True
 
     def _micro(self, step: MicroStep) -> None:
