@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import random
 import statistics
 from pathlib import Path
@@ -70,6 +71,40 @@ def test_summary_files_and_load_results(tmp_path: Path) -> None:
     assert len(loaded.intervals) == 12 * 30
     assert list(loaded.summary["point_key"]) == ["tls=a", "tls=b"]
     assert loaded.summary["tps_median"][0] == pytest.approx(float(rows[0]["tps_median"]))
+
+
+def test_load_results_has_every_summary_column_and_the_micro_figures(tmp_path: Path) -> None:
+    # A target with a size and prices: summary.csv gets the price-performance columns, and the
+    # summary frame has every column summary.csv has; micro.jsonl's figures are frames too.
+    from dbscale.results.cost import add_price_performance
+    from dbscale.results.micro_records import MicroRecord, append_micro
+    from dbscale.targets.facts import load_target_records
+    from tests.results.test_cost import TARGET
+
+    records = study_records({"a": 1000}, runs=6, cv=0.01, seed=3)
+    for record in records:
+        record["target_name"] = "main"
+    directory = write_results(tmp_path / "r", records)
+    (directory / "targets").mkdir()
+    (directory / "targets" / "main.json").write_text(json.dumps({"name": "main", **TARGET}))
+    results = ResultsDir(directory, resume=True)
+    points = add_price_performance(
+        summarize_points(results.records), load_target_records(directory)
+    )
+    results.write_summary(points=points)
+    csv_columns = set(next(csv.DictReader((directory / "summary.csv").open())))
+    assert any(c.startswith("cost_") for c in csv_columns), csv_columns
+    append_micro(directory, MicroRecord(
+        key="micro:cpu:main#0", kind="cpu", place="main", repetition=0,
+        figures={"cpu per vCPU": {"unit": "iterations/s", "higher_is_better": True,
+                                  "values": [100.0, 102.0, 98.0]}},
+    ))  # fmt: skip
+    pytest.importorskip("pandas")
+    loaded = dbscale.load_results(directory)
+    assert csv_columns <= set(loaded.summary.columns), csv_columns - set(loaded.summary.columns)
+    assert list(loaded.micro["figure"]) == ["cpu per vCPU"]
+    assert loaded.micro["median"][0] == 100.0
+    assert sorted(loaded.micro_samples["value"]) == [98.0, 100.0, 102.0]
 
 
 def test_load_results_is_ready_for_analysis(tmp_path: Path) -> None:

@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from dbscale import core
 from dbscale.errors import DbscaleError, ResultsError
+from dbscale.results.cost import add_price_performance
 from dbscale.results.directory import RUNS_FILE, read_runs
 from dbscale.results.expectations import flag_contradictions
+from dbscale.results.micro_records import micro_summary, read_micro
 from dbscale.results.points import (
     PERCENTILES,
     Cell,
@@ -25,6 +27,7 @@ from dbscale.results.points import (
     summarize_points,
 )
 from dbscale.results.record import RunRecord
+from dbscale.targets.facts import load_target_records
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -41,14 +44,18 @@ class AnalysisDependencyError(DbscaleError):
 @dataclass(frozen=True)
 class Results:
     """One results directory: `runs` (one row per run), `intervals` (one row per run and
-    second), `summary` (one row per point, over measured runs), `resources` (one row per run
-    and observed second, when runs were observed)."""
+    second), `summary` (one row per point, over measured runs: summary.csv's columns, the
+    price-performance ones included), `resources` (one row per run and observed second, when
+    runs were observed), `micro` (one row per micro-benchmark figure and host, micro.jsonl's
+    statistics) and `micro_samples` (one row per figure sample)."""
 
     runs: pd.DataFrame
     intervals: pd.DataFrame
     summary: pd.DataFrame
     resources: pd.DataFrame
     records: tuple[RunRecord, ...]
+    micro: pd.DataFrame
+    micro_samples: pd.DataFrame
 
     def percentiles(
         self, run_id: str | Sequence[str], quantiles: Sequence[float] = tuple(PERCENTILES.values())
@@ -119,13 +126,27 @@ def load_results(directory: str | Path) -> Results:
             flat = flatten(interval.model_dump(mode="json", exclude={"queries"}))
             intervals.append({**ids, **flat})
         resources.extend({**ids, **sample} for sample in _resource_rows(record))
-    summary = [flatten(p.to_json()) for p in flag_contradictions(summarize_points(records))]
+    points = add_price_performance(
+        flag_contradictions(summarize_points(records)), load_target_records(Path(directory))
+    )
+    summary = [flatten(p.to_json()) for p in points]
+    micro = read_micro(Path(directory))
+    micro_rows = [flatten(row.model_dump(mode="json")) for row in micro_summary(micro)]
+    samples: list[FlatRow] = [
+        {"key": m.key, "place": m.place, "kind": m.kind, "repetition": m.repetition,
+         "vcpus": m.vcpus, "figure": name, "unit": figure.unit, "sample": i, "value": value}
+        for m in micro
+        for name, figure in m.figures.items()
+        for i, value in enumerate(figure.values)
+    ]  # fmt: skip
     return Results(
         runs=_frame(runs, _TIME_COLUMNS),
         intervals=_frame(intervals),
         summary=_frame(summary),
         resources=_frame(resources),
         records=tuple(records),
+        micro=_frame(micro_rows),
+        micro_samples=_frame(samples),
     )
 
 
