@@ -133,33 +133,32 @@ def check_workload(workload: WorkloadConfig) -> None:
         load_core().check_workload(workload.model_dump_json())
 
 
+def _on_target(call: str, config: RunConfig) -> str:
+    """The core's `call` on the config's target (a load, a check, a probe: seconds or minutes
+    of native work), waited for so that a signal still ends the command at once."""
+    request = config.to_core_json()
+    return _interruptible(lambda: str(getattr(load_core(), call)(request)))
+
+
 def prepare(config: RunConfig) -> DataSummary:
     """Loads the workload's data. Ctrl-C or SIGTERM ends the command at once; the load, cut
     off with the process, leaves its tables partly filled (a later prepare reloads them)."""
-    request = config.to_core_json()
-    text = _interruptible(lambda: str(load_core().prepare(request)))
-    return _answer(DataSummary, text, "prepare")
+    return _answer(DataSummary, _on_target("prepare", config), "prepare")
 
 
 def cleanup(config: RunConfig) -> DataSummary:
     """Drops the workload's tables."""
-    request = config.to_core_json()
-    text = _interruptible(lambda: str(load_core().cleanup(request)))
-    return _answer(DataSummary, text, "cleanup")
+    return _answer(DataSummary, _on_target("cleanup", config), "cleanup")
 
 
 def check(config: RunConfig) -> CheckReport:
     """Checks the consistency conditions of the workload's data (TPC-C's 3.3.2.x)."""
-    request = config.to_core_json()
-    text = _interruptible(lambda: str(load_core().check(request)))
-    return _answer(CheckReport, text, "check report")
+    return _answer(CheckReport, _on_target("check", config), "check report")
 
 
 def probe(config: RunConfig) -> ProbeAnswer:
     """Connects once and tells what answered."""
-    request = config.to_core_json()
-    text = _interruptible(lambda: str(load_core().probe(request)))
-    return _answer(ProbeAnswer, text, "probe answer")
+    return _answer(ProbeAnswer, _on_target("probe", config), "probe answer")
 
 
 class Run:
