@@ -88,6 +88,9 @@ def run(
         report_after_run(results.path, env=env, err=err)
 
 
+DRY_RUN_LIMITS_S = 3.0  # how long a dry run waits to read a target's limits
+
+
 def _dry_run_limits(study: Study) -> None:
     """The limits of the targets reachable by URL (private ones are not started by a dry run)
     against the points planned on them."""
@@ -100,7 +103,8 @@ def _dry_run_limits(study: Study) -> None:
             continue
         points = [p for p in study.runnable_points if p.target.name == target.name]
         read_and_warn(target.url, target.name, points,
-                      lambda text: err.print(text, highlight=False, soft_wrap=True))  # fmt: skip
+                      lambda text: err.print(text, highlight=False, soft_wrap=True),
+                      within_s=DRY_RUN_LIMITS_S)  # fmt: skip
 
 
 def _allow_open_files() -> None:

@@ -7,6 +7,7 @@ an error: the user may know better (a pooler in between, a limit raised before t
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping, Sequence
 
 from dbscale.errors import DbscaleError
@@ -68,13 +69,28 @@ def read_and_warn(
     target: str,
     points: Sequence[Point],
     note: Callable[[str], None],
+    within_s: float | None = None,
 ) -> None:
-    """Reads the target's settings and notes each warning; a target it cannot read is noted
-    once, and the study goes on (the runs will say what is wrong)."""
-    try:
-        settings = server_settings(url, dialect_of(url))
-    except DbscaleError as exc:
-        note(f"note: target {target}: its limits could not be read ({exc.message})")
+    """Reads the target's settings and notes each warning; a target it cannot read (within
+    `within_s`, when given: a dry run does not wait out a connect timeout) is noted once, and
+    the study goes on (the runs will say what is wrong)."""
+    found: list[Settings | DbscaleError] = []
+
+    def read() -> None:
+        try:
+            found.append(server_settings(url, dialect_of(url)))
+        except DbscaleError as exc:
+            found.append(exc)
+
+    reader = threading.Thread(target=read, name="dbscale-target-limits", daemon=True)
+    reader.start()
+    reader.join(within_s)
+    if not found:
+        note(f"note: target {target}: its limits could not be read in {within_s:g} s")
+        return
+    settings = found[0]
+    if isinstance(settings, DbscaleError):
+        note(f"note: target {target}: its limits could not be read ({settings.message})")
         return
     for warning in limit_warnings(target, points, settings):
         note(f"warning: {warning}")
