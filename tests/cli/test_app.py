@@ -73,6 +73,10 @@ def test_help_and_no_arguments(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "run", "--help")
     assert code == EXIT_OK
     assert "--clients" in out
+    # -h as most command-line tools take it, on every command.
+    for argv in (("-h",), ("run", "-h"), ("micro", "net", "-h")):
+        code, out, _ = run(capsys, *argv)
+        assert code == EXIT_OK and "Usage" in out, argv
 
 
 def test_version_works_without_the_native_module(capsys: pytest.CaptureFixture[str]) -> None:
