@@ -3,10 +3,13 @@ stderr) against the session's test PostgreSQL, with the native module built."""
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +45,13 @@ class Outcome:
         assert "Traceback" not in self.text
 
 
+# Where the command runs unless a test says otherwise: a run without --out writes its results
+# directory here, not into the checkout's results/.
+_WORK_DIR = Path(tempfile.mkdtemp(prefix="dbscale-it-"))
+_WORK_DIR.chmod(0o755)  # servers started from it run as another user when the tests are root
+atexit.register(shutil.rmtree, _WORK_DIR, True)
+
+
 def dbscale(
     *args: str,
     env: Mapping[str, str] | None = None,
@@ -55,7 +65,7 @@ def dbscale(
     done = subprocess.run(
         [sys.executable, "-m", "dbscale", *args],
         capture_output=True, text=True, env={**base, **(env or {})}, timeout=timeout_s,
-        cwd=cwd or REPO, check=False,
+        cwd=cwd or _WORK_DIR, check=False,
     )  # fmt: skip
     return Outcome(done.returncode, done.stdout, done.stderr)
 
