@@ -27,6 +27,12 @@ def mariadb(core: object) -> MariaDBTestServer:
     return mariadb_from_env()
 
 
+@pytest.fixture(autouse=True)
+def _elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In-process runs without --out write their results directory here, not in the checkout."""
+    monkeypatch.chdir(tmp_path)
+
+
 def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> Outcome:
     """`dbscale ARGV` in this process: the same exit code, stdout and stderr, no start-up cost."""
     code = run_cli(list(argv))
