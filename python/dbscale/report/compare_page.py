@@ -37,7 +37,6 @@ from dbscale.stats.comparison import (
 
 METRICS = (("tps", "TPS"), ("p95_ms", "p95 latency"), ("p99_ms", "p99 latency"))
 # The legend's classes are the verdicts' own words (stats/comparison.py).
-CLASSES = {v: v for v in (BETTER, WORSE, SAME, INCONCLUSIVE, TOO_FEW)}
 COLORS = {BETTER: "#2da44e", WORSE: "#cf222e", SAME: "#8c959f", INCONCLUSIVE: "#bf8700",
           TOO_FEW: "#d0d7de"}  # fmt: skip
 
@@ -50,7 +49,7 @@ def changes(comparison: Comparison) -> list[tuple[str, str, Change]]:
 
 
 def verdict_class(verdict: str) -> str:
-    return CLASSES.get(verdict, TOO_FEW)
+    return verdict if verdict in COLORS else TOO_FEW
 
 
 def change_chart(comparison: Comparison) -> Chart | None:

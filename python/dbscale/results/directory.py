@@ -127,25 +127,24 @@ def make_record(native: RunResult, meta: RunMeta) -> RunRecord:
             message = f"consistency conditions fail after the run: {failed}"
             fields["verdict"] = {"status": "failed", "message": message}
     record = RunRecord.from_json(fields, "the run's result")
+    # What the per-second intervals and the check add, in one more pass over the fields.
+    added: JsonObject = {}
     if record.verdict.status != "failed":
         gaps = find_gaps(record)
         if gaps.outages:
-            fields["outages"] = [asdict(o) for o in gaps.outages]
-            fields["outages_counted"] = meta.count_outages
-            fields["verdict"] = outage_verdict(record, gaps.outages)
+            added["outages"] = [asdict(o) for o in gaps.outages]
+            added["outages_counted"] = meta.count_outages
+            added["verdict"] = outage_verdict(record, gaps.outages)
         if gaps.stalls:
-            fields["stalls"] = [asdict(s) for s in gaps.stalls]
-        if gaps.outages or gaps.stalls:
-            record = RunRecord.from_json(fields, "the run's result")
+            added["stalls"] = [asdict(s) for s in gaps.stalls]
     if record.consistency is not None and record.consistency.unfinished:
         # Not a verdict on the data: the run keeps its own, with the unchecked data noted.
-        verdict = record.verdict
+        verdict = added.get("verdict") or record.verdict.model_dump(mode="json")
+        assert isinstance(verdict, dict)
         note = f"the consistency check after the run could not finish: {record.consistency.error}"
-        fields["verdict"] = {
-            **verdict.model_dump(mode="json"),
-            "message": f"{verdict.message}; {note}",
-        }
-        record = RunRecord.from_json(fields, "the run's result")
+        added["verdict"] = {**verdict, "message": f"{verdict['message']}; {note}"}
+    if added:
+        record = RunRecord.from_json({**fields, **added}, "the run's result")
     return record
 
 

@@ -82,9 +82,12 @@ def read_and_warn(
         except DbscaleError as exc:
             found.append(exc)
 
-    reader = threading.Thread(target=read, name="dbscale-target-limits", daemon=True)
-    reader.start()
-    reader.join(within_s)
+    if within_s is None:
+        read()
+    else:  # in a thread it need not wait for: the reading ends when its connect times out
+        reader = threading.Thread(target=read, name="dbscale-target-limits", daemon=True)
+        reader.start()
+        reader.join(within_s)
     if not found:
         note(f"note: target {target}: its limits could not be read in {within_s:g} s")
         return

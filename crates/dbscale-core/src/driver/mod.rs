@@ -61,6 +61,35 @@ pub enum Dialect {
     Mysql,
 }
 
+/// One URL naming a target's hosts: the first host's URL (already without its password) with
+/// its `host:port` replaced by every host's, comma-separated, and `params` added to its query.
+pub(crate) fn host_list_url(urls: &[String], params: &[(&str, &str)]) -> String {
+    fn authority(url: &str) -> (usize, usize) {
+        let start = url
+            .find('@')
+            .map_or_else(|| url.find("://").map_or(0, |i| i + 3), |i| i + 1);
+        let end = url[start..]
+            .find(['/', '?'])
+            .map_or(url.len(), |i| start + i);
+        (start, end)
+    }
+    let mut url = urls.first().cloned().unwrap_or_default();
+    let hosts: Vec<&str> = urls
+        .iter()
+        .map(|u| {
+            let (start, end) = authority(u);
+            &u[start..end]
+        })
+        .collect();
+    let (start, end) = authority(&url);
+    url.replace_range(start..end, &hosts.join(","));
+    for (key, value) in params {
+        url.push(if url.contains('?') { '&' } else { '?' });
+        url.push_str(&format!("{key}={value}"));
+    }
+    url
+}
+
 /// What a connection to a target needs, resolved once from the URL and the run options.
 #[derive(Debug, Clone)]
 pub enum Endpoint {

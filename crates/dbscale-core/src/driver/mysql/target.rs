@@ -6,82 +6,53 @@
 use rand::seq::SliceRandom;
 
 use super::{MySqlConfig, MySqlConnection};
-use crate::driver::{ConnectFailure, DbError, QueryProtocol, TlsMode};
+use crate::driver::{host_list_url, ConnectFailure, DbError, QueryProtocol, TlsMode};
 
 #[derive(Debug, Clone)]
 pub struct MySqlTarget {
     hosts: Vec<MySqlConfig>,
     random_order: bool,
-    /// The URL as given, its password removed, for a target of several hosts.
-    listed: Option<String>,
 }
 
 impl MySqlTarget {
     pub fn parse(url: &str, tls: Option<TlsMode>) -> Result<Self, DbError> {
         let (url, random_order) = take_load_balance(url)?;
-        let Some((scheme, rest)) = url.split_once("://") else {
-            return Ok(Self::one(MySqlConfig::parse(&url, tls)?));
+        let hosts = match url.split_once("://") {
+            Some((scheme, rest)) => {
+                let end = rest.find(['/', '?']).unwrap_or(rest.len());
+                let (authority, tail) = rest.split_at(end);
+                let (user, hostlist) = match authority.rsplit_once('@') {
+                    Some((u, h)) => (format!("{u}@"), h),
+                    None => (String::new(), authority),
+                };
+                hostlist
+                    .split(',')
+                    .map(|host| MySqlConfig::parse(&format!("{scheme}://{user}{host}{tail}"), tls))
+                    .collect::<Result<Vec<_>, _>>()?
+            }
+            None => vec![MySqlConfig::parse(&url, tls)?],
         };
-        let end = rest.find(['/', '?']).unwrap_or(rest.len());
-        let (authority, tail) = rest.split_at(end);
-        let (userinfo, hostlist) = match authority.rsplit_once('@') {
-            Some((u, h)) => (Some(u), h),
-            None => (None, authority),
-        };
-        if !hostlist.contains(',') {
-            let mut target = Self::one(MySqlConfig::parse(&url, tls)?);
-            target.random_order = random_order;
-            return Ok(target);
-        }
-        let user = userinfo.map(|u| format!("{u}@")).unwrap_or_default();
-        let hosts = hostlist
-            .split(',')
-            .map(|host| MySqlConfig::parse(&format!("{scheme}://{user}{host}{tail}"), tls))
-            .collect::<Result<Vec<_>, _>>()?;
-        let first = hosts[0].redacted();
-        let listed = first.split_once("://").and_then(|(s, rest)| {
-            let at = rest.find('@')?;
-            let end = rest[at..].find(['/', '?']).map_or(rest.len(), |i| at + i);
-            let named: Vec<String> = hosts.iter().map(host_port).collect();
-            let params = if random_order {
-                "load_balance_hosts=random"
-            } else {
-                ""
-            };
-            let joined = format!("{s}://{}@{}{}", &rest[..at], named.join(","), &rest[end..]);
-            Some(match (params.is_empty(), joined.contains('?')) {
-                (true, _) => joined,
-                (false, true) => format!("{joined}&{params}"),
-                (false, false) => format!("{joined}?{params}"),
-            })
-        });
         Ok(MySqlTarget {
             hosts,
             random_order,
-            listed,
         })
-    }
-
-    fn one(config: MySqlConfig) -> Self {
-        MySqlTarget {
-            hosts: vec![config],
-            random_order: false,
-            listed: None,
-        }
-    }
-
-    pub fn first(&self) -> &MySqlConfig {
-        &self.hosts[0]
     }
 
     pub fn host_labels(&self) -> Vec<String> {
         self.hosts.iter().map(MySqlConfig::redacted).collect()
     }
 
+    /// The target as a URL without the password: a single host's URL, or the host list.
     pub fn redacted(&self) -> String {
-        self.listed
-            .clone()
-            .unwrap_or_else(|| self.hosts[0].redacted())
+        if self.hosts.len() == 1 && !self.random_order {
+            return self.hosts[0].redacted();
+        }
+        let params: &[(&str, &str)] = if self.random_order {
+            &[("load_balance_hosts", "random")]
+        } else {
+            &[]
+        };
+        host_list_url(&self.host_labels(), params)
     }
 
     /// A session on the first host, in order, that takes it; with none, each host's reason.
@@ -112,12 +83,6 @@ impl MySqlTarget {
             format!("no host took the connection ({})", reasons.join("; ")),
         ))
     }
-}
-
-fn host_port(config: &MySqlConfig) -> String {
-    let redacted = config.redacted();
-    let after = redacted.split_once('@').map_or("", |(_, h)| h);
-    after.split(['/', '?']).next().unwrap_or(after).to_string()
 }
 
 /// `load_balance_hosts=random|disable` taken out of the URL's query (MySqlConfig does not know

@@ -11,7 +11,7 @@ use rand::seq::SliceRandom;
 use super::config::PgConfig;
 use super::conninfo;
 use super::PgConnection;
-use crate::driver::{ConnectFailure, DbError, QueryProtocol, TlsMode};
+use crate::driver::{host_list_url, ConnectFailure, DbError, QueryProtocol, TlsMode};
 
 /// libpq's `target_session_attrs`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,11 +147,6 @@ impl PgTarget {
         })
     }
 
-    /// The first host (what a single-host target is).
-    pub fn first(&self) -> &PgConfig {
-        &self.hosts[0]
-    }
-
     /// Each host as a URL without the password, in the order given.
     pub fn host_labels(&self) -> Vec<String> {
         self.hosts.iter().map(PgConfig::redacted).collect()
@@ -162,33 +157,14 @@ impl PgTarget {
         if self.hosts.len() == 1 && self.attrs == SessionAttrs::Any && !self.random_order {
             return self.hosts[0].redacted();
         }
-        let mut url = self.hosts[0].redacted();
-        let at = url.find('@').map_or(0, |i| i + 1);
-        let end = url[at..].find(['/', '?']).map_or(url.len(), |i| at + i);
-        let listed: Vec<String> = self
-            .hosts
-            .iter()
-            .map(|h| {
-                let one = h.redacted();
-                let start = one.find('@').map_or(0, |i| i + 1);
-                let stop = one[start..]
-                    .find(['/', '?'])
-                    .map_or(one.len(), |i| start + i);
-                one[start..stop].to_string()
-            })
-            .collect();
-        url.replace_range(at..end, &listed.join(","));
-        let mut param = |key: &str, value: &str| {
-            url.push(if url.contains('?') { '&' } else { '?' });
-            url.push_str(&format!("{key}={value}"));
-        };
+        let mut params = Vec::new();
         if self.attrs != SessionAttrs::Any {
-            param("target_session_attrs", self.attrs.name());
+            params.push(("target_session_attrs", self.attrs.name()));
         }
         if self.random_order {
-            param("load_balance_hosts", "random");
+            params.push(("load_balance_hosts", "random"));
         }
-        url
+        host_list_url(&self.host_labels(), &params)
     }
 
     /// A session on the first host, in order, that takes it and is what the target's
