@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from dbscale.cli.app import run_cli
+from dbscale.cli.app import flag_words, run_cli
+from dbscale.cli.commands import LIST_WIDTH
 from dbscale.errors import EXIT_OK, EXIT_USAGE
 
 DEAD = "postgresql://u@127.0.0.1:1/x"  # nothing listens on port 1
@@ -84,3 +87,59 @@ def test_version_works_without_the_native_module(capsys: pytest.CaptureFixture[s
     assert code == EXIT_OK
     assert out.startswith("dbscale ")
     assert "dbscale._core" in out
+
+
+def test_help_shows_metavars_and_defaults_not_python_types(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(capsys, "run", "--help")
+    assert code == EXIT_OK
+    assert "list[str]" not in out and "<bool>" not in out and "<int>" not in out, out
+    assert "--target [NAME=]URL" in out
+    assert "-c, --clients N[,N...]" in out
+    words = " ".join(out.split())
+    assert "(default 10s; plans: 30s)" in words  # -T
+    assert "Default 1 (TPC-C: 10 per warehouse" in words  # -c
+    assert "-P, --interval, --progress, --report-interval DURATION" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["run", "--check=false"], ["run"]),
+        (["run", "--check=TRUE", "--keep-going=no"], ["run", "--check"]),
+        (["run", "--json=1", "--quick=off", "--dry-run=yes"], ["run", "--json", "--dry-run"]),
+        (["run", "--check=maybe"], ["run", "--check=maybe"]),  # the parser refuses it
+        (["run", "--seed=1"], ["run", "--seed=1"]),  # not an on/off flag
+        (["run", "--", "--check=false"], ["run", "--", "--check=false"]),
+    ],
+)
+def test_on_off_flags_take_true_and_false(argv: list[str], expected: list[str]) -> None:
+    assert flag_words(argv) == expected
+
+
+def test_check_false_and_pgbench_and_sysbench_progress_flags_are_taken(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    for flags in (["--check=false", "-P", "5"], ["--report-interval=10"], ["--progress", "2s"]):
+        code, out, err = run(
+            capsys, "run", "tpcb", "-T", "20", "--dry-run", "-o", str(tmp_path / "r"), *flags
+        )
+        assert code == EXIT_OK, err
+        assert "error" not in err
+    code, _, err = run(capsys, "run", "tpcb", "--check=maybe", "--dry-run")
+    assert code == EXIT_USAGE and "--check" in err
+
+
+def test_workload_list_fits_the_width_it_is_given(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for columns, widest in (("70", 70), (None, LIST_WIDTH)):
+        if columns is None:
+            monkeypatch.delenv("COLUMNS", raising=False)
+        else:
+            monkeypatch.setenv("COLUMNS", columns)
+        code, out, _ = run(capsys, "workloads")
+        assert code == EXIT_OK
+        assert "tpcc" in out
+        assert max(len(line.rstrip()) for line in out.splitlines()) <= widest, out

@@ -10,7 +10,7 @@ import traceback
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 
@@ -22,13 +22,23 @@ from dbscale.run.output_format import OutputFormat
 
 LIST_FLAGS = ("clients", "set_params", "defines")
 
+
+def _argument_type(self: typer.core.TyperArgument, ctx: object) -> str | None:
+    """An argument's help shows its metavar alone, not typer's Python type (`<list[str]>`)."""
+    return None if self.metavar else _typer_argument_type(self, ctx)  # type: ignore[arg-type]
+
+
+_typer_argument_type = typer.core.TyperArgument.display_type_rich
+typer.core.TyperArgument.display_type_rich = _argument_type  # type: ignore[method-assign]
+
 app = typer.Typer(
     name="dbscale",
     help="Database benchmarking with honest statistics. `dbscale run` alone runs a demo.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    rich_markup_mode=None,  # click's plain help: metavars, not Python types, and no boxes
 )
 
 
@@ -305,11 +315,52 @@ def _click_error(exc: BaseException) -> tuple[str, int] | None:
     return f"error: {message}\nhint: see `{path} --help`", code
 
 
+# The words `--flag=WORD` may give an on/off flag.
+TRUE_WORDS = frozenset({"true", "yes", "on", "1"})
+FALSE_WORDS = frozenset({"false", "no", "off", "0"})
+
+
+def _on_off_flags() -> dict[str, str | None]:
+    """The long names of every on/off flag of every command (`--check`, `--json`, ...), each
+    with its `--no-` form if it has one. Read by attribute: typer vendors click privately."""
+    names: dict[str, str | None] = {}
+    pending: list[Any] = [typer.main.get_command(app)]
+    while pending:
+        command = pending.pop()
+        pending.extend(getattr(command, "commands", {}).values())
+        for param in command.params:
+            if getattr(param, "is_flag", False):
+                off = next((name for name in param.secondary_opts if name.startswith("--")), None)
+                names.update((name, off) for name in param.opts if name.startswith("--"))
+    return names
+
+
+def flag_words(argv: list[str]) -> list[str]:
+    """`--check=false` as `--check` left out and `--check=true` as `--check`, for every on/off
+    flag: what people type for a flag after a config file's `check: false`. Any other word is
+    left for the parser to refuse."""
+    flags = _on_off_flags()
+    rewritten: list[str] = []
+    for index, word in enumerate(argv):
+        name, has_value, value = word.partition("=")
+        if "--" in argv[:index] or not has_value or name not in flags:
+            rewritten.append(word)
+        elif value.strip().lower() in TRUE_WORDS:
+            rewritten.append(name)
+        elif value.strip().lower() in FALSE_WORDS:
+            off = flags[name]
+            rewritten.extend([off] if off else [])
+        else:
+            rewritten.append(word)
+    return rewritten
+
+
 def run_cli(argv: list[str] | None = None) -> int:
     """Runs the command line; returns the exit code. Errors are printed as `error:`/`hint:`."""
+    words = flag_words(list(sys.argv[1:] if argv is None else argv))
     try:
         with interrupts.handled():
-            result = app(args=argv, prog_name="dbscale", standalone_mode=False)
+            result = app(args=words, prog_name="dbscale", standalone_mode=False)
     except Cancelled as exc:
         print(exc.render(), file=sys.stderr)
         return interrupts.exit_code()

@@ -283,6 +283,10 @@ def report(directory: Path, *, images: bool, env: Mapping[str, str]) -> None:
     draw_report(directory, images=images, env=env, out=message_console())
 
 
+# The widest a listing of names and descriptions gets, whatever the console's width.
+LIST_WIDTH = 100
+
+
 def workloads(name: str | None, as_json: bool) -> None:
     """`dbscale workloads [NAME]`: the native catalog, a line per workload, or one workload's
     parameters."""
@@ -299,6 +303,7 @@ def workloads(name: str | None, as_json: bool) -> None:
         table = text_table(
             ("workload", "aliases", "what it runs"), left={"workload", "aliases", "what it runs"}
         )
+        table.width = min(out.width, LIST_WIDTH)  # descriptions wrap rather than run to 190
         for info in chosen:
             table.add_row(info.name, ", ".join(info.aliases) or "-", info.description)
         out.print(table)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from rich.console import Console
 
 # Columns of output that goes to a file or a pipe (a terminal's own width is used as it is).
@@ -20,8 +22,8 @@ def message_console() -> Console:
 
 def _console(*, stderr: bool) -> Console:
     console = Console(stderr=stderr, highlight=False)
-    if not console.is_terminal:
+    if not console.is_terminal and not os.environ.get("COLUMNS", "").strip().isdigit():
         # Files and pipes get whole lines and whole table cells rather than an 80-column wrap:
-        # a table takes only the width it needs, up to this.
+        # a table takes only the width it needs, up to this. COLUMNS, when set, is obeyed.
         console = Console(stderr=stderr, highlight=False, width=max(console.width, PIPE_WIDTH))
     return console

@@ -18,6 +18,7 @@ Workload = Annotated[
         help="Workload name (`dbscale workloads`) or a plan file (plan.yaml); or pgbench script "
         "files and built-ins in a weighted mix: script:FILE[@W] ... tpcb@W. Omitted: the demo.",
         show_default=False,
+        metavar="[WORKLOAD | PLAN.yaml | script:FILE[@W]...]",
     ),
 ]
 Defines = Annotated[
@@ -26,9 +27,12 @@ Defines = Annotated[
         "--define", "-D",
         help="A script variable every client starts with, name=value (pgbench -D); repeatable.",
         show_default=False,
+        metavar="NAME=VALUE",
     ),
 ]  # fmt: skip
-DataWorkload = Annotated[str, typer.Argument(help="Workload name (`dbscale workloads`).")]
+DataWorkload = Annotated[
+    str, typer.Argument(help="Workload name (`dbscale workloads`).", metavar="WORKLOAD")
+]
 Targets = Annotated[
     list[str] | None,
     typer.Option(
@@ -38,6 +42,7 @@ Targets = Annotated[
         "repeating the option gives a plan several targets. PGPASSWORD (MYSQL_PWD) fills in a "
         "missing password.",
         show_default=False,
+        metavar="[NAME=]URL",
     ),
 ]
 SetPairs = Annotated[
@@ -46,29 +51,46 @@ SetPairs = Annotated[
         "--set",
         help="key=value, repeatable: a workload parameter (scale=10) or, with a plan, any "
         "plan field (repeat=3, load.duration=10s, targets.main.socket_dir=/tmp).",
+        metavar="KEY=VALUE",
     ),
 ]
 Tls = Annotated[
     TlsMode | None,
-    typer.Option("--tls", help="TLS mode, like libpq's sslmode.", show_default=False),
+    typer.Option("--tls", help="TLS mode, like libpq's sslmode (default: prefer).",
+                 show_default=False),
 ]
 Clients = Annotated[
     list[str] | None,
-    typer.Option("--clients", "-c", help="Clients; a comma list (1,4,8) runs one run each."),
+    typer.Option(
+        "--clients", "-c",
+        help="Clients; a comma list (1,4,8) runs one run each. Default 1 (TPC-C: 10 per "
+        "warehouse with waits, 1 without; the demo: 1,4,8).",
+        metavar="N[,N...]",
+    ),
 ]
 Duration = Annotated[
-    str | None, typer.Option("--duration", "-T", help="Measured time per run: 30s, 2m, 500ms.")
+    str | None,
+    typer.Option(
+        "--duration", "-T",
+        help="Measured time per run: 30s, 2m, 500ms; a bare number is seconds (default 10s; "
+        "plans: 30s).",
+        metavar="DURATION",
+    ),
 ]
 Ramp = Annotated[
     str | None,
     typer.Option(
-        "--ramp", help="Unmeasured time before each run; clients start spread over it (5m)."
+        "--ramp", help="Unmeasured time before each run; clients start spread over it (5m).",
+        metavar="DURATION",
     ),
 ]
 Interval = Annotated[
     str | None,
     typer.Option(
-        "--interval", help="Width of the recorded per-interval snapshots and progress (1s)."
+        "--interval", "--progress", "-P", "--report-interval",
+        help="Width of the recorded per-interval snapshots and of the progress lines (default "
+        "1s); pgbench's -P N and sysbench's --report-interval=N are this, in seconds.",
+        metavar="DURATION",
     ),
 ]
 Protocol = Annotated[
@@ -80,10 +102,13 @@ Connect = Annotated[
 ]
 Rate = Annotated[
     float | None,
-    typer.Option("--rate", "-R", help="Open model: target transactions/s over all clients."),
+    typer.Option(
+        "--rate", "-R", help="Open model: target transactions/s over all clients.", metavar="TPS"
+    ),
 ]
 Threads = Annotated[
-    int | None, typer.Option("--threads", "-j", help="Worker threads (default: cores).")
+    int | None,
+    typer.Option("--threads", "-j", help="Worker threads (default: cores).", metavar="N"),
 ]
 Transactions = Annotated[
     int | None,
@@ -92,30 +117,50 @@ Transactions = Annotated[
         help="Transactions per client (pgbench -t); the run ends when all are done and "
         "--duration, if given, is a limit.",
         show_default=False,
+        metavar="N",
     ),
 ]  # fmt: skip
 MaxTries = Annotated[
     int | None,
-    typer.Option("--max-tries", help="Tries per transaction on serialization/deadlock."),
+    typer.Option(
+        "--max-tries", help="Tries per transaction on serialization/deadlock (default 1).",
+        metavar="N",
+    ),
 ]
 Out = Annotated[
     Path | None,
-    typer.Option("--out", "-o", help="Results directory (default results/<UTC time>-<workload>)."),
+    typer.Option(
+        "--out", "-o", help="Results directory (default results/<UTC time>-<workload>).",
+        metavar="DIR",
+    ),
 ]
 Warmup = Annotated[
     str | None,
-    typer.Option("--warmup", help="Warm-up run first (recorded, marked warmup); 0: none."),
+    typer.Option(
+        "--warmup", help="Warm-up run first (recorded, marked warmup); 0: none.",
+        metavar="DURATION",
+    ),
 ]
-Seed = Annotated[int | None, typer.Option("--seed", help="Random seed (default: drawn).")]
+Seed = Annotated[
+    int | None, typer.Option("--seed", help="Random seed (default: drawn).", metavar="N")
+]
 Repeat = Annotated[
     int | None,
-    typer.Option("--repeat", help="Measured runs per point (plans: 5; plain runs: 1)."),
+    typer.Option(
+        "--repeat", help="Measured runs per point (plans: 5; plain runs: 1).", metavar="N"
+    ),
 ]
 WarmupRuns = Annotated[
     int | None,
-    typer.Option("--warmup-runs", help="Warm-up runs before each point's first run."),
+    typer.Option(
+        "--warmup-runs", help="Warm-up runs before each point's first run (default 0).",
+        metavar="N",
+    ),
 ]
-Cooldown = Annotated[str | None, typer.Option("--cooldown", help="Pause between runs: 30s, 2m.")]
+Cooldown = Annotated[
+    str | None,
+    typer.Option("--cooldown", help="Pause between runs: 30s, 2m (default 0).", metavar="DURATION"),
+]
 KeepGoing = Annotated[
     bool,
     typer.Option(
@@ -133,7 +178,8 @@ CheckAfterRuns = Annotated[
     ),
 ]
 Recipe = Annotated[
-    str | None, typer.Option("--recipe", help="Run a bundled plan (`dbscale recipes`).")
+    str | None,
+    typer.Option("--recipe", help="Run a bundled plan (`dbscale recipes`).", metavar="NAME"),
 ]
 Quick = Annotated[bool, typer.Option("--quick", help="The recipe's few-minute variant.")]
 DryRun = Annotated[
@@ -146,6 +192,7 @@ Ray = Annotated[
         "--ray",
         help="Spread each run's clients over workers of this Ray cluster "
         "(HOST:PORT of its head; needs dbscale[ray]).",
+        metavar="HOST:PORT",
     ),
 ]
 Workers = Annotated[
@@ -154,15 +201,21 @@ Workers = Annotated[
         "--workers",
         help="Load-generator workers per run (Ray actors with --ray, "
         "else local processes); the clients are split among them.",
+        metavar="N",
     ),
 ]
 WorkersPerNode = Annotated[
     int | None,
-    typer.Option("--workers-per-node", help="With --ray: workers packed on each node (default 1)."),
+    typer.Option(
+        "--workers-per-node", help="With --ray: workers packed on each node (default 1).",
+        metavar="N",
+    ),
 ]
 Resume = Annotated[
     Path | None,
-    typer.Option("--resume", help="Finish an interrupted study in this results directory."),
+    typer.Option(
+        "--resume", help="Finish an interrupted study in this results directory.", metavar="DIR"
+    ),
 ]
 Format = Annotated[
     OutputFormat,
