@@ -122,7 +122,7 @@ def test_check_false_and_pgbench_and_sysbench_progress_flags_are_taken(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     for flags in (["--check=false", "-P", "5"], ["--report-interval=10"], ["--progress", "2s"]):
-        code, out, err = run(
+        code, _, err = run(
             capsys, "run", "tpcb", "-T", "20", "--dry-run", "-o", str(tmp_path / "r"), *flags
         )
         assert code == EXIT_OK, err

@@ -36,3 +36,52 @@ def test_dbscale_runs_on_data_pgbench_loaded(live: PgTestServer, tmp_path: Path)
     [record] = read_runs(out / "runs.jsonl")
     assert record["transactions"] > 0
     assert record["failed"] == 0
+
+
+def _log_shapes(lines: list[str]) -> set[tuple[int, str]]:
+    """Each line's column count and kind of time (a number, `skipped` or `failed`)."""
+    shapes = set()
+    for line in lines:
+        fields = line.split()
+        kind = "latency" if fields[2].isdigit() else fields[2]
+        shapes.add((len(fields), kind))
+    return shapes
+
+
+def test_latency_limit_and_transaction_log_match_pgbench_s(
+    live: PgTestServer, tmp_path: Path
+) -> None:
+    """-R with -L skips arrivals already over the limit and counts late transactions; -l
+    --sampling-rate writes pgbench's per-transaction log: both tools print the same lines and
+    write lines of the same shape on the same data."""
+    url = live.fresh_database("limit_and_log")
+    dbscale("prepare", "tpcb", "--target", url, "--set", "scale=1").assert_ok()
+    flags = ["-c", "2", "-j", "2", "-T", "2", "-R", "4000", "-L", "1", "-l", "--sampling-rate",
+             "0.5"]  # fmt: skip
+    theirs = pgbench(live, "-n", *flags, f"--log-prefix={tmp_path / 'pg'}", "-M", "simple", url)
+    assert theirs.returncode == 0, theirs.stderr
+    out = tmp_path / "r"
+    ours = dbscale("run", "tpcb", "--target", url, *flags, "--out", str(out),
+                   "--output-format", "pgbench")  # fmt: skip
+    ours.assert_ok()
+    for text in (theirs.stdout, ours.text):
+        assert "number of transactions skipped: " in text, text
+        assert "number of transactions above the 1.0 ms latency limit: " in text, text
+    [record] = read_runs(out / "runs.jsonl")
+    assert record["latency_limit_ms"] == 1.0
+    assert record["over_latency_limit"] <= record["transactions"]
+    pg_lines = [line for f in tmp_path.glob("pg.*") for line in f.read_text().splitlines()]
+    our_files = sorted((out / "transactions").iterdir())
+    assert len(our_files) == 2  # one per thread, pgbench's naming: NAME and NAME.1
+    assert our_files[1].name == our_files[0].name + ".1"
+    our_lines = [line for f in our_files for line in f.read_text().splitlines()]
+    assert record["transaction_log"]["lines"] == len(our_lines)
+    # Sampled at 0.5: about half of what ran (binomial; 10 sd is far from chance).
+    logged_done = sum(1 for line in our_lines if line.split()[2].isdigit())
+    ran = record["transactions"] + record["failed"]
+    assert abs(logged_done - ran / 2) < 10 * (ran * 0.25) ** 0.5 + 10, (logged_done, ran)
+    # The shapes pgbench writes for completed transactions (7 columns under a rate); a skipped
+    # line has the same columns.
+    assert (7, "latency") in _log_shapes(pg_lines)
+    assert _log_shapes(our_lines) <= {(7, "latency"), (7, "skipped"), (7, "failed")}
+    assert (7, "latency") in _log_shapes(our_lines)

@@ -27,6 +27,8 @@ TYPED = {
     "transactions": 9,
     "seed": 11,
     "interval": "500ms",
+    "latency_limit": 5.0,
+    "log": True,
 }
 
 
@@ -74,5 +76,10 @@ def test_the_interval_is_in_a_points_fingerprint_unless_at_its_default() -> None
     [halved] = study(RunOptions(workload="tpcb", target=target, interval="500ms")).points
     assert halved.load.interval_s == 0.5
     assert halved.fingerprint != plain.fingerprint  # a resume will not mix them
-    # At its default it is left out, so a study begun before the setting resumes as it was.
-    assert "interval" not in plain.load.model_dump(exclude=plain._unfingerprinted())
+    # At its default it is left out, so a study begun before the setting resumes as it was;
+    # so are the settings added later.
+    unprinted = plain.load.model_dump(exclude=plain._unfingerprinted())
+    for later in ("interval", "latency_limit", "log", "sampling_rate"):
+        assert later not in unprinted
+    [limited] = study(RunOptions(workload="tpcb", target=target, latency_limit=5.0)).points
+    assert limited.fingerprint != plain.fingerprint

@@ -49,6 +49,13 @@ pub struct RunConfig {
     /// Width of the per-interval snapshots Python polls.
     #[serde(default = "default_interval_s")]
     pub interval_s: f64,
+    /// pgbench `-L`: transactions slower than this count as over the limit, and under a rate
+    /// those already this late when due are skipped (never sent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_limit_ms: Option<f64>,
+    /// pgbench `-l`: a line per transaction (or a sample of them) in pgbench's log format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaction_log: Option<TransactionLogConfig>,
     /// This run is one worker's share of a run spread over several load generators.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub share: Option<WorkerShare>,
@@ -56,6 +63,21 @@ pub struct RunConfig {
     /// several load generators.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load_part: Option<LoadPart>,
+}
+
+/// Where a run's per-transaction log goes: thread 0 writes `path`, thread N `path.N` (as pgbench
+/// names its files); a scaled-out run's worker adds `.wK` for its K-th client block.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TransactionLogConfig {
+    pub path: String,
+    /// The share of transactions logged (pgbench `--sampling-rate`).
+    #[serde(default = "full_rate")]
+    pub sampling_rate: f64,
+}
+
+fn full_rate() -> f64 {
+    1.0
 }
 
 /// A load split over workers: `schema` (drop and create) on one, `rows` on every worker, each

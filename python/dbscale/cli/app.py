@@ -29,7 +29,7 @@ def _argument_type(self: typer.core.TyperArgument, ctx: object) -> str | None:
 
 
 _typer_argument_type = typer.core.TyperArgument.display_type_rich
-typer.core.TyperArgument.display_type_rich = _argument_type  # type: ignore[method-assign]
+typer.core.TyperArgument.display_type_rich = _argument_type  # type: ignore[method-assign,assignment]
 
 app = typer.Typer(
     name="dbscale",
@@ -77,6 +77,9 @@ def run_cmd(
     threads: o.Threads = None,
     max_tries: o.MaxTries = None,
     transactions: o.Transactions = None,
+    latency_limit: o.LatencyLimit = None,
+    log: o.Log = False,
+    sampling_rate: o.SamplingRate = None,
     tls: o.Tls = None,
     set_params: o.SetPairs = None,
     defines: o.Defines = None,

@@ -56,13 +56,15 @@ SetPairs = Annotated[
 ]
 Tls = Annotated[
     TlsMode | None,
-    typer.Option("--tls", help="TLS mode, like libpq's sslmode (default: prefer).",
-                 show_default=False),
+    typer.Option(
+        "--tls", help="TLS mode, like libpq's sslmode (default: prefer).", show_default=False
+    ),
 ]
 Clients = Annotated[
     list[str] | None,
     typer.Option(
-        "--clients", "-c",
+        "--clients",
+        "-c",
         help="Clients; a comma list (1,4,8) runs one run each. Default 1 (TPC-C: 10 per "
         "warehouse with waits, 1 without; the demo: 1,4,8).",
         metavar="N[,N...]",
@@ -71,7 +73,8 @@ Clients = Annotated[
 Duration = Annotated[
     str | None,
     typer.Option(
-        "--duration", "-T",
+        "--duration",
+        "-T",
         help="Measured time per run: 30s, 2m, 500ms; a bare number is seconds (default 10s; "
         "plans: 30s).",
         metavar="DURATION",
@@ -80,14 +83,18 @@ Duration = Annotated[
 Ramp = Annotated[
     str | None,
     typer.Option(
-        "--ramp", help="Unmeasured time before each run; clients start spread over it (5m).",
+        "--ramp",
+        help="Unmeasured time before each run; clients start spread over it (5m).",
         metavar="DURATION",
     ),
 ]
 Interval = Annotated[
     str | None,
     typer.Option(
-        "--interval", "--progress", "-P", "--report-interval",
+        "--interval",
+        "--progress",
+        "-P",
+        "--report-interval",
         help="Width of the recorded per-interval snapshots and of the progress lines (default "
         "1s); pgbench's -P N and sysbench's --report-interval=N are this, in seconds.",
         metavar="DURATION",
@@ -120,24 +127,53 @@ Transactions = Annotated[
         metavar="N",
     ),
 ]  # fmt: skip
+LatencyLimit = Annotated[
+    float | None,
+    typer.Option(
+        "--latency-limit", "-L",
+        help="Milliseconds (pgbench -L): slower transactions are counted as over the limit; "
+        "with --rate, arrivals already later than it are skipped, never sent.",
+        metavar="MS",
+    ),
+]  # fmt: skip
+Log = Annotated[
+    bool,
+    typer.Option(
+        "--log", "-l",
+        help="Write each run's per-transaction log in pgbench's format under the results "
+        "directory (transactions/); a plan's load.log: true.",
+    ),
+]  # fmt: skip
+SamplingRate = Annotated[
+    float | None,
+    typer.Option(
+        "--sampling-rate",
+        help="The share of transactions the log keeps, 0 to 1 (pgbench --sampling-rate).",
+        metavar="RATE",
+    ),
+]
 MaxTries = Annotated[
     int | None,
     typer.Option(
-        "--max-tries", help="Tries per transaction on serialization/deadlock (default 1).",
+        "--max-tries",
+        help="Tries per transaction on serialization/deadlock (default 1).",
         metavar="N",
     ),
 ]
 Out = Annotated[
     Path | None,
     typer.Option(
-        "--out", "-o", help="Results directory (default results/<UTC time>-<workload>).",
+        "--out",
+        "-o",
+        help="Results directory (default results/<UTC time>-<workload>).",
         metavar="DIR",
     ),
 ]
 Warmup = Annotated[
     str | None,
     typer.Option(
-        "--warmup", help="Warm-up run first (recorded, marked warmup); 0: none.",
+        "--warmup",
+        help="Warm-up run first (recorded, marked warmup); 0: none.",
         metavar="DURATION",
     ),
 ]
@@ -153,7 +189,8 @@ Repeat = Annotated[
 WarmupRuns = Annotated[
     int | None,
     typer.Option(
-        "--warmup-runs", help="Warm-up runs before each point's first run (default 0).",
+        "--warmup-runs",
+        help="Warm-up runs before each point's first run (default 0).",
         metavar="N",
     ),
 ]
@@ -207,7 +244,8 @@ Workers = Annotated[
 WorkersPerNode = Annotated[
     int | None,
     typer.Option(
-        "--workers-per-node", help="With --ray: workers packed on each node (default 1).",
+        "--workers-per-node",
+        help="With --ray: workers packed on each node (default 1).",
         metavar="N",
     ),
 ]

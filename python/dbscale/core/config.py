@@ -94,6 +94,14 @@ class WorkerShare(_Model):
     total_clients: int = Field(ge=1, le=MAX_CLIENTS)
 
 
+class TransactionLogConfig(_Model):
+    """pgbench `-l`: where a run writes its per-transaction log (thread N adds `.N`), and the
+    share of transactions logged (`--sampling-rate`)."""
+
+    path: str = Field(min_length=1)
+    sampling_rate: float = Field(default=1.0, gt=0, le=1, allow_inf_nan=False)
+
+
 class LoadPart(_Model):
     """`prepare` only: one phase of a load split over workers (`schema` on one, `rows` on
     every worker, each its `part` of `parts`, `finish` on one)."""
@@ -141,6 +149,15 @@ class RunSettings(_Model):
         Field(ge=MIN_INTERVAL_S, le=MAX_DURATION_S, allow_inf_nan=False),
         BeforeValidator(duration_seconds),
     ] = Field(default=1.0, **_plan_name("interval_s", "interval"))
+    # pgbench -L, in milliseconds: slower transactions are counted as over it; under a rate,
+    # arrivals already later than it are skipped.
+    latency_limit_ms: float | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_DURATION_S * 1000,
+        allow_inf_nan=False,
+        **_plan_name("latency_limit_ms", "latency_limit"),
+    )
 
     @classmethod
     def plan_names(cls) -> dict[str, str]:
@@ -163,6 +180,7 @@ class RunConfig(RunSettings):
     workload: WorkloadConfig
     share: WorkerShare | None = None  # set on a scaled-out run's workers only
     load_part: LoadPart | None = None  # set on a split load's parts only
+    transaction_log: TransactionLogConfig | None = None  # set when the plan logs (pgbench -l)
 
     def to_core_json(self) -> str:
         """The JSON text `_core.start_run`/`prepare`/`cleanup`/`probe` accept."""
@@ -171,7 +189,13 @@ class RunConfig(RunSettings):
     def _dump(self) -> dict[str, Any]:
         unset: dict[str, Any] = {
             name: True
-            for name in ("share", "load_part", "transactions")
+            for name in (
+                "share",
+                "load_part",
+                "transactions",
+                "latency_limit_ms",
+                "transaction_log",
+            )
             if getattr(self, name) is None
         }
         # Only the script workload has scripts and defines; others' records stay as they were.

@@ -176,6 +176,16 @@ class HostConnections(ContractPart):
     connections: int = 0
 
 
+class TransactionLogSummary(ContractPart):
+    """pgbench `-l`: the log's first file (others add `.N`), its files and lines, and the
+    first write error (after which that thread logged no more)."""
+
+    path: str = ""
+    files: int = 0
+    lines: int = 0
+    error: str | None = None
+
+
 class ResultDetail(ContractPart):
     """A scaled-out run's worker: the parts of its result an exact merge needs."""
 
@@ -213,6 +223,10 @@ class RunResult(ContractPart):
     schedule_lag_ms: LatencyFigures | None = None
     late_starts: int = 0
     unstarted: int = 0
+    latency_limit_ms: float | None = None  # pgbench -L
+    over_latency_limit: int = 0
+    skipped: int = 0  # under a rate: already over the limit when due, never sent
+    transaction_log: TransactionLogSummary | None = None  # pgbench -l
     queries: QueryCounts = Field(default_factory=QueryCounts)
     qps: float = 0.0
     client_cpu_s: CpuTime = Field(default_factory=CpuTime)

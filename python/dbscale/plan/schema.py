@@ -90,6 +90,15 @@ class LoadSettings(RunSettings):
     tls: TlsMode | None = None
     transport: Transport = Transport.TCP
     pooling: Switch = False
+    # pgbench -l and --sampling-rate: each run's per-transaction log, in the results directory.
+    log: Switch = False
+    sampling_rate: float | None = Field(default=None, gt=0, le=1, allow_inf_nan=False)
+
+    @model_validator(mode="after")
+    def _sampling_needs_a_log(self) -> LoadSettings:
+        if self.sampling_rate is not None and not self.log:
+            raise ValueError("sampling_rate samples the transaction log: set log: true (-l)")
+        return self
 
 
 # The load settings by the names plans use (`duration`), and each one's field (`duration_s`).

@@ -63,6 +63,9 @@ class RunOptions:
     threads: int | None = None
     max_tries: int | None = None
     transactions: int | None = None  # per client (pgbench -t); --duration is then a limit
+    latency_limit: float | None = None  # ms (pgbench -L)
+    log: bool = False  # a per-transaction log (pgbench -l)
+    sampling_rate: float | None = None  # of the log (pgbench --sampling-rate)
     tls: TlsMode | None = None
     set_params: Sequence[str] = ()
     out: Path | None = None
@@ -205,7 +208,8 @@ def _load_flag_values(options: RunOptions) -> dict[str, object]:
         "protocol": options.protocol,
         "connect": options.connect, "rate": options.rate, "threads": options.threads,
         "max_tries": options.max_tries, "tls": options.tls, "seed": options.seed,
-        "transactions": options.transactions,
+        "transactions": options.transactions, "latency_limit": options.latency_limit,
+        "log": True if options.log else None, "sampling_rate": options.sampling_rate,
     }  # fmt: skip
     if options.transactions is not None and options.duration is None:
         values["duration"] = f"{int(MAX_DURATION_S)}s"  # counted runs end by themselves

@@ -43,7 +43,6 @@ TLS_NEEDS_TCP = (TlsMode.REQUIRE, TlsMode.VERIFY_CA, TlsMode.VERIFY_FULL)
 
 # The interval joined the load settings later: at its default it is left out of a point's
 # fingerprint, so a study begun before it resumes as it was; any other value is in it.
-_DEFAULT_INTERVAL_S = LoadSettings.model_fields["interval_s"].default
 
 
 @dataclass(frozen=True)
@@ -89,8 +88,12 @@ class Point:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def _unfingerprinted(self) -> set[str]:
-        at_default = self.load.interval_s == _DEFAULT_INTERVAL_S
-        return {"seed", "interval_s"} if at_default else {"seed"}
+        """The seed, and settings added after studies were recorded when they are at their
+        default, so a study begun before them resumes as it was."""
+        defaults = LoadSettings.model_fields
+        later = ("interval_s", "latency_limit_ms", "log", "sampling_rate")
+        at_default = {name for name in later if getattr(self.load, name) == defaults[name].default}
+        return {"seed"} | at_default
 
     def url(self, opened: OpenTarget) -> str:
         if self.load.pooling:

@@ -148,6 +148,10 @@ def make_record(native: RunResult, meta: RunMeta) -> RunRecord:
     return record
 
 
+# Where runs write their per-transaction logs (pgbench -l).
+TRANSACTION_LOG_DIR = "transactions"
+
+
 class ResultsDir:
     """Writes one invocation's results; created on the first write. `resume` reads the runs
     already there, so the summary covers them too, after setting aside a torn last line (a
@@ -185,6 +189,16 @@ class ResultsDir:
     @property
     def summary_file(self) -> Path:
         return self.path / SUMMARY_FILE
+
+    def transaction_log(self, run_key: str) -> Path:
+        """Where run `run_key` writes its per-transaction log (pgbench -l): `transactions/` in
+        the results directory, a file named after the run (its threads add `.N`)."""
+        folder = self.path / TRANSACTION_LOG_DIR
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ResultsError(f"cannot create {folder}: {exc}", space_hint(exc, folder)) from None
+        return folder / (re.sub(r"[^A-Za-z0-9_.=,+-]+", "_", run_key).strip("_") + ".log")
 
     def _ensure(self) -> None:
         try:

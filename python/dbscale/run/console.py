@@ -62,6 +62,7 @@ def pgbench_lines(record: RunRecord) -> list[str]:
         lines.append(
             f"number of transactions retried: {record.retried} (total retries: {record.retries})"
         )
+    lines += latency_limit_lines(record)
     queries = record.queries
     if queries.total:
         lines.append(
@@ -83,6 +84,34 @@ def pgbench_lines(record: RunRecord) -> list[str]:
     if record.commands:
         lines += command_lines(record)
     return lines
+
+
+def latency_limit_lines(record: RunRecord) -> list[str]:
+    """pgbench -L's lines: the arrivals skipped (under a rate) and the transactions over it."""
+    limit = record.latency_limit_ms
+    if limit is None:
+        return []
+    lines = []
+    if record.rate_tps is not None:
+        scheduled = record.transactions + record.failed + record.skipped
+        share = 100.0 * record.skipped / scheduled if scheduled else 0.0
+        lines.append(f"number of transactions skipped: {record.skipped} ({share:.3f}%)")
+    share = 100.0 * record.over_latency_limit / record.transactions if record.transactions else 0.0
+    lines.append(
+        f"number of transactions above the {limit:.1f} ms latency limit: "
+        f"{record.over_latency_limit}/{record.transactions} ({share:.3f}%)"
+    )
+    return lines
+
+
+def transaction_log_lines(record: RunRecord) -> list[str]:
+    """Where the per-transaction log (pgbench -l) is, and a write error that cut it short."""
+    log = record.transaction_log
+    if log is None:
+        return []
+    files = f", {log.files} files: its threads' add .1, .2, ..." if log.files > 1 else ""
+    lines = [f"transaction log: {log.lines} lines in {log.path}{files}"]
+    return lines + ([f"warning: {log.error}"] if log.error else [])
 
 
 def command_lines(record: RunRecord) -> list[str]:
@@ -134,6 +163,8 @@ def print_run(
     every run on a terminal unless a shape is asked for (the blocks would scroll a study away)."""
     if compact_output(console, output_format) and not record.warmup:
         console.print(run_line(record, label), highlight=False, markup=False, soft_wrap=True)
+        for line in transaction_log_lines(record):
+            console.print(line, highlight=False, markup=False, soft_wrap=True)
         return
     if record.warmup:
         console.print(
@@ -146,7 +177,8 @@ def print_run(
     sysbench = shape_for(output_format, record.workload) is OutputFormat.SYSBENCH
     for line in final_lines(record) if sysbench else pgbench_lines(record):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
-    for line in tpcc_lines(record) + host_lines(record) + consistency_lines(record):
+    extra = transaction_log_lines(record) + tpcc_lines(record) + host_lines(record)
+    for line in extra + consistency_lines(record):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
     if record.verdict.status != "ok":
         console.print(

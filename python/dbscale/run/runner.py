@@ -20,7 +20,7 @@ from rich.console import Console
 from dbscale import core, interrupts
 from dbscale.core import Run
 from dbscale.core.answers import DataSummary
-from dbscale.core.config import RunConfig
+from dbscale.core.config import RunConfig, TransactionLogConfig
 from dbscale.core.result import Interval, RunResult
 from dbscale.errors import (
     Cancelled,
@@ -216,6 +216,11 @@ class StudyRunner:
                     load.seconds for load in data_loads(ahead, "fresh")[0]
                 )
                 config = step.point.run_config(self.opened[step.point.target.name])
+                if step.point.load.log:
+                    config = config.model_copy(update={"transaction_log": TransactionLogConfig(
+                        path=str(self.results.transaction_log(step.key)),
+                        sampling_rate=step.point.load.sampling_rate or 1.0,
+                    )})  # fmt: skip
                 slot = RunSlot(
                     step.label, index, total, config.duration_s,
                     None if config.transactions is not None else eta,

@@ -5,8 +5,9 @@ use std::time::Instant;
 
 use super::outcome::{Ending, RunTotals};
 use super::recorder::ThreadTotals;
+use super::transaction_log;
 use super::{RunShared, Setup};
-use crate::stats::result::CpuTime;
+use crate::stats::result::{CpuTime, TransactionLogSummary};
 use crate::stats::RunResult;
 
 pub fn assemble(
@@ -53,6 +54,16 @@ pub fn assemble(
             .filter(|n| *n < config.clients),
         server_max_connections: setup.max_connections,
         tpcc,
+        latency_limit_ms: config.latency_limit_ms,
+        transaction_log: config
+            .transaction_log
+            .as_ref()
+            .map(|log| TransactionLogSummary {
+                path: transaction_log::file_name(config, &log.path, 0),
+                files: threads.len() as u32,
+                lines: 0,
+                error: threads.iter().find_map(|t| t.log_error.clone()),
+            }),
         ..RunResult::default()
     };
     let ending = Ending {

@@ -11,6 +11,7 @@ use rand::rngs::SmallRng;
 use super::pool::{ConnectionPool, Lease};
 use super::recorder::ThreadRecorder;
 use super::schedule::ArrivalSchedule;
+use super::transaction_log::{LogLine, Logged};
 use super::RunShared;
 use crate::driver::{ConnectMode, Connection, DbError};
 use crate::stats::commands::merge_tallies;
@@ -79,6 +80,16 @@ pub struct Client {
     pub begin_at: Instant,
     pub deadline: Instant,
     pub connect_state: ConnectState,
+    /// The client's id in the whole run, and its transactions so far (the log's numbering).
+    pub id: u32,
+    pub number: u64,
+}
+
+/// When a transaction was due, and how late it started (the open model's schedule lag).
+#[derive(Clone, Copy)]
+struct Due {
+    at: Instant,
+    lag: Duration,
 }
 
 impl Client {
@@ -102,7 +113,7 @@ impl Client {
                 if paced && !keying.is_zero() && !self.sleep_until(now + keying).await {
                     break;
                 }
-                let Some(intended) = self.next_start().await else {
+                let Some(due) = self.next_start().await else {
                     break;
                 };
                 if let Some(pool) = self.pool.clone() {
@@ -112,7 +123,7 @@ impl Client {
                         }
                         continue;
                     }
-                    self.transaction(intended, max_tries).await;
+                    self.transaction(due, max_tries).await;
                     ran += 1;
                     match self.conn.take() {
                         Some(conn) => pool.release(conn, self.slot),
@@ -125,7 +136,7 @@ impl Client {
                         }
                         continue;
                     }
-                    self.transaction(intended, max_tries).await;
+                    self.transaction(due, max_tries).await;
                     ran += 1;
                     if per_transaction {
                         if let Some(conn) = self.conn.take() {
@@ -148,12 +159,37 @@ impl Client {
     }
 
     /// When the next transaction is due: now in the closed model, the next arrival in the open
-    /// one (None when the run is over first).
-    async fn next_start(&mut self) -> Option<Instant> {
-        let Some(schedule) = &self.schedule else {
-            return Some(Instant::now());
+    /// one (None when the run is over first). Under a latency limit (pgbench `-L`), arrivals
+    /// already later than the limit are skipped: counted and logged, never sent.
+    async fn next_start(&mut self) -> Option<Due> {
+        let Some(schedule) = self.schedule.clone() else {
+            return Some(Due {
+                at: Instant::now(),
+                lag: Duration::ZERO,
+            });
         };
-        let slot = schedule.borrow_mut().take();
+        let limit = self.shared.latency_limit;
+        let mut slot = schedule.borrow_mut().take();
+        while let Some(limit) = limit {
+            let now = Instant::now();
+            if slot >= self.deadline || now <= slot + limit {
+                break;
+            }
+            let mut recorder = self.recorder.borrow_mut();
+            recorder.skipped(slot);
+            recorder.log(&LogLine {
+                client: self.id,
+                number: self.number,
+                outcome: Logged::Skipped,
+                script: 0,
+                at: now,
+                lag: now - slot,
+                tries: 0,
+            });
+            drop(recorder);
+            self.number += 1;
+            slot = schedule.borrow_mut().take();
+        }
         if slot >= self.deadline {
             return None;
         }
@@ -163,7 +199,7 @@ impl Client {
         }
         let lag = Instant::now().saturating_duration_since(slot);
         self.recorder.borrow_mut().schedule_lag(lag);
-        Some(slot)
+        Some(Due { at: slot, lag })
     }
 
     /// Takes a connection from the pool, opening one if the pool has a free place; false (after
@@ -194,7 +230,8 @@ impl Client {
 
     /// Runs one transaction, retrying the errors the workload deems retryable (pgbench:
     /// serialization failures and deadlocks) up to `max_tries` with the same random values.
-    async fn transaction(&mut self, intended: Instant, max_tries: u32) {
+    async fn transaction(&mut self, due: Due, max_tries: u32) {
+        let intended = due.at;
         let replay = self.rng.clone();
         let mut tries = 0;
         self.recorder.borrow_mut().in_flight += 1;
@@ -206,9 +243,17 @@ impl Client {
             match outcome {
                 Ok(done) => {
                     let latency = end.saturating_duration_since(intended);
-                    self.recorder
-                        .borrow_mut()
-                        .success(&done, latency, end, tries);
+                    let mut recorder = self.recorder.borrow_mut();
+                    recorder.success(&done, latency, end, tries);
+                    recorder.log(&LogLine {
+                        client: self.id,
+                        number: self.number,
+                        outcome: Logged::Done(latency),
+                        script: done.kind,
+                        at: end,
+                        lag: due.lag,
+                        tries,
+                    });
                     break;
                 }
                 Err(error) => {
@@ -233,12 +278,23 @@ impl Client {
                         self.rng = replay.clone();
                         continue;
                     }
-                    self.recorder.borrow_mut().failure(0, end, tries);
+                    let mut recorder = self.recorder.borrow_mut();
+                    recorder.failure(0, end, tries);
+                    recorder.log(&LogLine {
+                        client: self.id,
+                        number: self.number,
+                        outcome: Logged::Failed,
+                        script: 0,
+                        at: end,
+                        lag: due.lag,
+                        tries,
+                    });
                     break;
                 }
             }
         }
         self.recorder.borrow_mut().in_flight -= 1;
+        self.number += 1;
     }
 
     /// Opens a connection and prepares the statements. In persistent mode it keeps trying with

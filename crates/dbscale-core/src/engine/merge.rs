@@ -7,6 +7,7 @@
 use super::outcome::{Ending, RunTotals};
 use crate::config::RunConfig;
 use crate::stats::commands::{CommandPlace, CommandTally};
+use crate::stats::result::TransactionLogSummary;
 use crate::stats::tpcc::TpccSummary;
 use crate::stats::{IntervalMerger, IntervalSnapshot, LatencyHistogram, RunResult};
 use crate::workload::Workload;
@@ -50,6 +51,7 @@ pub fn merge_workers(config: &RunConfig, parts: &[RunResult]) -> Result<RunResul
         workload_params,
         connections: parts.iter().map(|p| p.connections).sum::<Option<u32>>(),
         tpcc,
+        transaction_log: merged_log(parts),
         ..first.clone()
     };
     let ending = Ending {
@@ -130,6 +132,22 @@ fn merge_intervals(
     }
     merger.finish(duration_s);
     Ok(merger.all().to_vec())
+}
+
+/// The workers' transaction logs as one: their files counted, the first error kept (the lines
+/// are summed with the other counts).
+fn merged_log(parts: &[RunResult]) -> Option<TransactionLogSummary> {
+    let logs: Vec<&TransactionLogSummary> = parts
+        .iter()
+        .filter_map(|p| p.transaction_log.as_ref())
+        .collect();
+    let first = logs.first()?;
+    Some(TransactionLogSummary {
+        path: first.path.clone(),
+        files: logs.iter().map(|log| log.files).sum(),
+        lines: 0,
+        error: logs.iter().find_map(|log| log.error.clone()),
+    })
 }
 
 fn sum_param(parts: &[RunResult], name: &str) -> Option<i64> {

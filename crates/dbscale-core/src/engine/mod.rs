@@ -14,6 +14,7 @@ mod outcome;
 mod pool;
 mod recorder;
 mod schedule;
+mod transaction_log;
 mod verdict;
 mod worker;
 
@@ -32,6 +33,7 @@ pub use admin::{check, cleanup, prepare, probe, AdminSession, ServerFacts};
 use gate::StartGate;
 pub use merge::merge_workers;
 pub use schedule::ArrivalSchedule;
+use transaction_log::TransactionLog;
 
 /// State every thread of a run shares. Read-only on the hot path except for the cancel flags.
 pub struct RunShared {
@@ -47,6 +49,10 @@ pub struct RunShared {
     pub workload: Workload,
     pub statements: Vec<Statement>,
     pub seed: u64,
+    /// pgbench `-L` (`latency_limit_ms`).
+    pub latency_limit: Option<Duration>,
+    /// Each thread's per-transaction log file (pgbench `-l`), taken by its thread.
+    logs: Vec<Mutex<Option<TransactionLog>>>,
     merger: Arc<Mutex<IntervalMerger>>,
     /// Every thread connected (threads + the coordinator).
     ready: Barrier,
@@ -75,6 +81,15 @@ impl RunShared {
             .start
             .get()
             .expect("the coordinator fixes the start before `started`")
+    }
+
+    /// Thread `thread`'s transaction log, if the run keeps one (taken once).
+    fn take_log(&self, thread: u32) -> Option<TransactionLog> {
+        self.logs
+            .get(thread as usize)?
+            .lock()
+            .expect("log lock")
+            .take()
     }
 
     /// The first host: the dialect and the target's name in results come from it.
@@ -177,7 +192,15 @@ pub fn start(config: RunConfig) -> Result<RunningRun, Error> {
     let threads = config
         .effective_threads()
         .min(workload.shared_connections().unwrap_or(u32::MAX).max(1));
+    let logs = transaction_log::open_all(&config, threads, seed)?
+        .into_iter()
+        .map(|log| Mutex::new(Some(log)))
+        .collect();
     let shared = Arc::new(RunShared {
+        latency_limit: config
+            .latency_limit_ms
+            .map(|ms| Duration::from_secs_f64(ms / 1000.0)),
+        logs,
         merger: Arc::new(Mutex::new(
             IntervalMerger::new(config.interval_s, threads as usize, config.duration_s)
                 .with_detail(config.share.is_some()),

@@ -8,7 +8,8 @@ use super::verdict::{verdict, Refused, Tally};
 use crate::stats::commands::{merge_tallies, CommandLatency, CommandPlace, CommandTally};
 use crate::stats::counts::RunCounts;
 use crate::stats::result::{
-    CpuTime, ErrorCounts, HostConnections, ResultDetail, TransactionTypeResult,
+    CpuTime, ErrorCounts, HostConnections, ResultDetail, TransactionLogSummary,
+    TransactionTypeResult,
 };
 use crate::stats::{IntervalSnapshot, LatencyHistogram, RunResult};
 
@@ -171,6 +172,15 @@ impl RunTotals {
             schedule_lag_ms: frame.rate_tps.and_then(|_| self.lag.summary()),
             late_starts: counts.late_starts,
             unstarted: counts.unstarted,
+            over_latency_limit: counts.over_latency_limit,
+            skipped: counts.skipped,
+            transaction_log: frame
+                .transaction_log
+                .clone()
+                .map(|log| TransactionLogSummary {
+                    lines: counts.logged,
+                    ..log
+                }),
             qps: counts.queries.total as f64 / duration_s,
             queries: counts.queries,
             client_cpu_us_per_txn: (transactions > 0)

@@ -14,6 +14,8 @@ use crate::stats::interval::window_intervals;
 use crate::stats::{IntervalMerger, IntervalStats, LatencyHistogram};
 use crate::workload::{TxnOutcome, TALLY_SLOTS};
 
+use super::transaction_log::{LogLine, TransactionLog};
+
 /// Per transaction type totals.
 #[derive(Debug, Clone, Default)]
 pub struct TypeTotals {
@@ -45,6 +47,8 @@ pub struct ThreadTotals {
     pub connect_error_kind: Option<&'static str>,
     /// Scripts: each command's sums over this thread's clients.
     pub commands: Vec<CommandTally>,
+    /// The per-transaction log's first write error on this thread.
+    pub log_error: Option<String>,
 }
 
 /// A schedule lag above this counts as a late start.
@@ -62,6 +66,10 @@ pub struct ThreadRecorder {
     current: IntervalStats,
     merger: Arc<Mutex<IntervalMerger>>,
     pub in_flight: u64,
+    /// pgbench `-L`: a latency over this counts as over the limit.
+    latency_limit: Option<Duration>,
+    /// pgbench `-l`: this thread's log file.
+    pub log: Option<TransactionLog>,
 }
 
 impl ThreadRecorder {
@@ -86,6 +94,39 @@ impl ThreadRecorder {
             current: IntervalStats::default(),
             merger,
             in_flight: 0,
+            latency_limit: None,
+            log: None,
+        }
+    }
+
+    /// Counts transactions over `limit` (pgbench `-L`).
+    pub fn with_latency_limit(mut self, limit: Option<Duration>) -> Self {
+        self.latency_limit = limit;
+        self
+    }
+
+    /// Writes a line to the transaction log, if there is one.
+    #[inline]
+    pub fn log(&mut self, line: &LogLine) {
+        if let Some(log) = self.log.as_mut() {
+            log.write(line);
+        }
+    }
+
+    /// Under a rate, a transaction skipped because it was already over the latency limit when
+    /// due: counted in the measured window only, as pgbench counts it.
+    pub fn skipped(&mut self, due: Instant) {
+        if !self.in_ramp(due) {
+            self.totals.counts.skipped += 1;
+        }
+    }
+
+    /// Closes the transaction log and keeps what it wrote.
+    pub fn finish_log(&mut self) {
+        if let Some(log) = self.log.as_mut() {
+            log.finish();
+            self.totals.counts.logged = log.lines;
+            self.totals.log_error = log.error.take();
         }
     }
 
@@ -161,6 +202,9 @@ impl ThreadRecorder {
         self.totals.types[kind].latency.record_us(micros);
         self.current.latency.record_us(micros);
         self.current.transactions += 1;
+        if self.latency_limit.is_some_and(|limit| latency > limit) {
+            self.totals.counts.over_latency_limit += 1;
+        }
         if tries > 1 {
             self.totals.counts.retried += 1;
             self.totals.counts.retries += u64::from(tries - 1);

@@ -69,6 +69,7 @@ pub fn run_thread(
     }
     let counted = shared.config.transactions.is_some() && !shared.is_cancelled();
     recorder.close(counted.then(Instant::now));
+    recorder.finish_log();
     Ok(recorder.totals)
 }
 
@@ -136,13 +137,16 @@ impl ThreadPlan {
         let start = shared.start_instant();
         let duration = Duration::from_secs_f64(shared.config.duration_s);
         let interval = Duration::from_secs_f64(shared.config.interval_s);
-        let recorder = Rc::new(RefCell::new(ThreadRecorder::new(
+        let mut recorder = ThreadRecorder::new(
             shared.workload.transaction_types().len(),
             start,
             interval,
             duration,
             shared.merger.clone(),
-        )));
+        )
+        .with_latency_limit(shared.latency_limit);
+        recorder.log = shared.take_log(thread_index);
+        let recorder = Rc::new(RefCell::new(recorder));
         let schedule = shared.config.rate_tps.map(|rate| {
             let share = rate * client_ids.len() as f64 / shared.config.clients as f64;
             Rc::new(RefCell::new(ArrivalSchedule::new(
@@ -249,6 +253,8 @@ fn client_for(
                 .mul_f64(f64::from(whole_run_id) / f64::from(shared.config.total_clients())),
         deadline: plan.deadline,
         connect_state,
+        id: whole_run_id,
+        number: 0,
     }
 }
 

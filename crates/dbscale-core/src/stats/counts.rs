@@ -13,6 +13,12 @@ pub struct RunCounts {
     /// Open model: transactions that started late, and those scheduled but never started.
     pub late_starts: u64,
     pub unstarted: u64,
+    /// pgbench `-L`: transactions slower than the latency limit, and (under a rate) those
+    /// skipped because they were already that late when due.
+    pub over_latency_limit: u64,
+    pub skipped: u64,
+    /// Lines written to the per-transaction log (pgbench `-l`).
+    pub logged: u64,
     /// Transactions still running when the run was stopped hard.
     pub abandoned: u64,
     /// Transactions and errors during the unmeasured ramp.
@@ -29,6 +35,9 @@ impl RunCounts {
         self.retries += other.retries;
         self.late_starts += other.late_starts;
         self.unstarted += other.unstarted;
+        self.over_latency_limit += other.over_latency_limit;
+        self.skipped += other.skipped;
+        self.logged += other.logged;
         self.abandoned += other.abandoned;
         self.ramp_transactions += other.ramp_transactions;
         self.ramp_errors += other.ramp_errors;

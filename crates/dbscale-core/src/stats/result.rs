@@ -42,6 +42,17 @@ pub struct RunResult {
     pub late_starts: u64,
     /// Open model: scheduled before the end but never started.
     pub unstarted: u64,
+    /// pgbench `-L`, in milliseconds: the limit, the transactions that took longer, and under
+    /// a rate those skipped because they were already later than it when due.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_limit_ms: Option<f64>,
+    #[serde(default)]
+    pub over_latency_limit: u64,
+    #[serde(default)]
+    pub skipped: u64,
+    /// pgbench `-l`: what the per-transaction log holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaction_log: Option<TransactionLogSummary>,
     pub queries: QueryCounts,
     pub qps: f64,
     pub client_cpu_s: CpuTime,
@@ -92,12 +103,26 @@ impl RunResult {
             retries: self.retries,
             late_starts: self.late_starts,
             unstarted: self.unstarted,
+            over_latency_limit: self.over_latency_limit,
+            skipped: self.skipped,
+            logged: self.transaction_log.as_ref().map_or(0, |log| log.lines),
             abandoned,
             ramp_transactions: self.ramp_transactions,
             ramp_errors: self.ramp_errors,
             queries: self.queries,
         }
     }
+}
+
+/// A run's per-transaction log: its files (thread 0's path; others add `.N`), the lines
+/// written, and the first write error, after which that thread logged no more.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+pub struct TransactionLogSummary {
+    pub path: String,
+    pub files: u32,
+    pub lines: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// The parts of a worker's result that its summary drops: the connect and schedule-lag

@@ -5,7 +5,7 @@ use crate::support::*;
 
 use std::time::Duration;
 
-use dbscale_core::config::RunConfig;
+use dbscale_core::config::{RunConfig, TransactionLogConfig};
 use dbscale_core::driver::{ConnectMode, Endpoint, QueryProtocol};
 use dbscale_core::engine;
 use dbscale_core::stats::LatencyHistogram;
@@ -101,6 +101,65 @@ fn open_model_keeps_the_rate_and_reports_lag() {
         .intervals
         .iter()
         .all(|i| i.lag_ms.is_some() || i.transactions == 0 || i.drain));
+}
+
+#[cfg_attr(not(test_pg), ignore = "needs DBSCALE_TEST_PG_URL")]
+#[test]
+fn a_latency_limit_counts_late_transactions_and_skips_hopeless_arrivals() {
+    let url = prepared_database("limit");
+    // Closed model, a limit nothing meets: every transaction is over it, none is skipped.
+    let mut c = config(&url, "tpcb-select-only", 1, 0.5);
+    c.latency_limit_ms = Some(0.001);
+    let result = run(c);
+    assert!(result.transactions > 0);
+    assert_eq!(result.over_latency_limit, result.transactions);
+    assert_eq!(result.skipped, 0);
+
+    // A rate far above what one client does: most arrivals are already late when due and are
+    // skipped, and the log has a line for each transaction, skipped or not.
+    let dir = std::env::temp_dir().join(format!("dbscale-it-log-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("log").display().to_string();
+    let mut c = config(&url, "tpcb-select-only", 1, 1.0);
+    c.threads = Some(1);
+    c.rate_tps = Some(1_000_000.0);
+    c.latency_limit_ms = Some(5.0);
+    c.transaction_log = Some(TransactionLogConfig {
+        path: path.clone(),
+        sampling_rate: 1.0,
+    });
+    let result = run(c);
+    assert!(result.skipped > result.transactions, "{result:?}");
+    assert!(result.transactions > 0);
+    let log = result.transaction_log.expect("a log summary");
+    assert_eq!(log.error, None);
+    assert_eq!(log.files, 1);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let skipped = text
+        .lines()
+        .filter(|l| l.split(' ').nth(2) == Some("skipped"))
+        .count();
+    let done = text
+        .lines()
+        .filter(|l| {
+            l.split(' ')
+                .nth(2)
+                .is_some_and(|t| t.parse::<u64>().is_ok())
+        })
+        .count();
+    // Lines of the ramp-free window and the drain: at least what the result counted.
+    assert!(
+        skipped as u64 >= result.skipped,
+        "{skipped} vs {}",
+        result.skipped
+    );
+    assert!(
+        done as u64 >= result.transactions,
+        "{done} vs {}",
+        result.transactions
+    );
+    assert_eq!(log.lines, text.lines().count() as u64);
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[cfg_attr(not(test_pg), ignore = "needs DBSCALE_TEST_PG_URL")]

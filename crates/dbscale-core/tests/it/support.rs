@@ -74,6 +74,8 @@ pub fn run_config(url: &str, workload: &str) -> RunConfig {
         max_tries: 1,
         seed: Some(42),
         interval_s: 1.0,
+        latency_limit_ms: None,
+        transaction_log: None,
         share: None,
         load_part: None,
     }
