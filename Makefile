@@ -25,6 +25,7 @@ help: ## Show this help
 
 $(STAMP): pyproject.toml scripts/pyproject-deps.py
 	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
+	@echo "installing dbscale's Python dependencies into $(VENV) (about a minute the first time)"
 	$(VPY) -m pip install --quiet --upgrade pip
 	$(VPY) scripts/pyproject-deps.py dev | xargs $(VPY) -m pip install --quiet
 	touch $@
@@ -38,8 +39,9 @@ peers: ## Install go-tpc v1.0.7 into .cache/bin (TPC-C interop tests, bench/vs_g
 	bash scripts/install-go-tpc.sh
 
 build: $(STAMP) ## Build the native module into .venv (maturin develop --release)
+	@echo "building the native core (release; the first build takes about 10 minutes on 2 cores, cargo's progress follows)"
 	VIRTUAL_ENV=$(CURDIR)/$(VENV) PATH=$(CURDIR)/$(VENV)/bin:$$PATH \
-		$(VENV)/bin/maturin develop --release --quiet
+		$(VENV)/bin/maturin develop --release
 
 demo: build system-deps ## Build, then run the demo (`dbscale run`) on embedded PostgreSQL
 	$(VENV)/bin/dbscale run

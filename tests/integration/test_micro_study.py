@@ -137,6 +137,31 @@ def test_a_remote_host_is_measured_through_its_command(tpcb_url: str, tmp_path: 
     assert sys.executable not in (out / "micro.jsonl").read_text()  # the command is not kept
 
 
+def test_a_target_on_this_machine_needs_no_host_command(tpcb_url: str, tmp_path: Path) -> None:
+    """A 127.0.0.1 server dbscale did not start: measured here, on its server's CPUs, fio beside
+    its data directory; a remote host without host.command is still refused."""
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(
+        f"targets: [{{name: db, url: '{tpcb_url}'}}]\n"
+        "workload: tpcb-select-only\nload: {duration: 1s}\nrepeat: 1\nwarmup_runs: 0\n"
+        + MICRO.format(port=free_port()).replace("{{", "{").replace("}}", "}")
+    )
+    out = tmp_path / "results"
+    dbscale("run", str(plan), "--out", str(out)).assert_ok()
+    records = _micro_lines(out)
+    assert [(r["kind"], r["where"]["how"]) for r in records] == [
+        ("cpu", "local"), ("disk", "local"), ("net", "local"),
+    ]  # fmt: skip
+    disk_dir = Path(records[1]["where"]["disk_dir"])
+    assert disk_dir.name == "micro-disk"
+    assert any((d / "PG_VERSION").is_file() for d in disk_dir.parent.iterdir())  # beside its data
+    assert records[0]["where"]["vcpus"] >= 1
+    remote = tmp_path / "remote.yaml"
+    remote.write_text(plan.read_text().replace(tpcb_url, "postgresql://u@db1.invalid/x"))
+    refused = dbscale("run", str(remote), "--dry-run")
+    assert refused.code == EXIT_USAGE and "host.command" in refused.err, refused.text
+
+
 def test_a_host_command_that_fails_stops_the_study(tpcb_url: str, tmp_path: Path) -> None:
     plan = tmp_path / "plan.yaml"
     plan.write_text(

@@ -27,7 +27,8 @@ from dbscale.errors import TargetError
 from dbscale.micro import cpu, disk, net
 from dbscale.micro.results import RESULT_TYPES, MicroResult, MicroWhere, NetResult
 from dbscale.micro.settings import MicroSettings
-from dbscale.observe.server_process import parse_endpoint
+from dbscale.observe.procfs import ProcFs
+from dbscale.observe.server_process import find_listener, parse_endpoint
 from dbscale.targets import OpenTarget
 from dbscale.targets.local.confinement import format_cpu_list, thread_affinity
 from dbscale.targets.spec import HostAccess
@@ -70,6 +71,25 @@ def local_place(opened: OpenTarget) -> Place:
     return Place("local", cpus=cpus, disk_dir=server.base_dir / DISK_SUBDIR)
 
 
+def loopback_place(url: str, disk_dir: str | None) -> Place:
+    """A target on this machine that dbscale did not start (`postgresql://127.0.0.1/...`): the
+    CPU kernels on the CPUs its server may use, fio in `disk_dir` or beside the server's data
+    directory (PostgreSQL's working directory is its data directory), the network over
+    loopback. Without read access to the server's process, all CPUs and a `disk_dir` to give."""
+    proc = ProcFs()
+    pid = find_listener(proc, parse_endpoint(url))
+    cpus = None
+    directory = Path(disk_dir) if disk_dir else None
+    if pid is not None:
+        try:
+            cpus = tuple(sorted(os.sched_getaffinity(pid)))
+            if directory is None:
+                directory = Path(os.readlink(f"/proc/{pid}/cwd")).parent / DISK_SUBDIR
+        except OSError:
+            pass
+    return Place("local", cpus=cpus, disk_dir=directory)
+
+
 def remote_place(host: HostAccess, url: str) -> Place:
     disk_dir = Path(host.disk_dir) if host.disk_dir else None
     address = host.address or parse_endpoint(url).host
@@ -91,7 +111,13 @@ def run_micro(kind: str, place: Place, settings: MicroSettings, note: Note) -> M
         with confined:
             return cpu.measure(settings.cpu.repetitions, settings.cpu.seconds, note)
     if kind == "disk":
-        assert settings.disk is not None and place.disk_dir is not None
+        assert settings.disk is not None
+        if place.disk_dir is None:
+            raise MicroStepError(
+                "micro disk: cannot tell where this machine's database keeps its data (its "
+                "server's process is not readable here)",
+                "set targets.NAME.host.disk_dir to a directory on the database's disk",
+            )
         with confined:
             return disk.measure(place.disk_dir, jobs=settings.disk.job_names,
                                 size_bytes=settings.disk.size_mib << 20,
@@ -130,7 +156,7 @@ def remote_arguments(kind: str, place: Place, settings: MicroSettings) -> list[s
 
 
 def _host_command(place: Place) -> list[str]:
-    assert place.host is not None
+    assert place.host is not None and place.host.command is not None
     return shlex.split(place.host.command)
 
 

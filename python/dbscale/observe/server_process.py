@@ -87,6 +87,14 @@ def is_local_host(host: str) -> bool:
     return False
 
 
+def on_this_machine(url: str) -> bool:
+    """Whether a target's (first) host is this machine: loopback, a socket, or our address."""
+    try:
+        return is_local_host(parse_endpoint(url).host)
+    except ValueError:
+        return False
+
+
 def find_listener(proc: ProcFs, endpoint: Endpoint) -> int | None:
     """The pid holding the target's listening socket (needs to read other processes' fds)."""
     if not is_local_host(endpoint.host):

@@ -196,6 +196,7 @@ def _points(
     only_target = next(iter(targets.values()))
     only_workload = next(iter(entries.values()))
     points: list[Point] = []
+    first_of: dict[str, str] = {}  # a point's settings (fingerprint) -> the first point's key
     for values in matrix.points():
         target = targets[str(values["target"])] if "target" in values else only_target
         entry = entries[str(values["workload"])] if "workload" in values else only_workload
@@ -225,6 +226,11 @@ def _points(
             defines=defines,
         )
         _refuse_impossible(doc, plan, point)
+        same = first_of.setdefault(point.fingerprint, point.key)
+        if same != point.key and point.skipped is None:
+            # Sized axes can meet (0.5 and 1 warehouse per vCPU are 1 warehouse at 1 vCPU):
+            # the runs would repeat another point's under another name.
+            point = replace(point, skipped=f"the same runs as {same} ({point.data_label})")
         points.append(point)
     if not any(p.skipped is None for p in points):
         reasons = sorted({p.skipped or "" for p in points})

@@ -18,6 +18,7 @@ from dbscale.core.config import (
     SecondsOrZero,
 )
 from dbscale.micro.settings import MicroSettings
+from dbscale.observe.server_process import on_this_machine
 from dbscale.modes import QueryProtocol, TlsMode
 from dbscale.scaleout.settings import ScaleOut
 from dbscale.targets.spec import NAME_PATTERN, TargetEntry
@@ -202,7 +203,9 @@ def _check_micro_reach(target: TargetEntry, micro: MicroSettings) -> None:
     directory there."""
     if target.is_local:
         return
-    if target.host is None:
+    if (target.host is None or target.host.command is None) and on_this_machine(target.url):
+        return  # measured here, beside its server (micro/on_host.py's loopback_place)
+    if target.host is None or target.host.command is None:
         raise ValueError(
             f"target {target.name}: micro-benchmarks run on the target's host; give "
             f"targets.{target.name}.host.command (e.g. 'ssh db1 dbscale'), or leave out `micro`"

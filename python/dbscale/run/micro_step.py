@@ -8,7 +8,14 @@ from collections.abc import Callable, Mapping, Sequence
 from rich.console import Console
 
 from dbscale.micro.figures import figures_of
-from dbscale.micro.on_host import Place, client_place, local_place, remote_place, run_micro
+from dbscale.micro.on_host import (
+    Place,
+    client_place,
+    local_place,
+    loopback_place,
+    remote_place,
+    run_micro,
+)
 from dbscale.plan.micro_steps import MicroStep
 from dbscale.results.micro_records import MicroFigureSummary, MicroRecord
 from dbscale.results.text_tables import text_table
@@ -23,7 +30,9 @@ def step_place(step: MicroStep, opened: Mapping[str, OpenTarget]) -> Place:
         return client_place(step.settings)
     if target.is_local:
         return local_place(opened[target.name])
-    assert target.host is not None, "the plan's schema requires host for remote micro steps"
+    if target.host is None or target.host.command is None:
+        # the plan's schema lets only a target on this machine go without host.command
+        return loopback_place(opened[target.name].url, target.host.disk_dir if target.host else None)
     return remote_place(target.host, opened[target.name].url)
 
 

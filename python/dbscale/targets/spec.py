@@ -117,9 +117,10 @@ class HostAccess(_Strict):
     """How a study reaches the host a remote target runs on, for its micro-benchmarks:
     `command` runs dbscale there (`ssh db1 dbscale`; dbscale appends `micro cpu --json ...`),
     `address` is where the client reaches that host's `micro net` server (default: the host of
-    the target's URL), `disk_dir` an empty directory on the database's disk for fio."""
+    the target's URL), `disk_dir` an empty directory on the database's disk for fio. A target on
+    this machine needs no `command` (and `disk_dir` defaults to one beside its data)."""
 
-    command: str = Field(min_length=1)
+    command: str | None = Field(default=None, min_length=1)
     address: str | None = None
     disk_dir: str | None = None
 
