@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dbscale.errors import PlanError
+from dbscale.observe.server_process import is_local_host, on_this_machine
 from dbscale.plan.micro_steps import MicroStep
 from dbscale.plan.study import Study
 from dbscale.results.micro_records import MicroRecord
@@ -56,13 +57,32 @@ def check_micro_resumable(study: Study, records: Sequence[MicroRecord]) -> None:
 
 
 def saturated_workers(record: RunRecord) -> list[str]:
-    """Workers of a scaled-out run whose host was busy enough to have limited the load."""
-    return [
-        f"{w.name}: its host's CPU was {w.host_cpu_busy_pct}% busy during the run; "
-        "that load generator may have limited the run (add workers or use a larger client)"
-        for w in record.workers
-        if w.saturated
-    ]
+    """Workers of a scaled-out run whose host was busy enough to have limited the load, each
+    with the advice that fits where it ran: more workers on a busy machine only share its CPUs,
+    and on the database's own machine they take them from the server too."""
+    database_here = on_this_machine(record.target)
+    lines = []
+    for w in record.workers:
+        if not w.saturated:
+            continue
+        here = w.node_ip is None or is_local_host(w.node_ip)
+        if here and database_here:
+            advice = (
+                "it shares this machine with the database, so more workers here would take CPU "
+                "from the server too: run the workers on other machines (--ray) to load it harder"
+            )
+        elif here:
+            advice = (
+                "more workers on this machine would share the same CPUs: run them on other "
+                "machines (--ray), or use a larger client machine"
+            )
+        else:
+            advice = "add Ray nodes (workers on more machines), or use larger ones"
+        lines.append(
+            f"{w.name}: its host's CPU was {w.host_cpu_busy_pct}% busy during the run; that load "
+            f"generator may have limited the run ({advice})"
+        )
+    return lines
 
 
 def refused_hint(record: RunRecord) -> str | None:

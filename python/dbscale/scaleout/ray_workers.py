@@ -108,15 +108,24 @@ class RayPool:
         nodes = math.ceil(count / per_node)
         bundles = [{"CPU": float(min(per_node, count - i * per_node))} for i in range(nodes)]
         strategy = "STRICT_SPREAD" if nodes > 1 else "PACK"
+        cpus = [float(n.get("Resources", {}).get("CPU", 0)) for n in ray.nodes() if n.get("Alive")]
+        fitting = sum(1 for c in cpus if c >= bundles[0]["CPU"])
+        if fitting < nodes:  # the cluster as it is cannot hold them: say so now, not after waiting
+            ray.shutdown()
+            raise TargetError(
+                self._unplaceable(count, nodes, per_node, cpus),
+                "add nodes (ray start --address ...), or pack workers with --workers-per-node",
+            )
         self.group = placement_group(bundles, strategy=strategy)
         try:
             ray.get(self.group.ready(), timeout=PLACEMENT_TIMEOUT_S)
         except ray.exceptions.GetTimeoutError:
-            alive = [n for n in ray.nodes() if n.get("Alive")]
+            cpus = [float(n.get("Resources", {}).get("CPU", 0)) for n in ray.nodes()
+                    if n.get("Alive")]  # fmt: skip
             self.close()
             raise TargetError(
-                f"--workers {count}: Ray could not place {nodes} node(s) of {per_node} worker(s) "
-                f"with a CPU each ({len(alive)} node(s) in the cluster)",
+                self._unplaceable(count, nodes, per_node, cpus)
+                + f"; the CPUs were taken for {PLACEMENT_TIMEOUT_S:g} s",
                 "add nodes (ray start --address ...), or pack workers with --workers-per-node",
             ) from None
         actor_class = ray.remote(num_cpus=1, max_restarts=0)(WorkerSession)
@@ -127,6 +136,16 @@ class RayPool:
             )
             actor = actor_class.options(scheduling_strategy=strategy_i).remote()
             self.workers.append(RayWorker(ray, actor, i))
+
+    @staticmethod
+    def _unplaceable(count: int, nodes: int, per_node: int, cpus: list[float]) -> str:
+        sizes = ", ".join(f"{c:g}" for c in cpus) or "none"
+        fitting = sum(1 for c in cpus if c >= min(per_node, count))
+        return (
+            f"--workers {count}: Ray cannot place {nodes} node(s) of {per_node} worker(s) with a "
+            f"CPU each: {fitting} of the cluster's {len(cpus)} node(s) have the CPUs (CPUs per "
+            f"node: {sizes})"
+        )
 
     def close(self) -> None:
         for worker in getattr(self, "workers", []):
