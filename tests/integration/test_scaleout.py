@@ -193,10 +193,13 @@ def test_three_ray_workers_do_not_fit_two_nodes_one_each(
     ray_cluster: str, tpcb_url: str, tmp_path: Path
 ) -> None:
     began = time.monotonic()
+    out = str(tmp_path / "r")
     done = dbscale("run", "tpcb", "--target", tpcb_url, "--clients", "4", "-T", "1s",
-                   "--ray", ray_cluster, "--workers", "3", "--out", str(tmp_path / "r"))  # fmt: skip
+                   "--ray", ray_cluster, "--workers", "3", "--out", out)  # fmt: skip
     done.assert_user_error()
-    assert "Ray cannot place 3 node(s) of 1 worker(s) with a CPU each: 2 of the cluster's" in done.err
+    assert (
+        "Ray cannot place 3 node(s) of 1 worker(s) with a CPU each: 2 of the cluster's" in done.err
+    )
     # Refused from the cluster's nodes, not after the placement's 120 s wait.
     assert time.monotonic() - began < 60
 

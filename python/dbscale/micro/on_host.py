@@ -84,7 +84,7 @@ def loopback_place(url: str, disk_dir: str | None) -> Place:
         try:
             cpus = tuple(sorted(os.sched_getaffinity(pid)))
             if directory is None:
-                directory = Path(os.readlink(f"/proc/{pid}/cwd")).parent / DISK_SUBDIR
+                directory = Path(f"/proc/{pid}/cwd").readlink().parent / DISK_SUBDIR
         except OSError:
             pass
     return Place("local", cpus=cpus, disk_dir=directory)

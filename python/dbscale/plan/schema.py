@@ -18,8 +18,8 @@ from dbscale.core.config import (
     SecondsOrZero,
 )
 from dbscale.micro.settings import MicroSettings
-from dbscale.observe.server_process import on_this_machine
 from dbscale.modes import QueryProtocol, TlsMode
+from dbscale.observe.server_process import on_this_machine
 from dbscale.scaleout.settings import ScaleOut
 from dbscale.targets.spec import NAME_PATTERN, TargetEntry
 from dbscale.values import ParamValue

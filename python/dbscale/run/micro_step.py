@@ -32,7 +32,9 @@ def step_place(step: MicroStep, opened: Mapping[str, OpenTarget]) -> Place:
         return local_place(opened[target.name])
     if target.host is None or target.host.command is None:
         # the plan's schema lets only a target on this machine go without host.command
-        return loopback_place(opened[target.name].url, target.host.disk_dir if target.host else None)
+        return loopback_place(
+            opened[target.name].url, target.host.disk_dir if target.host else None
+        )
     return remote_place(target.host, opened[target.name].url)
 
 
