@@ -111,3 +111,25 @@ def test_deadlocks_retried_until_they_commit_are_not_errors(
     assert record["errors"]["by_class"].get("deadlock", 0) > 0
     assert record["verdict"]["status"] == "ok", record["verdict"]
     assert f"{record['retries']} retries after deadlock" in record["verdict"]["message"]
+
+
+def test_a_dry_run_warns_when_the_data_sets_would_fill_the_disk(
+    sbtest_url: str, tmp_path: Path
+) -> None:
+    """The data directory of a server on this machine is found from its process; its disk's
+    free space is set against the data sets the study may load (not those of a plain run,
+    which loads nothing)."""
+    plan = tmp_path / "big.yaml"
+    plan.write_text(
+        f"targets: [{{name: db, url: '{sbtest_url}'}}]\n"
+        "workload: {name: 'sysbench:oltp_point_select', params: {tables: 100, "
+        "table_size: 1000000000}}\nload: {duration: 1s}\n"
+    )
+    done = dbscale("run", str(plan), "--dry-run")
+    done.assert_ok()
+    assert "warning: target db: its data sets need up to 33,800.0 GB" in done.err, done.err
+    assert "/data has " in done.err and "GB free: a load would fill it" in done.err
+    plain = dbscale("run", "sysbench:oltp_point_select", "--target", sbtest_url, "--set",
+                    "tables=100", "--set", "table_size=1000000000", "--dry-run")  # fmt: skip
+    plain.assert_ok()
+    assert "a load would fill it" not in plain.err

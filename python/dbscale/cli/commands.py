@@ -104,7 +104,8 @@ def _dry_run_limits(study: Study) -> None:
         points = [p for p in study.runnable_points if p.target.name == target.name]
         read_and_warn(target.url, target.name, points,
                       lambda text: err.print(text, highlight=False, soft_wrap=True),
-                      within_s=DRY_RUN_LIMITS_S)  # fmt: skip
+                      within_s=DRY_RUN_LIMITS_S,
+                      loads=study.plan.prepare.load != "never")  # fmt: skip
 
 
 def _allow_open_files() -> None:

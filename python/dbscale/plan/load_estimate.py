@@ -21,6 +21,12 @@ ROWS_PER_S = {
 # TPC-C loads whole warehouses (about 500,000 rows each).
 WAREHOUSES_PER_S = {"postgresql": 58.7 / 60, "mysql": 45.7 / 60}
 DEFAULTS = {"scale": 1, "tables": 1, "table_size": 10_000, "warehouses": 1}
+# Bytes on disk, tables and indexes, measured after `dbscale prepare` (2026-11-27): TPC-B scale 5
+# took 78.8 MB on PostgreSQL 15 (158 bytes per row); sysbench 2 x 200,000 rows 102 MB (PostgreSQL)
+# and 98.7 MB (MariaDB; 255 and 247 per row); TPC-C 2 warehouses 223 MB (PostgreSQL) and 195 MB
+# (MariaDB: 92 MB per warehouse and 11 MB of items). The larger of the two, rounded up.
+BYTES_PER_ROW = {"tpcb": 160, "sysbench": 260}
+BYTES_PER_WAREHOUSE = 115e6
 
 
 @dataclass(frozen=True)
@@ -28,6 +34,8 @@ class LoadEstimate:
     amount: float  # rows, or warehouses for TPC-C
     unit: str  # "rows" or "warehouses"
     seconds: float
+    bytes: float = 0.0  # on disk once loaded
+    family: str = ""  # tpcb, sysbench or tpcc: one family's tables replace each other's
 
 
 def _number(params: Mapping[str, ParamValue], key: str) -> float:
@@ -49,12 +57,15 @@ def estimate_load(workload: str, params: Mapping[str, ParamValue], server: str) 
     """The data set of `workload` with `params` on a `server` (see `server_kind`)."""
     if workload in ("tpcc", "tpc-c"):
         warehouses = _number(params, "warehouses")
-        return LoadEstimate(warehouses, "warehouses", warehouses / WAREHOUSES_PER_S[server])
+        return LoadEstimate(warehouses, "warehouses", warehouses / WAREHOUSES_PER_S[server],
+                            warehouses * BYTES_PER_WAREHOUSE, "tpcc")  # fmt: skip
     if workload.startswith("sysbench:"):
         rows = _number(params, "tables") * _number(params, "table_size")
-        return LoadEstimate(rows, "rows", rows / ROWS_PER_S[("sysbench", server)])
+        return LoadEstimate(rows, "rows", rows / ROWS_PER_S[("sysbench", server)],
+                            rows * BYTES_PER_ROW["sysbench"], "sysbench")  # fmt: skip
     rows = 100_000 * _number(params, "scale")
-    return LoadEstimate(rows, "rows", rows / ROWS_PER_S[("tpcb", server)])
+    return LoadEstimate(rows, "rows", rows / ROWS_PER_S[("tpcb", server)],
+                        rows * BYTES_PER_ROW["tpcb"], "tpcb")  # fmt: skip
 
 
 def describe(estimates: list[LoadEstimate]) -> str:

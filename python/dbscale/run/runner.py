@@ -299,7 +299,8 @@ class StudyRunner:
         if name not in self.limits_read:  # once per target: what its runs will run into
             self.limits_read.add(name)
             points = [p for p in self.study.runnable_points if p.target.name == name]
-            read_and_warn(opened.url, name, points, self.progress.note)
+            loads = self.study.plan.prepare.load != "never"
+            read_and_warn(opened.url, name, points, self.progress.note, loads=loads)
         return True
 
     def _micro(self, step: MicroStep) -> None:
