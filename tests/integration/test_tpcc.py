@@ -156,6 +156,14 @@ def test_a_study_checks_consistency_after_each_run(
     assert [r["consistency"]["ok"] for r in records] == [True, True]
     assert {c["id"] for c in records[0]["consistency"]["conditions"]} >= {"3.3.2.1", "3.3.2.12"}
     assert all(r["verdict"]["status"] == "ok" for r in records)
+    # The report has TPC-C's own section: the verdicts with the consistency check, each type's
+    # latency against the rule's limit (New-Order's p95 under 10 s), the audits.
+    page = (tmp_path / "good" / "report.html").read_text()
+    section = page[page.index('<h2 id="tpcc">') : page.index('<h2 id="points">')]
+    assert "2 of 2 measured runs passed" in section
+    assert section.count("13 conditions held") == 2
+    assert '<td class="">new_order</td>' in section and ">10,000<" in section
+    assert 'id="tpcc-audits"' in section
 
     # A district whose next order id jumps by 5: the run's New-Orders there leave a gap in its
     # new orders (3.3.2.3). The run is recorded, marked failed (so no statistic counts it), and

@@ -46,3 +46,30 @@ def test_per_load_level_the_cost_is_stated_at_each() -> None:
     study = view_of(tls_study(0.2, clients=(2, 8)), Path("x"))
     costs = [s for s in sentences(study) if s.startswith("TLS")]
     assert len(costs) == 2 and costs[0].endswith(")") and " at clients=2 " in costs[0]
+
+
+def editions_study(ratio: float, runs: int = 6) -> list[dict[str, Any]]:
+    """Seed 001's shape: editions (targets) at two thread counts; the second `ratio` times the
+    first's TPS, 1% run-to-run spread."""
+    out = []
+    seed = 0
+    for clients in (128, 256):
+        for edition, factor in (("ee", 1.0), ("eeplus", ratio)):
+            for r in range(runs):
+                seed += 1
+                tps = 1000.0 * factor * (1 + 0.01 * (r - 2.5))
+                out.append(record(clients=clients, tps=tps, seed=seed,
+                                  target=f"mysql://u@{edition}/db",
+                                  extra={"target_name": edition,
+                                         "point": {"target": edition, "clients": clients}}))  # fmt: skip
+    return out
+
+
+def test_several_targets_are_compared_as_multiples_with_intervals() -> None:
+    lines = sentences(view_of(editions_study(2.6), Path("x")))
+    ratios = [s for s in lines if s.startswith("eeplus is ")]
+    assert len(ratios) == 2, lines
+    assert ratios[0].startswith("eeplus is 2.60x ee [2.") and " at clients=128 (p=" in ratios[0]
+    same = sentences(view_of(editions_study(1.0, runs=3), Path("x")))
+    [few, _] = [s for s in same if s.startswith("eeplus is ")]
+    assert "too few for a test" in few

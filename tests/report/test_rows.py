@@ -15,7 +15,8 @@ from tests.synthetic import typed
 
 
 def test_r4_keeps_four_significant_digits() -> None:
-    assert rows.r4(123456.7) == 123500.0
+    assert rows.r4(123456.7) == 123457.0  # the whole part is kept: counts are exact
+    assert rows.r4(30532) == 30532.0 and rows.r4(1234.56) == 1235.0 and rows.r4(123.456) == 123.5
     assert rows.r4(0.0123456) == 0.01235
     assert rows.r4(float("nan")) is None
     assert rows.r4(None) is None

@@ -32,14 +32,21 @@ def _tpcc_run(target: str, per_vcpu: float, repetition: int, passed: bool) -> di
     )  # fmt: skip
 
 
-def _study(fails: Collection[tuple[str, float]] = (), priced: bool = True) -> ResultsView:
+def _study(
+    fails: Collection[tuple[str, float]] = (),
+    priced: bool = True,
+    prices: dict[str, Any] | None = None,
+    storage_gb: float | None = None,
+) -> ResultsView:
     records = [
         _tpcc_run(target, per_vcpu, rep, (target, per_vcpu) not in fails or rep == 0)
         for target in ("small", "big")
         for per_vcpu in (1.0, 2.0, 3.0)
         for rep in range(3)
     ]
-    targets = {t: {"name": t, "info": {"vcpus": 4 if t == "big" else 2}, "prices": PRICES}
+    info: dict[str, Any] = {} if storage_gb is None else {"storage_gb": storage_gb}
+    targets = {t: {"name": t, "info": {"vcpus": 4 if t == "big" else 2, **info},
+                   "prices": prices or PRICES}
                for t in ("small", "big")} if priced else None  # fmt: skip
     return view_of(records, Path("results/tpcc"), targets=targets)
 
@@ -104,3 +111,32 @@ def test_failing_points_are_drawn_as_crosses_and_every_spec_compiles() -> None:
     assert shape["scale"] == {"domain": ["pass", "fail"], "range": ["circle", "cross"]}
     for chart in charts:
         assert vl_convert.vegalite_to_vega(chart.spec)["marks"], chart.id
+
+
+def test_storage_priced_targets_get_the_cost_breakdown_with_storage_share() -> None:
+    study = _study(prices={**PRICES, "storage_per_gb_month": 0.1}, storage_gb=500)
+    charts = {c.id: c for c in tpcc_figures.tpcc_charts(study)}
+    rows = charts[tpcc_figures.COST_BREAKDOWN_ID].spec["data"]["values"]
+    small = {(r["pricing"], r["part"]): r for r in rows if r["target"] == "small"}
+    # 500 GB x 0.1 = 50 a month beside 0.2 x 730 = 146 of compute: 25.5% of 196.
+    assert small[("on-demand", "storage")]["monthly"] == 50.0
+    assert small[("on-demand", "compute")]["monthly"] == 146.0
+    assert small[("on-demand", "storage")]["label"] == "storage 26%"
+    assert small[("reserved", "storage")]["share_pct"] == round(100 * 50 / (87.6 + 50), 2)
+
+
+def test_the_tpcc_section_states_the_rule_the_verdicts_the_types_and_the_audits() -> None:
+    from dbscale.report.tpcc_section import audit_rows, run_rows, tpcc_section, type_rows
+
+    study = _study(fails={("big", 3.0)})
+    html = tpcc_section(study)
+    assert html.startswith('<h2 id="tpcc">')
+    assert "16 of 18 measured runs passed" in html
+    assert "New-Order&#x27;s 95th percentile under 10 s" in html
+    headers, rows = run_rows(study)
+    failed = [r for r in rows if r[headers.index("verdict")] == "FAIL"]
+    assert len(failed) == 2 and failed[0][headers.index("reasons")] == "p95 over"
+    assert type_rows(study)[1] == []  # these records have no per-type histograms
+    assert audit_rows(study)[1] == []  # none judged: the section says so in words
+    assert "No run was long enough to judge the audits" in html
+    assert tpcc_section(view_of(sweep((1, 2)), Path("x"))) == ""

@@ -103,8 +103,8 @@ def _against_axes(study: ResultsView) -> list[Chart]:
         charts.append(
             Chart(
                 f"latency-vs-{slug}", "latency", f"Latency vs {axis.title}",
-                "p50, p95 and p99 read from the merged histogram of each point's runs (never "
-                "averaged); whiskers span the lowest and highest single run.",
+                "Mean, p50, p95 and p99 read from the merged histogram of each point's runs "
+                "(never averaged over runs); whiskers span the lowest and highest single run.",
                 specs.latency_vs_axis(rows.latency_rows(study, axis), axis=x_axis),
             )
         )  # fmt: skip

@@ -126,8 +126,62 @@ def _penalty_sentence(p: Penalty, unit: str) -> str:
     return text
 
 
+def _ratio_sentence(name: str, base: str, where: str, c: Change, comparisons: int) -> str:
+    """`B is 1.83x A [1.71x, 1.95x] at clients=128 (p=0.008)`, or why it cannot be said."""
+    at = f" at {where}" if where else ""
+    if c.change_pct is None:
+        return f"{name} against {base}{at}: too few runs to compare"
+    ratio = 1 + c.change_pct / 100
+    interval = ""
+    if c.ci_low_pct is not None and c.ci_high_pct is not None:
+        interval = f" [{1 + c.ci_low_pct / 100:.2f}x, {1 + c.ci_high_pct / 100:.2f}x]"
+    least = min_runs_per_side(comparisons)
+    if min(c.n_a, c.n_b) < least:
+        return (f"{name} is {ratio:.2f}x {base}{interval}{at}, from {c.n_a} and {c.n_b} runs: "
+                f"too few for a test (at least {least} a side)")  # fmt: skip
+    p_text = f"p={c.p_adjusted:.3f}" if c.p_adjusted is not None else "p -"
+    if c.verdict in (WORSE, BETTER):
+        return f"{name} is {ratio:.2f}x {base}{interval}{at} ({p_text})"
+    return (f"no significant difference between {name} and {base}{at} "
+            f"({ratio:.2f}x{interval}, {p_text})")  # fmt: skip
+
+
+def target_sentences(study: ResultsView) -> list[str]:
+    """A study of several targets (seed 001's editions, the Cloud Report's machines): each
+    target's throughput as a multiple of the first's at each shared setting, with its interval;
+    Holm-corrected over all of them, at most 3 settings per target."""
+    axis = next((a for a in study.swept if _bare(a) == "target"), None)
+    if axis is None or len(axis.values) < 2:
+        return []
+    names = [axis.format(v) for v in axis.values]
+    base = names[0]
+    found: list[tuple[str, str, Change]] = []
+    for point in study.points:
+        name = axis.format(point.coords.get(axis.key))
+        if name == base:
+            continue
+        where = _where(point, study.axes, axis.key)
+        sibling = next(
+            (p for p in study.points if axis.format(p.coords.get(axis.key)) == base
+             and _where(p, study.axes, axis.key) == where),
+            None,
+        )  # fmt: skip
+        if sibling is not None:
+            change = compare_samples(study.unit, _values(sibling), _values(point),
+                                     higher_is_better=True)  # fmt: skip
+            found.append((name, where, change))
+    decided = adjust_and_decide([c for _, _, c in found], DEFAULT_NOISE_PCT)
+    out = []
+    for name in names[1:]:
+        mine = [(w, c) for (n, w, _), c in zip(found, decided, strict=True) if n == name]
+        shown = mine if len(mine) <= 3 else [*mine[:1], *mine[-2:]]
+        out += [_ratio_sentence(name, base, w, c, len(found)) for w, c in shown]
+    return out
+
+
 def sentences(study: ResultsView) -> list[str]:
-    """The headline: the peak, then each costly setting's cost (at most 3 per setting)."""
+    """The headline: the peak, each target against the first, then each costly setting's cost
+    (at most 3 per setting)."""
     if not study.points:
         return []
     unit = study.unit
@@ -141,6 +195,7 @@ def sentences(study: ResultsView) -> list[str]:
         out = [f"{unit} peaks at {where}: {tput.median or 0:,.0f}{interval}"]
     else:
         out = [f"{unit}: {tput.median or 0:,.0f}{interval} over {best.summary.runs} run(s)"]
+    out += target_sentences(study)
     for found in penalties(study).values():
         shown = found if len(found) <= 3 else [*found[:1], *found[-2:]]
         out += [_penalty_sentence(p, unit) for p in shown]

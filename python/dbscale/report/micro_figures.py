@@ -6,6 +6,7 @@ streams. Medians and intervals are `micro_summary`'s, the numbers summary.json h
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 from dbscale.micro.disk import JOBS
@@ -31,16 +32,33 @@ def _bar_rows(rows: Sequence[MicroFigureSummary], pick: Mapping[str, str]) -> li
     return out
 
 
+def _decades(rows: Sequence[Row]) -> list[float]:
+    """Powers of ten spanning the rows' values and whiskers: a log axis's readable ticks."""
+    values = [float(v) for r in rows for k in ("median", "low", "high")
+              if isinstance(v := r.get(k), int | float) and v > 0]  # fmt: skip
+    if not values:
+        return [1.0]
+    low, high = math.floor(math.log10(min(values))), math.ceil(math.log10(max(values)))
+    return [10.0**e for e in range(low, max(high, low + 1) + 1)]
+
+
 def grouped_bars(
     rows: Sequence[Row], *, title: str, y_title: str, log: bool = False, by_host: bool = True
 ) -> specs.Spec:
     """Bars of `median`: per host, one per figure side by side (`by_host`), or per figure, one
-    per host side by side; 95% CI whiskers."""
+    per host side by side; 95% CI whiskers. `log`: a log axis ticked at powers of ten, with
+    points instead of bars (a bar has no zero to start from on a log axis), so 236 µs and
+    48,000 µs both read."""
     group, within = ("host", "figure") if by_host else ("figure", "host")
-    y_scale: specs.Spec = {"type": "symlog"} if log else {"zero": True}  # symlog: bars from 0
+    decades = _decades(rows)
+    y_scale: specs.Spec = (
+        {"type": "log", "domain": [decades[0], decades[-1]]} if log else {"zero": True}
+    )
     x = {"field": group, "type": "nominal", "title": None, "sort": None,
          "axis": {"labelLimit": 0, "labelAngle": 0 if by_host else -30}}  # fmt: skip
     y = {"field": "median", "type": "quantitative", "title": y_title, "scale": y_scale}
+    if log:
+        y["axis"] = {"values": decades, "format": ",~g", "grid": True}
     offset = {"field": within, "type": "nominal", "sort": None}
     color = {"field": within, "type": "nominal", "title": None, "sort": None,
              "legend": {"labelLimit": 0, "orient": "bottom"}}  # fmt: skip
@@ -48,7 +66,8 @@ def grouped_bars(
                ("median", "median"), ("low", "95% CI low"), ("high", "95% CI high"),
                ("n", "samples"))]  # fmt: skip
     bars = {"x": x, "xOffset": offset, "y": y, "color": color, "tooltip": tooltip}
-    layers: list[specs.Spec] = [{"mark": "bar", "encoding": bars}]
+    mark: specs.Spec | str = {"type": "point", "filled": True, "size": 70} if log else "bar"
+    layers: list[specs.Spec] = [{"mark": mark, "encoding": bars}]
     if any(r.get("low") is not None and r.get("high") is not None for r in rows):
         layers.append({
             "mark": {"type": "errorbar", "ticks": True, "color": "#333"},
@@ -63,16 +82,26 @@ def grouped_bars(
     return spec
 
 
-def _disk_picks(rows: Sequence[MicroFigureSummary], suffixes: Sequence[str]) -> dict[str, str]:
+def _bandwidth_job(job: str) -> bool:
+    """The 1 MiB sequential jobs, measured by bandwidth rather than operations."""
+    return job.endswith("-bw")
+
+
+def _disk_picks(
+    rows: Sequence[MicroFigureSummary], suffixes: Sequence[str], *, bandwidth: bool | None = None
+) -> dict[str, str]:
     """fio figures by job (the report's job order) and direction: `rd-iops read IOPS` ->
-    `rd-iops read`."""
+    `rd-iops read`; `bandwidth` True or False keeps only the 1 MiB jobs or only the others."""
     names = {r.figure for r in rows if r.kind == "disk"}
     picks: dict[str, str] = {}
     for job in JOBS:
+        if bandwidth is not None and _bandwidth_job(job) != bandwidth:
+            continue
         for suffix in suffixes:
             name = f"{job} {suffix}"
             if name in names:
-                picks[name] = name.rsplit(" ", 1)[0] if suffix.endswith("IOPS") else name
+                short = suffix.endswith(("IOPS", "MiB/s"))
+                picks[name] = name.rsplit(" ", 1)[0] if short else name
     return picks
 
 
@@ -123,20 +152,30 @@ def micro_charts(study: ResultsView) -> list[Chart]:
             "vCPU of the host, or of a local size, divided by their count); whiskers: 95% CI.",
             grouped_bars(cpu, title="CPU score per vCPU", y_title="iterations/s"),
         ))  # fmt: skip
-    iops = _bar_rows(rows, _disk_picks(rows, ("read IOPS", "write IOPS")))
+    iops = _bar_rows(rows, _disk_picks(rows, ("read IOPS", "write IOPS"), bandwidth=False))
     if iops:
         charts.append(Chart(
             "micro-disk-iops", "micro-disk", "Storage IOPS by fio job",
             "fio with the Cloud Report's jobs on a file in the target's data directory (its "
-            "disk); read and write IOPS per job, one bar per host.",
+            "disk); read and write IOPS of the 4 KiB and TPC-C-sized jobs, one bar per host.",
             grouped_bars(iops, title="Storage IOPS by fio job", y_title="IOPS", by_host=False),
+        ))  # fmt: skip
+    bandwidth = _bar_rows(rows, _disk_picks(rows, ("read MiB/s", "write MiB/s"), bandwidth=True))
+    if bandwidth:
+        charts.append(Chart(
+            "micro-disk-bandwidth", "micro-disk", "Storage bandwidth (1 MiB jobs)",
+            "The 1 MiB sequential jobs (wr-bw, rd-bw: 8 jobs at depth 64) in MiB/s, one bar per "
+            "host: their IOPS would be a thousandth of the small jobs' and read as nothing.",
+            grouped_bars(bandwidth, title="Storage bandwidth (1 MiB jobs)", y_title="MiB/s",
+                         by_host=False),
         ))  # fmt: skip
     latency = _bar_rows(rows, _disk_picks(rows, ("read p99", "write p99", "fsync p99")))
     if latency:
         charts.append(Chart(
             "micro-disk-latency", "micro-disk", "Storage p99 latency by fio job",
             "p99 completion latency per job and direction, and p99 of the fsync calls of the "
-            "fsync job (the Cloud Report's parser dropped those); symmetric log scale.",
+            "fsync job (the Cloud Report's parser dropped those); log scale, ticks at powers of "
+            "ten.",
             grouped_bars(latency, title="Storage p99 latency", y_title="µs", log=True,
                          by_host=False),
         ))  # fmt: skip

@@ -24,6 +24,7 @@ from dbscale.report.tables import (
     table_section,
     worker_table,
 )
+from dbscale.report.tpcc_section import tpcc_link, tpcc_section
 from dbscale.report.view import ResultsView
 
 STYLE = """
@@ -54,7 +55,8 @@ table { border-collapse: collapse; font-size: 12.5px; margin: 8px 0; }
 th, td { border-bottom: 1px solid var(--line); padding: 3px 10px; text-align: left;
          vertical-align: top; }
 th { background: #f6f8fa; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.note { min-width: 16em; max-width: 36em; }
 footer { color: var(--muted); margin-top: 32px; font-size: 12px; }
 """
 
@@ -218,10 +220,11 @@ def render_report_html(
 {headline_list(headline.sentences(study))}
 {facts_list(header_facts(study, host_note))}
 {warnings_box(study.warnings)}
-<nav>{nav}<a href="#points">Points</a><a href="#runs">Runs</a>{machine_link}</nav>
+<nav>{nav}{tpcc_link(study)}<a href="#points">Points</a><a href="#runs">Runs</a>{machine_link}</nav>
 </header>
 <main>
 {chart_figures(charts)}
+{tpcc_section(study)}
 <h2 id="points">Points</h2>
 <p>One row per configuration; throughput statistics over its runs, latency from the merged
 histogram of its runs. <a id="summary-csv" download="summary.csv"

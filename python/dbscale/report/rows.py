@@ -22,6 +22,9 @@ LOAD_AXES = frozenset(
     {"clients", "rate_tps", "threads", "axis.clients", "axis.rate", "axis.threads"}
 )
 LATENCY_PERCENTILES = ("p50", "p95", "p99")
+# What the latency charts show per point: the mean (pgbench's and sysbench's average), then
+# the percentiles.
+LATENCY_FIGURES = ("mean", *LATENCY_PERCENTILES)
 # Quantiles of the percentile spectrum: HdrHistogram's classic plot, thinned to what a reader uses.
 SPECTRUM_QUANTILES: tuple[float, ...] = (
     0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.925, 0.95, 0.9625, 0.975,
@@ -30,11 +33,14 @@ SPECTRUM_QUANTILES: tuple[float, ...] = (
 
 
 def r4(value: Any) -> float | None:
-    """`value` rounded to 4 significant digits; None when it is not a finite number."""
+    """`value` rounded to 4 significant digits, but never inside its whole part (30,532 stays
+    30,532: a count is exact); None when it is not a finite number."""
     if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
         return None
     if value == 0:
         return 0.0
+    if abs(value) >= 1000:
+        return float(round(value))
     return float(round(value, 3 - math.floor(math.log10(abs(value)))))
 
 
@@ -64,7 +70,7 @@ def point_rows(study: ResultsView, axis: Axis | None) -> list[Row]:
             "stddev": r4(tput.stddev),
             "cv_pct": r4(tput.cv_pct),
         }
-        for name in LATENCY_PERCENTILES:
+        for name in LATENCY_FIGURES:
             row[name] = r4(point.summary.latency_ms.percentile(name))
         rows.append(row)
     return rows
@@ -75,7 +81,7 @@ def latency_rows(study: ResultsView, axis: Axis | None) -> list[Row]:
     rows: list[Row] = []
     for point in study.points:
         many = point.summary.runs > 1
-        for name in LATENCY_PERCENTILES:
+        for name in LATENCY_FIGURES:
             spread = point.summary.per_run_latency_ms.get(name)
             low, high = (spread.min, spread.max) if spread else (None, None)
             rows.append(

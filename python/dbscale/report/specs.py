@@ -21,8 +21,10 @@ FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
 CONFIG: Spec = {
     "font": FONT,
     "view": {"stroke": "#d0d7de"},
-    "axis": {"labelFontSize": 11, "titleFontSize": 12, "gridColor": "#eaeef2"},
-    "legend": {"labelFontSize": 11, "titleFontSize": 12, "labelLimit": 260},
+    # labelLimit 0: an axis label or legend entry is never cut short, so two long point names
+    # that differ at their ends never read alike ("target=main-1vcpu, warehous...").
+    "axis": {"labelFontSize": 11, "titleFontSize": 12, "gridColor": "#eaeef2", "labelLimit": 0},
+    "legend": {"labelFontSize": 11, "titleFontSize": 12, "labelLimit": 0},
     "title": {"fontSize": 14, "anchor": "start", "offset": 12},
     "range": {"category": {"scheme": "tableau10"}},
 }
@@ -118,7 +120,7 @@ def throughput_vs_axis(rows: Sequence[Row], *, unit: str, axis: XAxis) -> Spec:
 
 
 def latency_vs_axis(rows: Sequence[Row], *, axis: XAxis) -> Spec:
-    """p50 | p95 | p99 side by side against one axis; whiskers: the range over runs."""
+    """mean | p50 | p95 | p99 side by side against one axis; whiskers: the range over runs."""
     x, color = axis.encoding(rows)
     y = {"field": "latency_ms", "type": "quantitative", "title": "latency (ms)"}
     tooltip = _tooltip(("point", "point"), ("percentile", "percentile"),
@@ -138,7 +140,9 @@ def latency_vs_axis(rows: Sequence[Row], *, axis: XAxis) -> Spec:
         whisker["encoding"]["xOffset"] = {"field": "series"}
     spec = base(f"Latency vs {axis.title}", rows)
     spec.update(
-        facet={"column": {"field": "percentile", "title": None, "sort": ["p50", "p95", "p99"]}},
+        facet={
+            "column": {"field": "percentile", "title": None, "sort": ["mean", "p50", "p95", "p99"]}
+        },
         spec={
             "width": FACET_WIDTH,
             "height": FACET_HEIGHT,

@@ -28,7 +28,7 @@ def fmt(value: Any, digits: int = 4) -> str:
     if rounded is None:
         return "–"
     if abs(rounded) >= 1000 or float(rounded).is_integer():
-        return f"{rounded:,.0f}"
+        return f"{rounded:,.0f}"  # r4 keeps the whole part: 30,532 is shown as 30,532
     return f"{rounded:.{digits}g}"
 
 
@@ -36,16 +36,21 @@ def _is_number(cell: Cell) -> bool:
     return isinstance(cell, int | float) and not isinstance(cell, bool)
 
 
+# Columns of sentences: they wrap in a column wide enough to read (the page's `note` class),
+# while numbers never wrap.
+NOTE_COLUMNS = frozenset({"warnings", "reasons", "limited by", "note", "audits", "consistency"})
+
+
 def html_table(headers: Sequence[str], rows: Sequence[Sequence[Cell]]) -> str:
     """A table; numbers are right-aligned, and so are the headers of columns holding them."""
     numeric = [any(_is_number(row[i]) for row in rows if i < len(row)) for i in range(len(headers))]
-    head = "".join(
-        f'<th class="{"num" if numeric[i] else ""}">{escape(h)}</th>' for i, h in enumerate(headers)
-    )
+    kinds = ["num" if numeric[i] else ("note" if h in NOTE_COLUMNS else "")
+             for i, h in enumerate(headers)]  # fmt: skip
+    head = "".join(f'<th class="{kinds[i]}">{escape(h)}</th>' for i, h in enumerate(headers))
     body = []
     for row in rows:
         cells = "".join(
-            f'<td class="{"num" if _is_number(c) or (c is None and numeric[i]) else ""}">'
+            f'<td class="{"num" if _is_number(c) or (c is None and numeric[i]) else kinds[i]}">'
             f"{escape(fmt(c))}</td>"
             for i, c in enumerate(row)
         )
@@ -53,9 +58,13 @@ def html_table(headers: Sequence[str], rows: Sequence[Sequence[Cell]]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def point_table(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
-    """Headers and rows: the axes, then n, the throughput statistics, merged latency, notes."""
-    axes = study.axes
+def point_table(
+    study: ResultsView, *, every_axis: bool = False
+) -> tuple[list[str], list[list[Cell]]]:
+    """Headers and rows: the swept axes (and clients), then n, the throughput statistics,
+    merged latency, notes. The axes that only follow the sweep are named in the page's header
+    (`every_axis`: they are columns too, as in the CSV)."""
+    axes = [a for a in study.axes if every_axis or a.swept or a.key == "clients"]
     unit = study.unit
     headers = [a.title for a in axes] or ["point"]
     headers += ["runs", f"median {unit}", "95% CI low", "95% CI high", "CI method", "mean",
@@ -144,7 +153,7 @@ def summary_csv(study: ResultsView) -> str:
     """The statistics' own summary.csv when the study has one, else the point table as CSV."""
     if study.summary_csv is not None:
         return study.summary_csv
-    headers, rows = point_table(study)
+    headers, rows = point_table(study, every_axis=True)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(headers)

@@ -20,6 +20,7 @@ from dbscale.report.view import PointView, ResultsView
 WAREHOUSES_AXIS = "axis.warehouses_per_vcpu"
 VERDICTS = {"pass": ("circle", "#4e79a7"), "fail": ("cross", "#e15759")}
 IDS = ("tpcc-scaling", "tpcc-per-vcpu-at-count", "tpcc-price-performance")
+COST_BREAKDOWN_ID = "cost-breakdown"  # when storage is priced
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,74 @@ def price_rows(points: Sequence[TpccPoint], count: float) -> list[Row]:
                 "price_source": f"{cost.price_source} ({cost.price_date})",
             })  # fmt: skip
     return rows
+
+
+def cost_share_rows(points: Sequence[TpccPoint]) -> list[Row]:
+    """Per priced target, its monthly compute and storage cost, on demand and reserved, with
+    storage's share of the total (the Cloud Report's point that storage is much of the bill)."""
+    rows: list[Row] = []
+    seen: set[str] = set()
+    for p in points:
+        cost = p.point.summary.cost
+        if cost is None or cost.storage_per_month is None or p.target in seen:
+            continue
+        seen.add(p.target)
+        for pricing, compute, share in (
+            ("on-demand", cost.compute_on_demand_per_month, cost.storage_share_on_demand_pct),
+            ("reserved", cost.compute_reserved_per_month, cost.storage_share_reserved_pct),
+        ):
+            if compute is None:
+                continue
+            label = f"storage {share:.0f}%" if share is not None else ""
+            for part, value in (("compute", compute), ("storage", cost.storage_per_month)):
+                rows.append({"target": p.target, "pricing": pricing, "part": part,
+                             "monthly": r4(value), "share_pct": r4(share), "label": label,
+                             "currency": cost.currency})  # fmt: skip
+    return rows
+
+
+def cost_share_spec(rows: Sequence[Row]) -> specs.Spec:
+    """Stacked bars: each target's monthly compute and storage, a bar per pricing, labelled
+    with storage's share."""
+    currency = rows[0]["currency"] or "USD"
+    y = {"field": "target", "type": "nominal", "title": None, "sort": None,
+         "axis": {"labelLimit": 0}}  # fmt: skip
+    totals: dict[tuple[str, str], float] = {}
+    for r in rows:
+        key = (str(r["target"]), str(r["pricing"]))
+        totals[key] = totals.get(key, 0.0) + float(r["monthly"] or 0.0)
+    # Room right of the longest bar for its label ("storage 23%").
+    room = max(totals.values(), default=1.0) * 1.3
+    x = {"field": "monthly", "type": "quantitative", "stack": "zero",
+         "title": f"{currency} per month (730 h)", "scale": {"domain": [0, room]}}  # fmt: skip
+    offset = {"field": "pricing", "sort": None}
+    bar = {
+        "mark": {"type": "bar"},
+        "encoding": {
+            "y": y, "x": x, "yOffset": offset,
+            "color": {"field": "part", "type": "nominal", "title": "cost",
+                      "scale": {"domain": ["compute", "storage"],
+                                "range": ["#4c78a8", "#f58518"]}},
+            "opacity": {"field": "pricing", "type": "nominal", "title": "pricing",
+                        "scale": {"range": [1.0, 0.6]}},
+            "tooltip": [{"field": f, "title": t} for f, t in (
+                ("target", "target"), ("pricing", "pricing"), ("part", "cost"),
+                ("monthly", f"{currency} per month"), ("share_pct", "storage % of the total"))],
+        },
+    }  # fmt: skip
+    label = {
+        "transform": [{"joinaggregate": [{"op": "sum", "field": "monthly", "as": "total"}],
+                       "groupby": ["target", "pricing"]},
+                      {"filter": "datum.part === 'storage'"}],
+        # at the end of the storage segment, which ends the stack
+        "mark": {"type": "text", "align": "left", "dx": 4, "fontSize": 11},
+        "encoding": {"y": y, "yOffset": offset, "text": {"field": "label"},
+                     "x": {"field": "total", "type": "quantitative",
+                           "scale": {"domain": [0, room]}}},
+    }  # fmt: skip
+    spec = specs.base("Monthly cost: compute and storage", rows)
+    spec.update(width=specs.WIDTH - 160, height=max(60, 28 * len(rows) // 2), layer=[bar, label])
+    return spec
 
 
 def _verdict_scale(channel: str) -> dict[str, Any]:
@@ -225,5 +294,14 @@ def tpcc_charts(study: ResultsView) -> list[Chart]:
             f"tpmC CI into the cost. Prices: {sources}.",
             bars_spec(prices, title=f"{currency} per month per tpmC at {at}", value="cost",
                       x_title=f"{currency} per month per tpmC", offset="pricing"),
+        ))  # fmt: skip
+    shares = cost_share_rows(points)
+    if shares:
+        charts.append(Chart(
+            COST_BREAKDOWN_ID, "cost-breakdown", "Monthly cost: compute and storage",
+            "Each target's monthly cost (730 h) split into compute and storage, on-demand and "
+            "reserved (lighter), with storage's share of the total: cheap compute makes storage a "
+            "large part of the bill (the Cloud Report's point).",
+            cost_share_spec(shares),
         ))  # fmt: skip
     return charts

@@ -31,7 +31,7 @@ from dbscale.values import AxisValue
 MIN_RUNS_WARNING = 4  # below this not even a large difference can be told apart at 5%
 # The percentiles every summary reports, with the names runs use (`latency_ms.p95`, ...).
 PERCENTILES = {"p50": 0.50, "p90": 0.90, "p95": 0.95, "p99": 0.99, "p999": 0.999}
-RUN_SPREAD_PERCENTILES = ("p50", "p95", "p99")
+RUN_SPREAD_PERCENTILES = ("mean", "p50", "p95", "p99")
 
 
 @dataclass(frozen=True)
