@@ -58,10 +58,10 @@ def editions_study(ratio: float, runs: int = 6) -> list[dict[str, Any]]:
             for r in range(runs):
                 seed += 1
                 tps = 1000.0 * factor * (1 + 0.01 * (r - 2.5))
+                point = {"target": edition, "clients": clients}
                 out.append(record(clients=clients, tps=tps, seed=seed,
                                   target=f"mysql://u@{edition}/db",
-                                  extra={"target_name": edition,
-                                         "point": {"target": edition, "clients": clients}}))  # fmt: skip
+                                  extra={"target_name": edition, "point": point}))  # fmt: skip
     return out
 
 
