@@ -21,6 +21,7 @@ STAGES = [
     {"results"},
     {"plan"},
     {"run", "report"},
+    {"capacity"},
     {"cli", "testing"},
     {"__main__"},
 ]

@@ -63,6 +63,10 @@ def histogram_figures(blobs: list[str], quantiles: list[float]) -> str:
     """Merges stored histograms (base64 HDR V2 deflate) exactly: JSON {"count", "min", "mean",
     "stddev", "max", "values"} in milliseconds, "values" at `quantiles` (null when empty)."""
 
+def histogram_counts_above(blobs: list[str], limits_ms: list[float]) -> str:
+    """Each stored histogram's count and its counts over `limits_ms`: JSON [{"count",
+    "above"}]."""
+
 def merge_histograms(blobs: list[str]) -> str:
     """Stored histograms merged exactly into one, base64 HDR V2 deflate."""
 

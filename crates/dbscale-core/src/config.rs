@@ -53,6 +53,10 @@ pub struct RunConfig {
     /// those already this late when due are skipped (never sent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_limit_ms: Option<f64>,
+    /// Keep each interval's histogram in the result (a capacity level's seconds are judged
+    /// from them); a scaled-out run's workers keep them anyway.
+    #[serde(default)]
+    pub interval_histograms: bool,
     /// pgbench `-l`: a line per transaction (or a sample of them) in pgbench's log format.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transaction_log: Option<TransactionLogConfig>,

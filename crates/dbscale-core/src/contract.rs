@@ -14,7 +14,7 @@ use crate::engine::ServerFacts;
 use crate::error::KINDS;
 use crate::micro::cpu::CpuScore;
 use crate::micro::net::{RequestResponse, Streams};
-use crate::stats::{HistogramFigures, IntervalSnapshot, RunResult};
+use crate::stats::{CountsAbove, HistogramFigures, IntervalSnapshot, RunResult};
 use crate::workload::tpcc::check::CheckReport;
 use crate::workload::{PrepareSummary, WorkloadInfo};
 
@@ -29,6 +29,7 @@ pub fn contract() -> Value {
             "check": plain(schema_for!(CheckReport)),
             "probe": plain(schema_for!(ServerFacts)),
             "histogram_figures": plain(schema_for!(HistogramFigures)),
+            "counts_above": plain(schema_for!(CountsAbove)),
             "micro_cpu": plain(schema_for!(CpuScore)),
             "micro_net_rr": plain(schema_for!(RequestResponse)),
             "micro_net_streams": plain(schema_for!(Streams)),

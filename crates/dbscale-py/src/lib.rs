@@ -197,6 +197,19 @@ fn histogram_figures(py: Python<'_>, blobs: Vec<String>, quantiles: Vec<f64>) ->
     to_json(&figures)
 }
 
+/// Each stored histogram's count and its counts over `limits_ms`: JSON `[{"count", "above"}]`.
+#[pyfunction]
+fn histogram_counts_above(
+    py: Python<'_>,
+    blobs: Vec<String>,
+    limits_ms: Vec<f64>,
+) -> PyResult<String> {
+    let counts = py
+        .allow_threads(|| stored::counts_above(blobs.iter().map(String::as_str), &limits_ms))
+        .map_err(to_py_err)?;
+    to_json(&counts)
+}
+
 /// Stored histograms merged exactly into one, encoded the same way.
 #[pyfunction]
 fn merge_histograms(py: Python<'_>, blobs: Vec<String>) -> PyResult<String> {
@@ -311,6 +324,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(histogram_figures, m)?)?;
     m.add_function(wrap_pyfunction!(merge_histograms, m)?)?;
+    m.add_function(wrap_pyfunction!(histogram_counts_above, m)?)?;
     m.add_function(wrap_pyfunction!(merge_worker_results, m)?)?;
     m.add_function(wrap_pyfunction!(micro_cpu, m)?)?;
     m.add_class::<NetServer>()?;

@@ -116,6 +116,80 @@ def run_cmd(
     )  # fmt: skip
 
 
+@app.command("capacity")
+def capacity_cmd(
+    workload: o.Workload = None,
+    slo: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--slo",
+            help="A latency objective, repeatable: 'p99<=20ms', "
+            "'p99.9<=100ms'. Each gets its own capacity.",
+            metavar="pQ<=LIMIT",
+        ),
+    ] = None,
+    max_errors: Annotated[
+        str,
+        typer.Option(
+            "--max-errors", help="Share of failed transactions a level may have.", metavar="SHARE"
+        ),
+    ] = "0.1%",
+    knob: Annotated[
+        str,
+        typer.Option(
+            "--knob",
+            help="rate: the offered rate (open model, at --clients "
+            "connections); clients: closed-loop clients.",
+            metavar="rate|clients",
+        ),
+    ] = "rate",
+    resolution: Annotated[
+        str, typer.Option("--resolution", help="How close the bracket closes: 2%.", metavar="SHARE")
+    ] = "2%",
+    settle: Annotated[
+        str,
+        typer.Option(
+            "--settle", help="Unjudged time at the start of each level.", metavar="DURATION"
+        ),
+    ] = "10s",
+    measure: Annotated[
+        str,
+        typer.Option(
+            "--measure",
+            help="Judged time of a level: SHORTEST..LONGEST (an "
+            "undecided level is measured longer).",
+            metavar="DURATION[..DURATION]",
+        ),
+    ] = "30s..2m",
+    confirm: Annotated[
+        int, typer.Option("--confirm", help="Extra runs the answer must pass.", metavar="N")
+    ] = 3,
+    target: o.Targets = None,
+    clients: o.Clients = None,
+    protocol: o.Protocol = None,
+    threads: o.Threads = None,
+    tls: o.Tls = None,
+    set_params: o.SetPairs = None,
+    defines: o.Defines = None,
+    out: o.Out = None,
+    seed: o.Seed = None,
+    resume: o.Resume = None,
+) -> None:
+    """The highest load the target sustains within latency objectives (docs/capacity.md)."""
+    from dbscale.cli.capacity_command import capacity
+    from dbscale.plan.build import RunOptions
+
+    options = RunOptions(
+        workload=workload or None, target=target, clients=clients or [], protocol=protocol,
+        threads=threads, tls=tls, set_params=set_params or [], defines=defines or [], out=out,
+        seed=seed, resume=resume,
+    )  # fmt: skip
+    capacity(
+        options, slos=slo or [], max_errors=max_errors, knob=knob, resolution=resolution,
+        settle=settle, measure=measure, confirm=confirm, env=os.environ, now=datetime.now(UTC),
+    )  # fmt: skip
+
+
 @app.command("recipes")
 def recipes_cmd() -> None:
     """List the bundled plans that reproduce published studies."""

@@ -73,6 +73,14 @@ class HistogramFigures(ContractPart):
     values: tuple[float | None, ...] = ()
 
 
+class CountsAbove(ContractPart):
+    """One stored histogram's count and its counts over each limit asked for
+    (`stats::stored::CountsAbove`)."""
+
+    count: int
+    above: tuple[int, ...] = ()
+
+
 class CpuScore(ContractPart):
     """One measurement of the CPU kernels (`micro::cpu::CpuScore`)."""
 

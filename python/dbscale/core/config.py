@@ -181,6 +181,7 @@ class RunConfig(RunSettings):
     share: WorkerShare | None = None  # set on a scaled-out run's workers only
     load_part: LoadPart | None = None  # set on a split load's parts only
     transaction_log: TransactionLogConfig | None = None  # set when the plan logs (pgbench -l)
+    interval_histograms: bool = False  # each interval's histogram kept (capacity levels)
 
     def to_core_json(self) -> str:
         """The JSON text `_core.start_run`/`prepare`/`cleanup`/`probe` accept."""
@@ -198,6 +199,8 @@ class RunConfig(RunSettings):
             )
             if getattr(self, name) is None
         }
+        if not self.interval_histograms:  # records from before the field stay as they were
+            unset["interval_histograms"] = True
         # Only the script workload has scripts and defines; others' records stay as they were.
         empty = {name for name in ("scripts", "defines") if not getattr(self.workload, name)}
         if empty:

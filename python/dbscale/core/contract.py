@@ -34,6 +34,7 @@ READ: dict[str, type[BaseModel]] = {
     "check": answers.CheckReport,
     "probe": answers.ProbeAnswer,
     "histogram_figures": answers.HistogramFigures,
+    "counts_above": answers.CountsAbove,
     "micro_cpu": answers.CpuScore,
     "micro_net_rr": answers.RequestResponse,
     "micro_net_streams": answers.Streams,

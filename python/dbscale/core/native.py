@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from dbscale.core.answers import (
     CheckReport,
+    CountsAbove,
     CpuScore,
     DataSummary,
     HistogramFigures,
@@ -232,6 +233,17 @@ def histogram_figures(blobs: Sequence[str], quantiles: Sequence[float]) -> Histo
     with _translated():
         text = load_core().histogram_figures(list(blobs), [float(q) for q in quantiles])
     return _answer(HistogramFigures, text, "histogram figures")
+
+
+def histogram_counts_above(blobs: Sequence[str], limits_ms: Sequence[float]) -> list[CountsAbove]:
+    """Each stored histogram's count and its counts over `limits_ms` (not merged: a capacity
+    level judges its seconds one by one)."""
+    with _translated():
+        text = load_core().histogram_counts_above(list(blobs), [float(x) for x in limits_ms])
+    data = _json(text, "histogram counts")
+    if not isinstance(data, list):
+        raise InternalError("the native histogram counts are not a JSON list")
+    return [strict(CountsAbove, item, "histogram counts") for item in data]
 
 
 def merge_histograms(blobs: Sequence[str]) -> str:

@@ -141,6 +141,7 @@ class RunStep:
     key: str
     point: Point
     repetition: int
+    title: str | None = None  # the console's name for it, when not the point's (capacity levels)
 
     @property
     def warmup(self) -> bool:
@@ -152,6 +153,8 @@ class RunStep:
 
     @property
     def label(self) -> str:
+        if self.title is not None:
+            return self.title
         if self.kind == "measured":
             return f"{self.point.key} #{self.repetition + 1}"
         if self.kind == "warmup":

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from dbscale.report import (
+    capacity_figures,
     headline,
     micro_figures,
     resources,
@@ -45,7 +46,9 @@ def _axis_values(axis: Axis | None) -> list[Any]:
 
 def plan_charts(study: ResultsView) -> list[Chart]:
     """The study's charts, in page order."""
-    charts: list[Chart] = []
+    charts: list[Chart] = capacity_figures.capacity_charts(study.capacity)
+    if study.capacity is not None:  # levels of one search, not a sweep: its curve, then runs
+        return charts + [c for c in (_timeline(study),) if c is not None]
     # A TPC-C sweep of warehouses per vCPU gets the Cloud Report's figures instead of the peak
     # per configuration (a peak there could be a point that failed its pass rule).
     tpcc = tpcc_figures.tpcc_charts(study)

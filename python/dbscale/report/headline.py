@@ -15,6 +15,7 @@ from dbscale.report.axes import Axis
 from dbscale.report.chart import Chart
 from dbscale.report.facts import PLAN_PREFIX
 from dbscale.report.view import PointView, ResultsView
+from dbscale.results.capacity_file import answer_lines
 from dbscale.results.expectations import EXPECTED
 from dbscale.stats.comparison import (
     BETTER,
@@ -182,6 +183,8 @@ def target_sentences(study: ResultsView) -> list[str]:
 def sentences(study: ResultsView) -> list[str]:
     """The headline: the peak, each target against the first, then each costly setting's cost
     (at most 3 per setting)."""
+    if study.capacity is not None:  # a capacity search answers its own question
+        return answer_lines(study.capacity)
     if not study.points:
         return []
     unit = study.unit

@@ -25,6 +25,7 @@ from dbscale.report.facts import (
     throughput,
     vcpus,
 )
+from dbscale.results.capacity_file import CapacityFile, read_capacity
 from dbscale.results.cost import add_price_performance
 from dbscale.results.directory import (
     RUNS_FILE,
@@ -102,6 +103,7 @@ class ResultsView:
     summary_csv: str | None = None  # the statistics' own summary.csv, when written
     micro: list[MicroRecord] = field(default_factory=list)  # micro.jsonl
     micro_rows: list[MicroFigureSummary] = field(default_factory=list)  # their statistics, per host
+    capacity: CapacityFile | None = None  # a capacity search's capacity.json
 
     @property
     def swept(self) -> list[Axis]:
@@ -130,7 +132,8 @@ def load_view(path: Path) -> ResultsView:
     summary_csv = csv_file.read_text(encoding="utf-8") if csv_file.is_file() else None
     plan = read_plan_file(path)
     targets = load_target_records(path)
-    view = build_view(records, path, summary_csv=summary_csv, plan=plan, targets=targets)
+    view = build_view(records, path, summary_csv=summary_csv, plan=plan, targets=targets,
+                      capacity=read_capacity(path))  # fmt: skip
     view.micro = read_micro(path)
     view.micro_rows = micro_summary(view.micro, summary_settings(plan).confidence)
     return view
@@ -156,9 +159,10 @@ def build_view(
     summary_csv: str | None = None,
     plan: PlanFile | None = None,
     targets: Mapping[str, TargetRecord | Mapping[str, Any]] | None = None,
+    capacity: CapacityFile | None = None,
 ) -> ResultsView:
     """The view of `records`; `plan` is plan.json, `targets` the targets/<name>.json records
-    (instance facts and prices, for price-performance)."""
+    (instance facts and prices, for price-performance), `capacity` a search's capacity.json."""
     plan = plan or PlanFile()
     known = {name: TargetRecord.model_validate(t) for name, t in (targets or {}).items()}
     measured = [r for r in records if not r.warmup]
@@ -171,7 +175,8 @@ def build_view(
     points = _points(counted, axes, summary_settings(plan), known)
     _label_runs(runs, axes)
     header = _header(path, runs, plan.plan.name or "")
-    view = ResultsView(path, runs, axes, points, unit, header, summary_csv=summary_csv)
+    view = ResultsView(path, runs, axes, points, unit, header, summary_csv=summary_csv,
+                       capacity=capacity)  # fmt: skip
     view.warnings = _warnings(view)
     return view
 
@@ -298,9 +303,10 @@ def _warnings(study: ResultsView) -> list[str]:
                     f"{worker.host_cpu_busy_pct}% busy: that load generator may have "
                     "limited the run"
                 )
-    # The statistics' flags, each once with the points it concerns.
+    # The statistics' flags, each once with the points it concerns (a capacity search's levels
+    # are judged by the search, not compared as points).
     flagged: dict[str, list[str]] = {}
-    for point in study.points:
+    for point in study.points if study.capacity is None else ():
         for flag in point.summary.flags:
             flagged.setdefault(flag, []).append(point.label)
     for flag, labels in flagged.items():

@@ -201,6 +201,8 @@ def error_message_lines(record: RunRecord) -> list[str]:
 
 def compact_output(console: Console, output_format: OutputFormat) -> bool:
     """One line per finished run: on a terminal, unless a tool's shape is asked for."""
+    if output_format is OutputFormat.LINES:
+        return True
     return output_format is OutputFormat.AUTO and console.is_terminal
 
 

@@ -63,7 +63,7 @@ def make_progress(
     """Live panel on a terminal unless a format is asked for, plain lines otherwise."""
     console = console or Console(stderr=True)
     terminal = console.is_terminal and not console.is_dumb_terminal
-    if terminal and output_format is OutputFormat.AUTO:
+    if terminal and output_format in (OutputFormat.AUTO, OutputFormat.LINES):
         return LiveProgress(console)
     return PlainProgress(console, out=out, output_format=output_format)
 

@@ -215,19 +215,7 @@ class StudyRunner:
                 eta = estimate_s(ahead, cooldown_s) + sum(
                     load.seconds for load in data_loads(ahead, "fresh")[0]
                 )
-                config = step.point.run_config(self.opened[step.point.target.name])
-                if step.point.load.log:
-                    config = config.model_copy(update={"transaction_log": TransactionLogConfig(
-                        path=str(self.results.transaction_log(step.key)),
-                        sampling_rate=step.point.load.sampling_rate or 1.0,
-                    )})  # fmt: skip
-                slot = RunSlot(
-                    step.label, index, total, config.duration_s,
-                    None if config.transactions is not None else eta,
-                    workload=config.workload.name, clients=config.clients,
-                    transactions=config.transactions,
-                )  # fmt: skip
-                record = self._run(step, config, slot)
+                record = self.run_step(step, index, total, eta)
                 outcome.records.append(record)
         finally:
             if self.results.records:
@@ -270,6 +258,45 @@ class StudyRunner:
                 "check, then check the data: dbscale check WORKLOAD --target URL",
             )
         return outcome
+
+    def run_step(
+        self,
+        step: RunStep,
+        index: int,
+        total: int,
+        eta_s: float | None,
+        *,
+        interval_histograms: bool = False,
+    ) -> RunRecord:
+        """One run of the study, recorded; `interval_histograms`: each second's histogram kept
+        (a capacity level's seconds are judged from them)."""
+        config = step.point.run_config(self.opened[step.point.target.name])
+        if step.point.load.log:
+            config = config.model_copy(update={"transaction_log": TransactionLogConfig(
+                path=str(self.results.transaction_log(step.key)),
+                sampling_rate=step.point.load.sampling_rate or 1.0,
+            )})  # fmt: skip
+        if interval_histograms:
+            config = config.model_copy(update={"interval_histograms": True})
+        slot = RunSlot(
+            step.label, index, total, config.duration_s,
+            None if config.transactions is not None else eta_s,
+            workload=config.workload.name, clients=config.clients,
+            transactions=config.transactions,
+        )  # fmt: skip
+        return self._run(step, config, slot)
+
+    def enter(self, step: RunStep) -> bool:
+        """Enters the step's target (hooks, local server, its limits read); False if it failed."""
+        return self._target_entered(step)
+
+    def finish(self, *, failing: bool) -> None:
+        """The summary and the console's tables once a caller that ran steps itself is done."""
+        if self.results.records:
+            self._final_summary(failing=failing)
+            print_summary(self.out, self.results.records, self.results.path)
+        if self.pool is not None:
+            self.pool.close()
 
     def _final_summary(self, *, failing: bool) -> None:
         """The summary once the study ends; when it ends on an error already, a summary that

@@ -203,7 +203,7 @@ pub fn start(config: RunConfig) -> Result<RunningRun, Error> {
         logs,
         merger: Arc::new(Mutex::new(
             IntervalMerger::new(config.interval_s, threads as usize, config.duration_s)
-                .with_detail(config.share.is_some()),
+                .with_detail(config.share.is_some() || config.interval_histograms),
         )),
         ready: Barrier::new(threads as usize + 1),
         started: Barrier::new(threads as usize + 1),

@@ -47,6 +47,13 @@ impl LatencyHistogram {
         self.histogram.len()
     }
 
+    /// Values over `limit_us` (to the histogram's precision: 3 significant digits).
+    pub fn count_above_us(&self, limit_us: u64) -> u64 {
+        let limit = limit_us.clamp(1, MAX_US);
+        let within = self.histogram.count_between(0, limit);
+        self.histogram.len().saturating_sub(within)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.histogram.is_empty()
     }

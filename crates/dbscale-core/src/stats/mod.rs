@@ -11,4 +11,4 @@ pub mod tpcc;
 pub use interval::{IntervalMerger, IntervalSnapshot, IntervalStats};
 pub use latency::{LatencyHistogram, LatencySummary};
 pub use result::RunResult;
-pub use stored::HistogramFigures;
+pub use stored::{CountsAbove, HistogramFigures};

@@ -22,6 +22,43 @@ pub struct HistogramFigures {
     pub values: Vec<Option<f64>>,
 }
 
+/// One stored histogram's count and the counts over each limit asked for.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct CountsAbove {
+    pub count: u64,
+    /// Values over each limit, in the limits' order.
+    pub above: Vec<u64>,
+}
+
+/// Each encoded histogram's count and its counts over `limits_ms` (a capacity level's seconds
+/// against its latency objectives).
+pub fn counts_above<'a>(
+    blobs: impl IntoIterator<Item = &'a str>,
+    limits_ms: &[f64],
+) -> Result<Vec<CountsAbove>, Error> {
+    if let Some(bad) = limits_ms.iter().find(|l| !(l.is_finite() && **l > 0.0)) {
+        return Err(Error::Config(format!(
+            "latency limit {bad} ms is not positive"
+        )));
+    }
+    let limits_us: Vec<u64> = limits_ms.iter().map(|ms| (ms * 1000.0) as u64).collect();
+    blobs
+        .into_iter()
+        .enumerate()
+        .map(|(index, blob)| {
+            let histogram = LatencyHistogram::from_base64(blob)
+                .map_err(|e| Error::Histogram(format!("stored histogram {}: {e}", index + 1)))?;
+            Ok(CountsAbove {
+                count: histogram.count(),
+                above: limits_us
+                    .iter()
+                    .map(|&l| histogram.count_above_us(l))
+                    .collect(),
+            })
+        })
+        .collect()
+}
+
 /// The exact sum of encoded histograms (base64 HDR V2 deflate, dbscale's bounds and precision).
 pub fn merge_encoded<'a>(
     blobs: impl IntoIterator<Item = &'a str>,
@@ -66,6 +103,22 @@ mod tests {
             histogram.record_us(value);
         }
         histogram
+    }
+
+    #[test]
+    fn counts_above_each_limit() {
+        let a = recorded(1..=1000); // 1 us .. 1 ms
+        let b = recorded([5_000, 20_000, 50_000]);
+        let counts = counts_above(
+            [a.to_base64().as_str(), b.to_base64().as_str()],
+            &[0.5, 10.0],
+        )
+        .unwrap();
+        assert_eq!(counts[0].count, 1000);
+        assert!((499..=501).contains(&counts[0].above[0]), "{:?}", counts[0]);
+        assert_eq!(counts[0].above[1], 0);
+        assert_eq!(counts[1].above, vec![3, 2]);
+        assert!(counts_above([a.to_base64().as_str()], &[0.0]).is_err());
     }
 
     #[test]

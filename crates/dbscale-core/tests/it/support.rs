@@ -75,6 +75,7 @@ pub fn run_config(url: &str, workload: &str) -> RunConfig {
         seed: Some(42),
         interval_s: 1.0,
         latency_limit_ms: None,
+        interval_histograms: false,
         transaction_log: None,
         share: None,
         load_part: None,

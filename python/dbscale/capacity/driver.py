@@ -1,0 +1,261 @@
+"""`dbscale capacity`: the levels of a capacity search run as ordinary recorded runs of one study.
+
+A closed-loop probe at the point's clients measures the saturated throughput; for each objective
+a search (search.py) then asks for levels, each run for the settle time plus a measure time and
+judged on its seconds after the settle (judge.py). An undecided level is measured again, twice
+as long each time up to the longest measure, then counted as a marginal fail. Every run is a
+line of runs.jsonl keyed by its level, measure and repetition, so a second objective's search
+reuses the runs of the first, and `--resume` replays what was recorded instead of running it
+again. capacity.json is rewritten after every level.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+from rich.console import Console
+
+from dbscale.capacity.judge import LevelVerdict, State, judge
+from dbscale.capacity.levels import level_facts
+from dbscale.capacity.search import CapacityAnswer, CapacitySearch, Phase
+from dbscale.capacity.slo import Objective
+from dbscale.errors import RunError, TargetError
+from dbscale.plan.study import Point, RunStep
+from dbscale.results.capacity_file import (
+    CapacityFile,
+    LevelResult,
+    ObjectiveResult,
+    write_capacity,
+)
+from dbscale.results.record import RunRecord
+from dbscale.run.runner import StudyRunner
+
+Note = Callable[[str], None]
+RATE_CEILING = 1.25  # of the saturated throughput: offered beyond it cannot be delivered
+RATE_FLOOR = 1e-3  # of the saturated throughput
+CLIENTS_CEILING = 4096
+
+
+class Knob(StrEnum):
+    RATE = "rate"
+    CLIENTS = "clients"
+
+
+@dataclass(frozen=True)
+class CapacitySettings:
+    objectives: tuple[Objective, ...]
+    max_errors: float = 0.001
+    knob: Knob = Knob.RATE
+    resolution: float = 0.02
+    settle_s: float = 10.0
+    measure_min_s: float = 30.0
+    measure_max_s: float = 120.0
+    confirm: int = 3
+
+    @property
+    def unit(self) -> str:
+        return "transactions/s" if self.knob is Knob.RATE else "clients"
+
+
+class CapacityDriver:
+    def __init__(
+        self, runner: StudyRunner, base: Point, settings: CapacitySettings, out: Console
+    ) -> None:
+        self.runner, self.base, self.settings, self.out = runner, base, settings, out
+        self.recorded = {r.run_key: r for r in runner.results.records if r.run_key}
+        self.levels: list[LevelResult] = []
+        self.saturated: float | None = None
+        self.answers: list[tuple[Objective, CapacityAnswer]] = []
+        self.runs = 0
+
+    # -- the search ----------------------------------------------------------------------------
+
+    def run(self) -> CapacityFile:
+        s = self.settings
+        if s.knob is Knob.RATE:
+            self.saturated = self._probe()
+        for index, objective in enumerate(s.objectives):
+            search = self._search()
+            asked: dict[float, int] = {}  # how often this search asked for each level
+            while (level := search.next_level()) is not None:
+                level = self._rounded(level)
+                nth = asked.get(level, 0)
+                asked[level] = nth + 1
+                verdict = self._judged(level, nth, index, search.phase)
+                search.observe(level, verdict.passed)
+                self._progress(objective, search, level, verdict)
+            self.answers.append((objective, search.answer()))
+            self._write(finished=False)
+        return self._write(finished=True)
+
+    def _search(self) -> CapacitySearch:
+        s = self.settings
+        if s.knob is Knob.RATE:
+            top = self.saturated or 1.0
+            return CapacitySearch(start=top / 2, floor=max(top * RATE_FLOOR, 0.1),
+                                  ceiling=top * RATE_CEILING, resolution=s.resolution,
+                                  confirm=s.confirm)  # fmt: skip
+        return CapacitySearch(start=float(self.base.load.clients), floor=1.0,
+                              ceiling=float(CLIENTS_CEILING), resolution=s.resolution,
+                              confirm=s.confirm, integer=True)  # fmt: skip
+
+    def _rounded(self, level: float) -> float:
+        if self.settings.knob is Knob.CLIENTS:
+            return float(round(level))
+        return float(f"{level:.4g}")
+
+    def _judged(self, level: float, nth: int, index: int, phase: Phase) -> LevelVerdict:
+        """Objective `index`'s verdict on repetition `nth` of `level`: measured longer while
+        undecided, up to the longest measure."""
+        s = self.settings
+        measure = s.measure_min_s
+        while True:
+            final = measure >= s.measure_max_s
+            record = self._run_level(level, measure, nth, phase)
+            facts = level_facts(record, s.objectives, offered=self._offered(level),
+                                settle_s=s.settle_s)  # fmt: skip
+            whole = judge(facts, s.objectives, s.max_errors, final=final)
+            verdict = judge(
+                replace(facts, seconds=[replace(x, over=(x.over[index],)) for x in facts.seconds]),
+                [s.objectives[index]], s.max_errors, final=final,
+            )  # fmt: skip
+            self._keep_level(record, level, measure, whole, phase)
+            if verdict.state is not State.INCONCLUSIVE:
+                return verdict
+            measure = min(measure * 2, s.measure_max_s)
+
+    def _offered(self, level: float) -> float | None:
+        return level if self.settings.knob is Knob.RATE else None
+
+    # -- the runs ------------------------------------------------------------------------------
+
+    def _probe(self) -> float:
+        """The closed-loop throughput at the point's clients: where the rate search starts."""
+        s = self.settings
+        load = self.base.load.model_copy(update={"duration_s": s.settle_s + s.measure_min_s})
+        point = replace(self.base, key="probe", load=load)
+        record = self._run(point, "probe", "saturation probe (closed loop)")
+        facts = level_facts(record, s.objectives, offered=None, settle_s=s.settle_s)
+        saturated = facts.achieved or record.tps
+        if saturated <= 0:
+            raise RunError(
+                f"the saturation probe completed no transactions: {record.verdict.message}",
+                "check the workload runs at all (dbscale run with the same flags)",
+            )
+        clients = self.base.load.clients
+        self.out.print(f"capacity: saturated throughput {saturated:,.1f} transactions/s at "
+                       f"{clients} clients (closed loop)", highlight=False)  # fmt: skip
+        return saturated
+
+    def _run_level(self, level: float, measure: float, nth: int, phase: Phase) -> RunRecord:
+        s = self.settings
+        update: dict[str, object] = {"duration_s": s.settle_s + measure}
+        if s.knob is Knob.RATE:
+            update["rate_tps"] = level
+        else:
+            update["clients"] = int(level)
+        name = f"{s.knob.value}={level:g}"
+        point = replace(self.base, key=name, values={**self.base.values, s.knob.value: level},
+                        load=self.base.load.model_copy(update=update))  # fmt: skip
+        key = f"{name}/measure={measure:g}s#{nth}"
+        return self._run(point, key, f"{name}, {measure:g} s measured ({phase.value})")
+
+    def _run(self, point: Point, key: str, label: str) -> RunRecord:
+        found = self.recorded.get(key)
+        if found is not None:
+            return found  # resumed: the recorded run stands for the level
+        self.runs += 1
+        step = RunStep("measured", key, point, repetition=0, title=label)
+        if not self.runner.enter(step):
+            raise TargetError(f"target {point.target.name} could not be entered",
+                              "see the messages above")  # fmt: skip
+        record = self.runner.run_step(step, self.runs, self.runs, None, interval_histograms=True)
+        self.recorded[key] = record
+        return record
+
+    # -- what it says --------------------------------------------------------------------------
+
+    def _keep_level(
+        self, record: RunRecord, level: float, measure: float, verdict: LevelVerdict, phase: Phase
+    ) -> None:
+        if any(x.run_key == record.run_key for x in self.levels):
+            return
+        latency = record.latency_ms
+        self.levels.append(LevelResult(
+            run_key=record.run_key or "", level=level, offered=self._offered(level),
+            achieved=record.tps, measure_s=measure, state=verdict.state.value,
+            reasons=list(verdict.reasons), shares_over=[c.share for c in verdict.checks],
+            phase=phase.value, p50_ms=latency.p50 if latency else None,
+            p95_ms=latency.p95 if latency else None, p99_ms=latency.p99 if latency else None,
+            p999_ms=latency.p999 if latency else None, generator_bound=verdict.generator_bound,
+        ))  # fmt: skip
+        self._write(finished=False)
+
+    def _progress(
+        self, objective: Objective, search: CapacitySearch, level: float, verdict: LevelVerdict
+    ) -> None:
+        answer = search.answer()
+        bracket = f"[{_num(answer.highest_pass)}, {_num(answer.lowest_fail)}]"
+        why = f" ({'; '.join(verdict.reasons)})" if verdict.reasons else ""
+        unit = "/s" if self.settings.knob is Knob.RATE else " clients"
+        self.out.print(
+            f"capacity {objective.text} [{search.observations[-1].phase.value}]: level "
+            f"{level:,.4g}{unit} -> {verdict.state.value}{why}; bracket {bracket}; "
+            f"~{self._levels_left(search)} levels to go",
+            highlight=False, markup=False, soft_wrap=True,
+        )  # fmt: skip
+
+    def _levels_left(self, search: CapacitySearch) -> int:
+        if search.phase is Phase.DONE:
+            return 0
+        answer = search.answer()
+        lo, hi = answer.highest_pass, answer.lowest_fail
+        confirm = self.settings.confirm
+        if lo is None or hi is None:
+            return 3 + confirm
+        steps = math.log(max(hi / lo, 1.0)) / math.log(1 + self.settings.resolution)
+        bisect = math.ceil(math.log2(max(steps, 1.0))) if search.phase is not Phase.CONFIRM else 0
+        return bisect + confirm
+
+    def _write(self, *, finished: bool) -> CapacityFile:
+        s = self.settings
+        results = [_objective_result(o, a, self.levels) for o, a in self.answers]
+        capacities = [r.capacity for r in results]
+        known = [c for c in capacities if c is not None]
+        whole = min(known) if known and len(known) == len(results) else None
+        geo = (math.exp(sum(math.log(c) for c in known) / len(known))
+               if known and len(known) == len(results) else None)  # fmt: skip
+        found = CapacityFile(
+            workload=self.base.workload, target=self.base.target.name, knob=s.knob.value,
+            unit=s.unit, objectives=results, max_errors=s.max_errors, resolution=s.resolution,
+            settle_s=s.settle_s, measure_s=(s.measure_min_s, s.measure_max_s), confirm=s.confirm,
+            saturated=self.saturated, capacity=whole if finished else None,
+            geometric_mean=geo if finished else None, finished=finished,
+            generator_limited=any(x.generator_bound and x.state != "pass" for x in self.levels),
+            levels=self.levels,
+        )  # fmt: skip
+        write_capacity(self.runner.results.path, found)
+        return found
+
+
+def _objective_result(
+    objective: Objective, answer: CapacityAnswer, levels: list[LevelResult]
+) -> ObjectiveResult:
+    confirmations = [
+        x.achieved
+        for x in levels
+        if answer.capacity is not None and x.level == answer.capacity and x.state == "pass"
+    ]
+    return ObjectiveResult(
+        objective=objective.text, percentile=objective.percentile, limit_ms=objective.limit_ms,
+        capacity=answer.capacity, highest_pass=answer.highest_pass,
+        lowest_fail=answer.lowest_fail, at_ceiling=answer.at_ceiling,
+        never_passed=answer.capacity is None, confirmations=confirmations,
+    )  # fmt: skip
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.4g}"

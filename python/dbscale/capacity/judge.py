@@ -1,0 +1,163 @@
+"""One level's verdict. The measured seconds (after the settle) are cut into at least 10 batches
+of consecutive seconds; for each objective, each batch's share of transactions over the limit,
+and a 95% Student-t interval over the batch shares (batch means: robust to the autocorrelation
+of consecutive transactions). A level passes an objective when the interval's upper end is
+within the allowance (1% for p99) and it saw enough transactions (about 50 over the limit's
+worth), fails it when the lower end is above, and is otherwise inconclusive: measured longer,
+then counted as a fail reported as marginal. A level also fails when it delivers under 97% of
+the offered rate, when errors pass the allowed share, or when the load generator fell behind
+(reported as the generator's limit, never the database's)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from dbscale.capacity.slo import Objective
+from dbscale.stats.distributions import student_t_ppf
+
+MIN_BATCHES = 10
+MIN_DELIVERED = 0.97  # of the offered rate
+
+
+class State(StrEnum):
+    PASS = "pass"
+    FAIL = "fail"
+    INCONCLUSIVE = "inconclusive"  # measure longer
+    MARGINAL = "marginal"  # still inconclusive at the longest measure: a fail
+
+
+@dataclass(frozen=True)
+class Second:
+    """One measured interval: its transactions, failures, and transactions over each
+    objective's limit (in the objectives' order)."""
+
+    transactions: int
+    failed: int
+    over: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ObjectiveCheck:
+    objective: Objective
+    share: float  # of transactions over the limit, over the whole measure
+    low: float | None  # 95% interval of the batch shares' mean
+    high: float | None
+    transactions: int
+    state: State
+
+    def words(self) -> str:
+        bound = "" if self.high is None else f" [{_pct(self.low)}, {_pct(self.high)}]"
+        return (f"{self.objective.text}: {_pct(self.share)}{bound} over the limit, allowed "
+                f"{_pct(self.objective.allowance)}")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class LevelVerdict:
+    state: State
+    reasons: tuple[str, ...]
+    checks: tuple[ObjectiveCheck, ...]
+    delivered: float | None  # achieved / offered (open model)
+    error_share: float
+    generator_bound: bool = False
+    too_short: bool = False  # too few transactions for some objective
+
+    @property
+    def passed(self) -> bool:
+        return self.state is State.PASS
+
+
+@dataclass(frozen=True)
+class LevelFacts:
+    """What a level's run measured. `offered`: the open model's rate (None for a closed knob)."""
+
+    offered: float | None
+    achieved: float
+    seconds: Sequence[Second]
+    generator_bound: bool = False
+    generator_note: str = ""
+    extra_reasons: tuple[str, ...] = field(default_factory=tuple)
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.3g}%"
+
+
+def batches(seconds: Sequence[Second], count: int) -> list[list[Second]]:
+    """`seconds` in `count` consecutive groups of (nearly) equal length."""
+    count = max(1, min(count, len(seconds)))
+    size = len(seconds) / count
+    return [list(seconds[round(i * size) : round((i + 1) * size)]) for i in range(count)]
+
+
+def check(objective: Objective, index: int, seconds: Sequence[Second]) -> ObjectiveCheck:
+    """One objective over the level's seconds."""
+    total = sum(s.transactions for s in seconds)
+    over = sum(s.over[index] for s in seconds)
+    share = over / total if total else 0.0
+    shares = [
+        sum(s.over[index] for s in batch) / n
+        for batch in batches(seconds, MIN_BATCHES)
+        if (n := sum(s.transactions for s in batch)) > 0
+    ]
+    low = high = None
+    if len(shares) >= 2:
+        mean = sum(shares) / len(shares)
+        sd = math.sqrt(sum((x - mean) ** 2 for x in shares) / (len(shares) - 1))
+        half = student_t_ppf(0.975, len(shares) - 1) * sd / math.sqrt(len(shares))
+        low, high = max(mean - half, 0.0), mean + half
+    allowance = objective.allowance
+    if low is not None and low > allowance:
+        state = State.FAIL
+    elif high is not None and high <= allowance and total >= objective.samples_needed:
+        state = State.PASS
+    else:
+        state = State.INCONCLUSIVE
+    return ObjectiveCheck(objective, share, low, high, total, state)
+
+
+def judge(
+    facts: LevelFacts, objectives: Sequence[Objective], max_errors: float, *, final: bool
+) -> LevelVerdict:
+    """The level's verdict; `final`: no longer measure is possible (inconclusive is marginal)."""
+    seconds = facts.seconds
+    checks = tuple(check(o, i, seconds) for i, o in enumerate(objectives))
+    reasons = list(facts.extra_reasons)
+    done = sum(s.transactions for s in seconds)
+    failed = sum(s.failed for s in seconds)
+    error_share = failed / (done + failed) if done + failed else 0.0
+    delivered = facts.achieved / facts.offered if facts.offered else None
+    hard_fail = False
+    if facts.generator_bound:
+        reasons.append("the load generator fell behind" + (
+            f" ({facts.generator_note})" if facts.generator_note else "") +
+            ": this level measures the client, not the database")  # fmt: skip
+        hard_fail = True
+    if delivered is not None and delivered < MIN_DELIVERED:
+        reasons.append(f"delivered {_pct(delivered)} of the offered rate (under "
+                       f"{_pct(MIN_DELIVERED)})")  # fmt: skip
+        hard_fail = True
+    if error_share > max_errors:
+        reasons.append(f"errors {_pct(error_share)} of transactions, over {_pct(max_errors)}")
+        hard_fail = True
+    for c in checks:
+        if c.state is State.FAIL:
+            reasons.append(c.words())
+    too_short = any(c.transactions < c.objective.samples_needed for c in checks)
+    if hard_fail or reasons:
+        state = State.FAIL
+    elif all(c.state is State.PASS for c in checks):
+        state = State.PASS
+    else:
+        undecided = [c for c in checks if c.state is State.INCONCLUSIVE]
+        for c in undecided:
+            if c.transactions < c.objective.samples_needed:
+                why = f"{c.transactions:,} transactions, {c.objective.samples_needed:,} needed"
+            else:
+                why = "its interval spans the allowance"
+            reasons.append(f"{c.words()}: undecided ({why})")
+        state = State.MARGINAL if final else State.INCONCLUSIVE
+    return LevelVerdict(state, tuple(reasons), checks, delivered, error_share,
+                        facts.generator_bound, too_short)  # fmt: skip

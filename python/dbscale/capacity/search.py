@@ -1,0 +1,196 @@
+"""The capacity search as a pure state machine: verdicts in, the next level out, no clock and no
+I/O, so it is tested on synthetic systems (tests/capacity/test_search.py).
+
+1. Bracket geometrically from `start` (half the saturated rate): up by `GROWTH` while levels
+   pass, down by it while they fail, until a pass and a fail are adjacent in the sequence.
+2. Bisect on a log scale between the highest pass and the lowest fail until they are within
+   the resolution (`hi <= lo * (1 + resolution)`).
+3. Confirm the highest pass `confirm` more times; a failed confirmation makes that level the
+   lowest fail and the search steps down by the resolution to confirm the level below.
+
+The answer is the highest *confirmed* passing level, never an untested midpoint, with the
+bracket [highest pass, lowest fail] around it. Integer knobs (clients, warehouses) round every
+level and never bisect below a step of one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+GROWTH = 2.0  # the bracketing factor
+
+
+class Phase(StrEnum):
+    BRACKET = "bracket"
+    BISECT = "bisect"
+    CONFIRM = "confirm"
+    DONE = "done"
+
+
+@dataclass(frozen=True)
+class Observation:
+    level: float
+    passed: bool
+    phase: Phase
+
+
+@dataclass(frozen=True)
+class CapacityAnswer:
+    """What the search found: `capacity` None when no level passed (`floor_failed`), the
+    bracket around it, and whether it stopped at the ceiling (the true capacity may be higher)."""
+
+    capacity: float | None
+    highest_pass: float | None
+    lowest_fail: float | None
+    at_ceiling: bool
+    floor_failed: bool
+    observations: tuple[Observation, ...]
+
+    @property
+    def levels_run(self) -> int:
+        return len(self.observations)
+
+
+@dataclass
+class CapacitySearch:
+    """The search over one knob. `start`: the first level; `floor` and `ceiling` bound every
+    level; `resolution`: the relative width the bracket narrows to (0.02: 2%); `confirm`: extra
+    runs the answer must pass; `integer`: levels are whole numbers."""
+
+    start: float
+    floor: float
+    ceiling: float
+    resolution: float = 0.02
+    confirm: int = 3
+    integer: bool = False
+    max_levels: int = 60  # a search that has not converged by then stops with what it has
+    phase: Phase = Phase.BRACKET
+    observations: list[Observation] = field(default_factory=list)
+    _highest_pass: float | None = None
+    _lowest_fail: float | None = None
+    _confirmed: int = 0
+    _next: float | None = None
+
+    def __post_init__(self) -> None:
+        if not 0 < self.floor <= self.ceiling:
+            raise ValueError("need 0 < floor <= ceiling")
+        if self.resolution <= 0:
+            raise ValueError("the resolution must be positive")
+        self._next = self._clamp(self.start)
+
+    # -- the interface -----------------------------------------------------------------------
+
+    def next_level(self) -> float | None:
+        """The level to run next, or None when the search is over."""
+        if self.phase is Phase.DONE:
+            return None
+        if len(self.observations) >= self.max_levels:
+            self.phase = Phase.DONE
+            return None
+        return self._next
+
+    def observe(self, level: float, passed: bool) -> None:
+        """The verdict of the level `next_level` gave."""
+        self.observations.append(Observation(level, passed, self.phase))
+        if self.phase is Phase.CONFIRM:
+            self._after_confirmation(level, passed)
+        else:
+            self._record(level, passed)
+            self._after_search_step(level, passed)
+
+    def answer(self) -> CapacityAnswer:
+        confirmed = self.phase is Phase.DONE and self._highest_pass is not None
+        capacity = self._highest_pass if confirmed else None
+        return CapacityAnswer(
+            capacity=capacity,
+            highest_pass=self._highest_pass,
+            lowest_fail=self._lowest_fail,
+            at_ceiling=capacity is not None and capacity >= self.ceiling,
+            floor_failed=self._highest_pass is None
+            and self._lowest_fail is not None
+            and self._lowest_fail <= self.floor,
+            observations=tuple(self.observations),
+        )
+
+    # -- the steps ---------------------------------------------------------------------------
+
+    def _record(self, level: float, passed: bool) -> None:
+        if passed and (self._highest_pass is None or level > self._highest_pass):
+            self._highest_pass = level
+        if not passed and (self._lowest_fail is None or level < self._lowest_fail):
+            self._lowest_fail = level
+        # A pass above a fail (noise at the knee): the fail above it bounds the search.
+        if passed and self._lowest_fail is not None and level >= self._lowest_fail:
+            self._lowest_fail = None
+            higher = [o.level for o in self.observations if not o.passed and o.level > level]
+            self._lowest_fail = min(higher) if higher else None
+
+    def _after_search_step(self, level: float, passed: bool) -> None:
+        lo, hi = self._highest_pass, self._lowest_fail
+        if lo is None:  # nothing passed yet: go down
+            if level <= self.floor:
+                self.phase = Phase.DONE
+                return
+            self._next = self._clamp(level / GROWTH)
+            return
+        if hi is None:  # nothing failed above the highest pass: go up
+            if lo >= self.ceiling:
+                self._start_confirming()
+                return
+            self._next = self._clamp(lo * GROWTH)
+            return
+        self.phase = Phase.BISECT
+        if self._narrow(lo, hi):
+            self._start_confirming()
+            return
+        self._next = self._between(lo, hi)
+
+    def _narrow(self, lo: float, hi: float) -> bool:
+        if self.integer and hi - lo <= 1:
+            return True
+        return hi <= lo * (1 + self.resolution)
+
+    def _between(self, lo: float, hi: float) -> float:
+        middle = math.sqrt(lo * hi)
+        if self.integer:
+            middle = float(min(max(round(middle), lo + 1), hi - 1))
+        return middle
+
+    def _start_confirming(self) -> None:
+        self.phase = Phase.CONFIRM
+        self._confirmed = 0
+        if self.confirm <= 0:
+            self.phase = Phase.DONE
+            return
+        self._next = self._highest_pass
+
+    def _after_confirmation(self, level: float, passed: bool) -> None:
+        if passed:
+            self._confirmed += 1
+            if self._confirmed >= self.confirm:
+                self.phase = Phase.DONE
+            return
+        # The level is not sustained after all: it bounds the search from above, and the level
+        # one resolution step below is confirmed next (or searched, if nothing passed there).
+        self._lowest_fail = level
+        below = [o.level for o in self.observations if o.passed and o.level < level]
+        step_down = self._clamp(level / (1 + self.resolution))
+        if self.integer:
+            step_down = self._clamp(level - 1)
+        if step_down >= level:  # at the floor: nothing below to try
+            self._highest_pass = None
+            self.phase = Phase.DONE
+            return
+        self._highest_pass = max(below) if below else None
+        if self._highest_pass is not None and self._highest_pass >= step_down:
+            self._confirmed = 0
+            self._next = self._highest_pass
+            return
+        self.phase = Phase.BISECT
+        self._next = step_down
+
+    def _clamp(self, level: float) -> float:
+        value = min(max(level, self.floor), self.ceiling)
+        return float(round(value)) if self.integer else value

@@ -1,0 +1,127 @@
+"""capacity.json: what a capacity search found, beside the runs.jsonl of its levels. Written by
+`dbscale capacity` after each level (so an interrupted search shows how far it got) and read by
+the report; the levels' own figures stay in their run records.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from dbscale.errors import ResultsError
+from dbscale.files import write_atomic
+
+CAPACITY_FILE = "capacity.json"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ObjectiveResult(_Model):
+    """One objective's capacity: the highest confirmed passing level, and its bracket."""
+
+    objective: str  # p99<=20ms
+    percentile: float
+    limit_ms: float
+    capacity: float | None = None
+    highest_pass: float | None = None
+    lowest_fail: float | None = None
+    at_ceiling: bool = False
+    never_passed: bool = False
+    confirmations: list[float] = Field(default_factory=list)  # achieved rates at the answer
+
+
+class LevelResult(_Model):
+    """One run of a level: offered and achieved load, latency, and the verdict with its reasons."""
+
+    run_key: str
+    level: float
+    offered: float | None = None
+    achieved: float = 0.0
+    measure_s: float = 0.0
+    state: str = ""  # pass | fail | marginal | inconclusive
+    reasons: list[str] = Field(default_factory=list)
+    shares_over: list[float] = Field(default_factory=list)  # per objective
+    phase: str = ""
+    p50_ms: float | None = None
+    p95_ms: float | None = None
+    p99_ms: float | None = None
+    p999_ms: float | None = None
+    generator_bound: bool = False
+
+
+class CapacityFile(_Model):
+    """The search as a whole. `capacity`: the highest level every objective's search confirmed
+    (the least of theirs); `geometric_mean`: of the objectives' capacities (critical-jOPS's
+    way of folding several objectives into one number)."""
+
+    workload: str
+    target: str
+    knob: str  # rate | clients
+    unit: str  # "transactions/s" or "clients"
+    objectives: list[ObjectiveResult]
+    max_errors: float
+    resolution: float
+    settle_s: float
+    measure_s: tuple[float, float]
+    confirm: int
+    saturated: float | None = None  # the closed-loop probe's throughput
+    capacity: float | None = None
+    geometric_mean: float | None = None
+    finished: bool = False
+    generator_limited: bool = False
+    levels: list[LevelResult] = Field(default_factory=list)
+
+
+def number(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.4g}"
+
+
+def answer_lines(found: CapacityFile) -> list[str]:
+    """One sentence per objective, then the whole answer (the console's and the report's)."""
+    lines = []
+    for o in found.objectives:
+        if o.capacity is None:
+            lines.append(f"{o.objective}: no level passed (lowest tried {number(o.lowest_fail)} "
+                         f"{found.unit} failed)")  # fmt: skip
+            continue
+        ceiling = " (at the search's ceiling: it may hold more)" if o.at_ceiling else ""
+        achieved = ""
+        if o.confirmations:
+            achieved = (f"; achieved {min(o.confirmations):,.1f}-{max(o.confirmations):,.1f} "
+                        f"over {len(o.confirmations)} passing runs")  # fmt: skip
+        bracket = f"[{number(o.highest_pass)}, {number(o.lowest_fail)}]"
+        lines.append(f"{o.objective}: capacity {number(o.capacity)} {found.unit}{ceiling}, "
+                     f"bracket {bracket}{achieved}")  # fmt: skip
+    if found.capacity is not None:
+        several = len(found.objectives) > 1
+        mean = f"; geometric mean {number(found.geometric_mean)}" if several else ""
+        lines.append(
+            f"capacity: {number(found.capacity)} {found.unit} within every objective{mean}"
+        )
+    if found.generator_limited:
+        lines.append("warning: some levels failed because the load generator fell behind: the "
+                     "capacity found may be the client's, not the database's (more client "
+                     "CPU, or --workers)")  # fmt: skip
+    return lines
+
+
+def write_capacity(directory: Path, found: CapacityFile) -> None:
+    write_atomic(directory / CAPACITY_FILE, found.model_dump_json(indent=1) + "\n")
+
+
+def read_capacity(directory: Path) -> CapacityFile | None:
+    """The directory's capacity.json, or None when it has none."""
+    path = directory / CAPACITY_FILE
+    if not path.is_file():
+        return None
+    try:
+        return CapacityFile.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, ValidationError) as exc:
+        raise ResultsError(
+            f"{path} cannot be read: {str(exc).splitlines()[0]}",
+            "it is written by dbscale capacity; run the search again with --resume",
+        ) from None

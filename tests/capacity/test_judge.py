@@ -1,0 +1,86 @@
+"""A level's verdict from synthetic seconds with known shares over the limit."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from dbscale.capacity.judge import LevelFacts, Second, State, batches, judge
+from dbscale.capacity.slo import parse_objective, parse_share
+from dbscale.errors import ConfigError
+
+P99 = parse_objective("p99<=20ms")
+
+
+def seconds(share: float, per_second: int = 1000, count: int = 30, seed: int = 1) -> list[Second]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        over = sum(rng.random() < share for _ in range(per_second))
+        out.append(Second(per_second, 0, (over,)))
+    return out
+
+
+def verdict(share: float, *, final: bool = False, **facts: object) -> State:
+    level = LevelFacts(offered=1000.0, achieved=1000.0, seconds=seconds(share), **facts)  # type: ignore[arg-type]
+    return judge(level, [P99], max_errors=0.001, final=final).state
+
+
+def test_far_below_and_far_above_the_allowance_are_decided() -> None:
+    assert verdict(0.002) is State.PASS
+    assert verdict(0.05) is State.FAIL
+
+
+def test_at_the_allowance_the_level_is_undecided_then_marginal() -> None:
+    assert verdict(0.01) is State.INCONCLUSIVE
+    assert verdict(0.01, final=True) is State.MARGINAL
+
+
+def test_too_few_transactions_cannot_pass() -> None:
+    few = LevelFacts(offered=100.0, achieved=100.0, seconds=seconds(0.0, per_second=100, count=20))
+    result = judge(few, [P99], max_errors=0.0, final=True)
+    assert result.state is State.MARGINAL and result.too_short
+    assert "2,000 transactions, 5,000 needed" in result.reasons[0]
+
+
+def test_short_delivery_errors_and_a_lagging_generator_fail_the_level() -> None:
+    quiet = seconds(0.0)
+    short = judge(LevelFacts(1000.0, 900.0, quiet), [P99], 0.001, final=False)
+    assert short.state is State.FAIL and "delivered 90% of the offered rate" in short.reasons[0]
+    erring = [Second(s.transactions, 5, s.over) for s in quiet]
+    errors = judge(LevelFacts(1000.0, 1000.0, erring), [P99], 0.001, final=False)
+    assert errors.state is State.FAIL and "errors 0.498% of transactions" in errors.reasons[0]
+    lagging = judge(LevelFacts(1000.0, 1000.0, quiet, generator_bound=True), [P99], 0.001,
+                    final=False)  # fmt: skip
+    assert lagging.state is State.FAIL and lagging.generator_bound
+
+
+def test_batches_are_consecutive_and_cover_every_second() -> None:
+    items = seconds(0.0, count=23)
+    groups = batches(items, 10)
+    assert len(groups) == 10 and sum(len(g) for g in groups) == 23
+
+
+@pytest.mark.parametrize(
+    ("text", "percentile", "limit"),
+    [("p99<=20ms", 99, 20), ("p99.9 <= 100 ms", 99.9, 100), ("p50<500us", 50, 0.5),
+     ("P95<=1s", 95, 1000)],
+)  # fmt: skip
+def test_objectives_parse(text: str, percentile: float, limit: float) -> None:
+    objective = parse_objective(text)
+    assert (objective.percentile, objective.limit_ms) == (percentile, limit)
+
+
+@pytest.mark.parametrize("text", ["p99", "p100<=1ms", "99<=1ms", "p99<=20", "p99>=20ms", ""])
+def test_bad_objectives_are_one_error(text: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_objective(text)
+    assert "--slo" in info.value.message and info.value.hint
+
+
+def test_shares_parse() -> None:
+    assert parse_share("0.1%", "--max-errors") == pytest.approx(0.001)
+    assert parse_share("0.02", "--max-errors") == 0.02
+    with pytest.raises(ConfigError):
+        parse_share("150%", "--max-errors")

@@ -1,0 +1,98 @@
+"""The capacity search on synthetic systems with known answers."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+import pytest
+
+from dbscale.capacity.search import CapacityAnswer, CapacitySearch, Phase
+
+
+def run(search: CapacitySearch, passes: Callable[[float], bool]) -> CapacityAnswer:
+    while (level := search.next_level()) is not None:
+        search.observe(level, passes(level))
+    return search.answer()
+
+
+def test_a_sharp_knee_is_found_within_the_resolution() -> None:
+    for knee in (137.0, 1000.0, 2345.6, 50_000.0):
+        answer = run(CapacitySearch(start=knee / 3, floor=1, ceiling=1e6), lambda x, k=knee: x <= k)
+        assert answer.capacity is not None
+        assert knee / 1.02 <= answer.capacity <= knee, (knee, answer)
+        assert answer.lowest_fail is not None and answer.lowest_fail <= answer.capacity * 1.02
+        # Bracketing and bisection take logarithmically many levels, plus 3 confirmations.
+        assert answer.levels_run <= 20
+        confirmations = [o for o in answer.observations if o.phase is Phase.CONFIRM]
+        assert len(confirmations) == 3 and all(o.level == answer.capacity for o in confirmations)
+
+
+def test_a_gradual_knee_passes_by_probability_and_the_answer_is_confirmed() -> None:
+    rng = random.Random(7)
+
+    def passes(x: float) -> bool:  # certain below 900, never above 1100, a ramp between
+        chance = min(max((1100 - x) / 200, 0.0), 1.0)
+        return rng.random() < chance
+
+    found = [run(CapacitySearch(start=500, floor=1, ceiling=1e5), passes).capacity
+             for _ in range(20)]  # fmt: skip
+    assert all(c is not None and 880 <= c <= 1100 for c in found), found
+
+
+def test_noise_that_flips_single_runs_never_yields_an_unconfirmed_answer() -> None:
+    rng = random.Random(3)
+
+    def passes(x: float) -> bool:  # the knee at 2000; one level in ten flips
+        truth = x <= 2000
+        return truth if rng.random() > 0.1 else not truth
+
+    for _ in range(30):
+        answer = run(CapacitySearch(start=700, floor=1, ceiling=1e5), passes)
+        if answer.capacity is None:
+            continue
+        last = answer.observations[-3:]
+        assert all(o.phase is Phase.CONFIRM and o.passed for o in last)
+        assert answer.capacity <= 2000 * 1.35  # three flipped confirmations in a row: rare
+
+
+def test_a_system_that_never_passes_says_so() -> None:
+    answer = run(CapacitySearch(start=100, floor=1, ceiling=1e4), lambda x: False)
+    assert answer.capacity is None and answer.floor_failed
+    assert answer.observations[-1].level == 1
+
+
+def test_a_system_that_passes_at_the_ceiling_says_the_capacity_may_be_higher() -> None:
+    answer = run(CapacitySearch(start=100, floor=1, ceiling=800), lambda x: True)
+    assert answer.capacity == 800 and answer.at_ceiling
+
+
+def test_integer_knobs_step_by_whole_numbers() -> None:
+    answer = run(CapacitySearch(start=4, floor=1, ceiling=64, integer=True), lambda x: x <= 11)
+    assert answer.capacity == 11 and answer.lowest_fail == 12
+    assert all(float(o.level).is_integer() for o in answer.observations)
+
+
+def test_a_failed_confirmation_steps_down_and_confirms_the_level_below() -> None:
+    search = CapacitySearch(start=300, floor=1, ceiling=1e5)
+    flipped = []
+
+    def passes(x: float) -> bool:
+        if search.phase is Phase.CONFIRM and not flipped:  # the first confirmation fails
+            flipped.append(x)
+            return False
+        return x <= 1000
+
+    answer = run(search, passes)
+    [failed] = flipped
+    assert answer.capacity is not None and answer.capacity < failed
+    assert answer.capacity >= failed / 1.02 / 1.02  # one resolution step down (or two)
+    assert answer.lowest_fail == failed
+    assert [o.passed for o in answer.observations[-3:]] == [True, True, True]
+
+
+@pytest.mark.parametrize("bad", [{"floor": 0}, {"floor": 10, "ceiling": 5}, {"resolution": 0}])
+def test_bad_bounds_are_refused(bad: dict[str, float]) -> None:
+    settings = {"start": 5.0, "floor": 1.0, "ceiling": 100.0, **bad}
+    with pytest.raises(ValueError):
+        CapacitySearch(**settings)  # type: ignore[arg-type]

@@ -1,0 +1,80 @@
+"""`dbscale capacity` against a server with a known capacity: a script whose transaction holds
+one of 4 connections for 2 ms (`SELECT pg_sleep(0.002)`) completes at most 2,000 a second,
+whatever the offered rate; past that, queueing pushes the latency up without bound. The search
+must find the knee, and a repeated search must agree within its brackets."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dbscale.errors import EXIT_USAGE
+from tests.integration.conftest import dbscale, read_runs
+
+pytestmark = [pytest.mark.server, pytest.mark.native, pytest.mark.slow]
+
+SLEEP = "SELECT pg_sleep(0.002);\n"
+KNOWN_MAX = 4 / 0.002  # transactions/s: 4 connections, 2 ms each
+QUICK = ["-c", "4", "-j", "1", "--slo", "p99<=100ms", "--settle", "1s", "--measure", "4s..8s",
+         "--resolution", "5%", "--confirm", "1"]  # fmt: skip
+
+
+def _search(url: str, script: Path, out: Path, *extra: str) -> dict[str, Any]:
+    done = dbscale("capacity", f"script:{script}", "--target", url, *QUICK, *extra,
+                   "--out", str(out))  # fmt: skip
+    done.assert_ok()
+    assert "capacity p99<=100ms [bracket]: level " in done.out  # a line per level
+    found = json.loads((out / "capacity.json").read_text())
+    assert found["finished"]
+    return found
+
+
+def test_the_search_finds_a_known_knee_and_repeats(tpcb_url: str, tmp_path: Path) -> None:
+    script = tmp_path / "sleep.sql"
+    script.write_text(SLEEP)
+    found = _search(tpcb_url, script, tmp_path / "one")
+    [objective] = found["objectives"]
+    capacity = objective["capacity"]
+    saturated = found["saturated"]
+    # The probe cannot beat 4 connections x 2 ms; the knee lies just below what it measured.
+    assert 0.6 * KNOWN_MAX < saturated <= KNOWN_MAX * 1.01, saturated
+    assert capacity is not None and 0.7 * saturated <= capacity <= saturated * 1.05, found
+    assert objective["lowest_fail"] is not None
+    assert objective["lowest_fail"] <= capacity * 1.05 * 1.05  # the bracket closed
+    # Every level is an ordinary run, keyed by its level; the answer passed its confirmation.
+    records = read_runs(tmp_path / "one" / "runs.jsonl")
+    assert {r["run_key"] for r in records} >= {x["run_key"] for x in found["levels"]}
+    passing = [x for x in found["levels"] if x["level"] == capacity and x["state"] == "pass"]
+    assert len(passing) >= 2
+    assert all(r["rate_tps"] for r in records if r["run_key"] != "probe")
+    page = (tmp_path / "one" / "report.html").read_text()
+    assert 'id="capacity-curve"' in page
+    # A second search on the same target agrees within the brackets.
+    again = _search(tpcb_url, script, tmp_path / "two")["objectives"][0]
+    low = min(objective["highest_pass"], again["highest_pass"])
+    high = max(objective["lowest_fail"], again["lowest_fail"])
+    assert low <= again["capacity"] <= high and low <= capacity <= high
+    # --resume replays the recorded runs: nothing runs again, the answer is the same.
+    before = len(read_runs(tmp_path / "one" / "runs.jsonl"))
+    dbscale("capacity", f"script:{script}", "--target", tpcb_url, *QUICK,
+            "--resume", str(tmp_path / "one")).assert_ok()  # fmt: skip
+    assert len(read_runs(tmp_path / "one" / "runs.jsonl")) == before
+    resumed = json.loads((tmp_path / "one" / "capacity.json").read_text())
+    assert resumed["objectives"][0]["capacity"] == capacity
+
+
+@pytest.mark.parametrize(
+    ("flags", "needle"),
+    [([], "needs a latency objective"), (["--slo", "p99"], "is not a latency objective"),
+     (["--slo", "p99<=1ms", "--measure", "5s..1s"], "the longest is shorter"),
+     (["--slo", "p99<=1ms", "--knob", "warp"], "is not rate or clients"),
+     (["--slo", "p99<=1ms", "-c", "1,2"], "searches one configuration")],
+)  # fmt: skip
+def test_bad_options_are_one_error(tpcb_url: str, flags: list[str], needle: str) -> None:
+    done = dbscale("capacity", "tpcb", "--target", tpcb_url, *flags)
+    assert done.code == EXIT_USAGE, done.text
+    done.assert_user_error()
+    assert needle in done.err
