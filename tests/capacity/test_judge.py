@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from dbscale.capacity.judge import LevelFacts, Second, State, batches, judge
-from dbscale.capacity.slo import parse_objective, parse_share
+from dbscale.capacity.judge import LevelFacts, Second, State, batches, binomial_upper, judge
 from dbscale.errors import ConfigError
+from dbscale.plan.objectives import parse_objective, parse_share
 
 P99 = parse_objective("p99<=20ms")
 
@@ -37,17 +37,35 @@ def test_at_the_allowance_the_level_is_undecided_then_marginal() -> None:
     assert verdict(0.01, final=True) is State.MARGINAL
 
 
-def test_too_few_transactions_cannot_pass() -> None:
-    few = LevelFacts(offered=100.0, achieved=100.0, seconds=seconds(0.0, per_second=100, count=20))
+def test_too_few_transactions_cannot_pass_and_enough_clean_ones_can() -> None:
+    # None over the limit in 200 transactions: the exact bound (1.5%) is above 1%.
+    few = LevelFacts(offered=20.0, achieved=20.0, seconds=seconds(0.0, per_second=20, count=10))
     result = judge(few, [P99], max_errors=0.0, final=True)
     assert result.state is State.MARGINAL and result.too_short
-    assert "2,000 transactions, 5,000 needed" in result.reasons[0]
+    assert "200 transactions, 5,000 needed" in result.reasons[0]
+    # None in 2,000: the bound is 0.15%, a pass before the 5,000 a p99 estimate wants.
+    clean = LevelFacts(offered=100.0, achieved=100.0, seconds=seconds(0.0, per_second=100,
+                                                                       count=20))  # fmt: skip
+    assert judge(clean, [P99], max_errors=0.0, final=False).state is State.PASS
+
+
+def test_the_exact_binomial_bound() -> None:
+    assert binomial_upper(0, 300) == pytest.approx(0.00994, abs=1e-4)  # the rule of three
+    assert binomial_upper(10, 1000) == pytest.approx(0.0169, abs=2e-4)
+    assert binomial_upper(5, 5) == 1.0 and binomial_upper(0, 0) == 1.0
 
 
 def test_short_delivery_errors_and_a_lagging_generator_fail_the_level() -> None:
     quiet = seconds(0.0)
-    short = judge(LevelFacts(1000.0, 900.0, quiet), [P99], 0.001, final=False)
+    short = judge(LevelFacts(1000.0, 900.0, quiet, measured_s=30), [P99], 0.001, final=False)
     assert short.state is State.FAIL and "delivered 90% of the offered rate" in short.reasons[0]
+    # 94% of 30,000 expected arrivals is short (3 sd is 1.7%); of 100 it is chance (30%).
+    assert judge(LevelFacts(1000.0, 940.0, quiet, measured_s=30), [P99], 0.001,
+                 final=False).state is State.FAIL  # fmt: skip
+    few = [Second(10, 0, (0,)) for _ in range(10)]
+    assert "delivered" not in " ".join(
+        judge(LevelFacts(10.0, 9.6, few, measured_s=10), [P99], 0.001, final=True).reasons
+    )
     erring = [Second(s.transactions, 5, s.over) for s in quiet]
     errors = judge(LevelFacts(1000.0, 1000.0, erring), [P99], 0.001, final=False)
     assert errors.state is State.FAIL and "errors 0.498% of transactions" in errors.reasons[0]

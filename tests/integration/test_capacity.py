@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from dbscale.errors import EXIT_USAGE
+from tests.conftest import PgTestServer
 from tests.integration.conftest import dbscale, read_runs
 
 pytestmark = [pytest.mark.server, pytest.mark.native, pytest.mark.slow]
@@ -27,8 +28,9 @@ def _search(url: str, script: Path, out: Path, *extra: str) -> dict[str, Any]:
                    "--out", str(out))  # fmt: skip
     done.assert_ok()
     assert "capacity p99<=100ms [bracket]: level " in done.out  # a line per level
-    found = json.loads((out / "capacity.json").read_text())
+    [found] = json.loads((out / "capacity.json").read_text())["searches"]
     assert found["finished"]
+    assert isinstance(found, dict)
     return found
 
 
@@ -62,7 +64,7 @@ def test_the_search_finds_a_known_knee_and_repeats(tpcb_url: str, tmp_path: Path
     dbscale("capacity", f"script:{script}", "--target", tpcb_url, *QUICK,
             "--resume", str(tmp_path / "one")).assert_ok()  # fmt: skip
     assert len(read_runs(tmp_path / "one" / "runs.jsonl")) == before
-    resumed = json.loads((tmp_path / "one" / "capacity.json").read_text())
+    [resumed] = json.loads((tmp_path / "one" / "capacity.json").read_text())["searches"]
     assert resumed["objectives"][0]["capacity"] == capacity
 
 
@@ -70,7 +72,7 @@ def test_the_search_finds_a_known_knee_and_repeats(tpcb_url: str, tmp_path: Path
     ("flags", "needle"),
     [([], "needs a latency objective"), (["--slo", "p99"], "is not a latency objective"),
      (["--slo", "p99<=1ms", "--measure", "5s..1s"], "the longest is shorter"),
-     (["--slo", "p99<=1ms", "--knob", "warp"], "is not rate or clients"),
+     (["--slo", "p99<=1ms", "--knob", "warp"], "is not rate, clients or warehouses"),
      (["--slo", "p99<=1ms", "-c", "1,2"], "searches one configuration")],
 )  # fmt: skip
 def test_bad_options_are_one_error(tpcb_url: str, flags: list[str], needle: str) -> None:
@@ -78,3 +80,28 @@ def test_bad_options_are_one_error(tpcb_url: str, flags: list[str], needle: str)
     assert done.code == EXIT_USAGE, done.text
     done.assert_user_error()
     assert needle in done.err
+
+
+def test_tpcc_warehouses_are_searched_under_tpccs_own_rule(
+    live: PgTestServer, tmp_path: Path
+) -> None:
+    """tpccbench's knob: active warehouses, a terminal each without waits; a level fails when
+    TPC-C's pass rule does, and the answer says the tpmC it held. A loose objective and a rule
+    every level passes: the search climbs to the loaded warehouses, and says it stopped there."""
+    url = live.fresh_database("dbscale_capacity_tpcc")
+    dbscale("prepare", "tpcc", "--target", url, "--set", "warehouses=3").assert_ok()
+    out = tmp_path / "tpcc"
+    done = dbscale("capacity", "tpcc", "--target", url, "--set", "wait=false", "--set",
+                   "warehouses=3", "--knob", "warehouses", "--slo", "p95<=10s", "--settle", "1s",
+                   "--measure", "2s", "--confirm", "1", "--max-errors", "5%",
+                   "--out", str(out))  # fmt: skip
+    done.assert_ok()
+    [found] = json.loads((out / "capacity.json").read_text())["searches"]
+    [objective] = found["objectives"]
+    assert objective["capacity"] == 3 and objective["at_ceiling"], found
+    assert {x["level"] for x in found["levels"]} <= {1.0, 2.0, 3.0}
+    assert all(x["tpmc"] and x["tpmc"] > 0 for x in found["levels"])
+    assert "capacity 3 warehouses (at the search's ceiling" in done.out and "tpmC " in done.out
+    records = read_runs(out / "runs.jsonl")
+    assert {r["tpcc"]["active_warehouses"] for r in records} <= {1, 2, 3}
+    assert all(r["clients"] == r["tpcc"]["active_warehouses"] for r in records)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from dbscale.cli.app import run_cli
@@ -15,8 +17,8 @@ from tests.plan.helpers import study
 
 def test_the_recipes_are_bundled() -> None:
     assert recipe_names() == [
-        "cloud-report", "cloud-report-oltp", "cloudsql-pg-scaling", "mysql-write-editions",
-        "socket-vs-tcp",
+        "capacity-by-size", "cloud-report", "cloud-report-oltp", "cloudsql-pg-scaling",
+        "mysql-write-editions", "socket-vs-tcp",
     ]  # fmt: skip
 
 
@@ -30,7 +32,7 @@ def test_every_recipe_builds(name: str, quick: bool) -> None:
     assert s.runnable_points
     measured = [r for r in s.steps if isinstance(r, RunStep) and r.kind == "measured"]
     assert measured
-    if quick:
+    if quick and s.plan.capacity is None:
         assert sum(r.duration_s for r in s.steps if isinstance(r, RunStep)) < 120
 
 
@@ -112,3 +114,25 @@ def test_the_eta_includes_the_data_loads() -> None:
                             set_params=["targets.m.vcpus=8"]))  # fmt: skip
     text = eta_text(oltp.steps, oltp.plan.prepare.load, oltp.plan.cooldown)
     assert text.startswith("11h40m of runs + up to ~20m") and "1,200 warehouses" in text, text
+
+
+def test_a_capacity_plan_searches_each_point(capsys: pytest.CaptureFixture[str]) -> None:
+    sized = study(RunOptions(recipe="capacity-by-size", quick=True))
+    capacity = sized.plan.capacity
+    assert capacity is not None
+    settings = capacity.settings()
+    assert [o.text for o in settings.objectives] == ["p99<=50ms"]
+    assert (settings.measure_min_s, settings.measure_max_s, settings.confirm) == (4.0, 8.0, 1)
+    assert len(sized.runnable_points) == 2
+    assert run_cli(["run", "--recipe", "capacity-by-size", "--quick", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "capacity: each point searched by rate for its highest load within p99<=50ms" in out
+    assert "a search" in out and "runs:" not in out
+
+
+def test_a_bad_capacity_section_is_refused_with_its_place(tmp_path: Path) -> None:
+    from tests.plan.helpers import plan_file
+
+    plan = plan_file(tmp_path, "workload: tpcb\ncapacity: {slo: []}\n")
+    with pytest.raises(PlanError, match=r"capacity\.slo"):
+        study(RunOptions(workload=str(plan)))

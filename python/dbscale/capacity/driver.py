@@ -13,25 +13,29 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from enum import StrEnum
+from dataclasses import replace
+from pathlib import Path
 
 from rich.console import Console
 
 from dbscale.capacity.judge import LevelVerdict, State, judge
 from dbscale.capacity.levels import level_facts
 from dbscale.capacity.search import CapacityAnswer, CapacitySearch, Phase
-from dbscale.capacity.slo import Objective
-from dbscale.errors import RunError, TargetError
+from dbscale.errors import ConfigError, RunError, TargetError
+from dbscale.plan.objectives import CapacitySettings, Knob, Objective
 from dbscale.plan.study import Point, RunStep
 from dbscale.results.capacity_file import (
     CapacityFile,
+    CapacityStudy,
     LevelResult,
     ObjectiveResult,
+    read_capacity,
     write_capacity,
 )
+from dbscale.results.cost import monthly_cost
 from dbscale.results.record import RunRecord
 from dbscale.run.runner import StudyRunner
+from dbscale.targets.spec import TargetEntry
 
 Note = Callable[[str], None]
 RATE_CEILING = 1.25  # of the saturated throughput: offered beyond it cannot be delivered
@@ -39,32 +43,33 @@ RATE_FLOOR = 1e-3  # of the saturated throughput
 CLIENTS_CEILING = 4096
 
 
-class Knob(StrEnum):
-    RATE = "rate"
-    CLIENTS = "clients"
+class CapacityBook:
+    """capacity.json of a results directory: the searches so far, rewritten after each level."""
 
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.study = read_capacity(directory) or CapacityStudy()
 
-@dataclass(frozen=True)
-class CapacitySettings:
-    objectives: tuple[Objective, ...]
-    max_errors: float = 0.001
-    knob: Knob = Knob.RATE
-    resolution: float = 0.02
-    settle_s: float = 10.0
-    measure_min_s: float = 30.0
-    measure_max_s: float = 120.0
-    confirm: int = 3
-
-    @property
-    def unit(self) -> str:
-        return "transactions/s" if self.knob is Knob.RATE else "clients"
+    def save(self, found: CapacityFile) -> None:
+        self.study = self.study.with_search(found)
+        write_capacity(self.directory, self.study)
 
 
 class CapacityDriver:
+    """The search of one point; `point`: its name in capacity.json ("" when it is the only
+    one)."""
+
     def __init__(
-        self, runner: StudyRunner, base: Point, settings: CapacitySettings, out: Console
+        self,
+        runner: StudyRunner,
+        base: Point,
+        settings: CapacitySettings,
+        out: Console,
+        book: CapacityBook,
+        point: str = "",
     ) -> None:
         self.runner, self.base, self.settings, self.out = runner, base, settings, out
+        self.book, self.point = book, point
         self.recorded = {r.run_key: r for r in runner.results.records if r.run_key}
         self.levels: list[LevelResult] = []
         self.saturated: float | None = None
@@ -98,12 +103,23 @@ class CapacityDriver:
             return CapacitySearch(start=top / 2, floor=max(top * RATE_FLOOR, 0.1),
                                   ceiling=top * RATE_CEILING, resolution=s.resolution,
                                   confirm=s.confirm)  # fmt: skip
+        if s.knob is Knob.WAREHOUSES:
+            if "warehouses" not in self.base.params:
+                raise ConfigError(
+                    "--knob warehouses searches up to the warehouses loaded: give their count",
+                    "--set warehouses=N (as loaded by dbscale prepare tpcc --set warehouses=N)",
+                )
+            loaded = int(str(self.base.params["warehouses"]))
+            active = int(str(self.base.params.get("active_warehouses", loaded)))
+            return CapacitySearch(start=float(max(1, active // 2)), floor=1.0,
+                                  ceiling=float(loaded), resolution=s.resolution,
+                                  confirm=s.confirm, integer=True)  # fmt: skip
         return CapacitySearch(start=float(self.base.load.clients), floor=1.0,
                               ceiling=float(CLIENTS_CEILING), resolution=s.resolution,
                               confirm=s.confirm, integer=True)  # fmt: skip
 
     def _rounded(self, level: float) -> float:
-        if self.settings.knob is Knob.CLIENTS:
+        if self.settings.knob is not Knob.RATE:
             return float(round(level))
         return float(f"{level:.4g}")
 
@@ -111,7 +127,7 @@ class CapacityDriver:
         """Objective `index`'s verdict on repetition `nth` of `level`: measured longer while
         undecided, up to the longest measure."""
         s = self.settings
-        measure = s.measure_min_s
+        measure = self._first_measure(level)
         while True:
             final = measure >= s.measure_max_s
             record = self._run_level(level, measure, nth, phase)
@@ -127,17 +143,32 @@ class CapacityDriver:
                 return verdict
             measure = min(measure * 2, s.measure_max_s)
 
+    def _first_measure(self, level: float) -> float:
+        """Long enough for the transactions the strictest objective wants at this rate (about
+        50 over its limit's worth), within the measure's bounds."""
+        s = self.settings
+        if s.knob is not Knob.RATE:
+            return s.measure_min_s
+        wanted = max(o.samples_needed for o in s.objectives) / max(level, 1e-9) * 1.2
+        return min(max(s.measure_min_s, float(math.ceil(wanted))), s.measure_max_s)
+
     def _offered(self, level: float) -> float | None:
         return level if self.settings.knob is Knob.RATE else None
 
     # -- the runs ------------------------------------------------------------------------------
 
+    @property
+    def _prefix(self) -> str:
+        """Run keys of a study's point begin with the point's (one search alone: none)."""
+        return f"{self.point}/" if self.point else ""
+
     def _probe(self) -> float:
         """The closed-loop throughput at the point's clients: where the rate search starts."""
         s = self.settings
         load = self.base.load.model_copy(update={"duration_s": s.settle_s + s.measure_min_s})
-        point = replace(self.base, key="probe", load=load)
-        record = self._run(point, "probe", "saturation probe (closed loop)")
+        key = f"{self._prefix}probe"
+        point = replace(self.base, key=key, load=load)
+        record = self._run(point, key, f"{self._prefix}saturation probe (closed loop)")
         facts = level_facts(record, s.objectives, offered=None, settle_s=s.settle_s)
         saturated = facts.achieved or record.tps
         if saturated <= 0:
@@ -153,13 +184,18 @@ class CapacityDriver:
     def _run_level(self, level: float, measure: float, nth: int, phase: Phase) -> RunRecord:
         s = self.settings
         update: dict[str, object] = {"duration_s": s.settle_s + measure}
+        params = dict(self.base.params)
         if s.knob is Knob.RATE:
             update["rate_tps"] = level
-        else:
+        elif s.knob is Knob.CLIENTS:
             update["clients"] = int(level)
-        name = f"{s.knob.value}={level:g}"
+        else:  # a terminal per active warehouse, without waits; ten each with them (the spec)
+            params["active_warehouses"] = int(level)
+            waits = str(params.get("wait", True)).strip().lower() not in ("false", "0", "off", "no")
+            update["clients"] = int(level) * (10 if waits else 1)
+        name = f"{self._prefix}{s.knob.value}={level:g}"
         point = replace(self.base, key=name, values={**self.base.values, s.knob.value: level},
-                        load=self.base.load.model_copy(update=update))  # fmt: skip
+                        params=params, load=self.base.load.model_copy(update=update))  # fmt: skip
         key = f"{name}/measure={measure:g}s#{nth}"
         return self._run(point, key, f"{name}, {measure:g} s measured ({phase.value})")
 
@@ -190,7 +226,8 @@ class CapacityDriver:
             reasons=list(verdict.reasons), shares_over=[c.share for c in verdict.checks],
             phase=phase.value, p50_ms=latency.p50 if latency else None,
             p95_ms=latency.p95 if latency else None, p99_ms=latency.p99 if latency else None,
-            p999_ms=latency.p999 if latency else None, generator_bound=verdict.generator_bound,
+            p999_ms=latency.p999 if latency else None, tpmc=record.tpmc,
+            generator_bound=verdict.generator_bound,
         ))  # fmt: skip
         self._write(finished=False)
 
@@ -228,8 +265,17 @@ class CapacityDriver:
         whole = min(known) if known and len(known) == len(results) else None
         geo = (math.exp(sum(math.log(c) for c in known) / len(known))
                if known and len(known) == len(results) else None)  # fmt: skip
+        target = self.base.target
+        vcpus = target.vcpu_count
+        cost = _monthly(target)
+        answer = whole if finished else None
         found = CapacityFile(
-            workload=self.base.workload, target=self.base.target.name, knob=s.knob.value,
+            point=self.point, workload=self.base.workload, target=target.name, vcpus=vcpus,
+            per_vcpu=answer / vcpus if answer is not None and vcpus else None,
+            currency=target.prices.currency if target.prices is not None else None,
+            monthly_cost=cost,
+            cost_per_unit=cost / answer if cost is not None and answer else None,
+            knob=s.knob.value,
             unit=s.unit, objectives=results, max_errors=s.max_errors, resolution=s.resolution,
             settle_s=s.settle_s, measure_s=(s.measure_min_s, s.measure_max_s), confirm=s.confirm,
             saturated=self.saturated, capacity=whole if finished else None,
@@ -237,8 +283,17 @@ class CapacityDriver:
             generator_limited=any(x.generator_bound and x.state != "pass" for x in self.levels),
             levels=self.levels,
         )  # fmt: skip
-        write_capacity(self.runner.results.path, found)
+        self.book.save(found)
         return found
+
+
+def _monthly(target: TargetEntry) -> float | None:
+    """The target's monthly cost on demand (730 h), when it is priced."""
+    if target.prices is None:
+        return None
+    cost = monthly_cost(target.prices, vcpus=target.vcpu_count, memory_gib=target.memory,
+                        storage_gb=target.storage_gb, ha=target.ha)  # fmt: skip
+    return cost.total(reserved=False)
 
 
 def _objective_result(

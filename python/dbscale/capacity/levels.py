@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from dbscale import core
 from dbscale.capacity.judge import LevelFacts, Second
-from dbscale.capacity.slo import Objective
+from dbscale.plan.objectives import Objective
 from dbscale.results.record import RunRecord
 
 
@@ -36,10 +36,13 @@ def level_facts(
         extra = (f"the run {record.verdict.status}: {record.verdict.message}",)
     elif with_histograms != measured:
         extra = ("some seconds have no histogram: the level cannot be judged",)
+    elif record.tpcc is not None and not record.tpcc.passed:  # TPC-C's own rule holds too
+        extra = (f"TPC-C {record.tpcc.rule.name} rule: " + "; ".join(record.tpcc.reasons),)
     return LevelFacts(
         offered=offered,
         achieved=achieved,
         seconds=seconds,
+        measured_s=span,
         generator_bound=bound,
         generator_note=verdict.evidence if bound and verdict is not None else "",
         extra_reasons=extra,

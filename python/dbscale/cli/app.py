@@ -138,9 +138,10 @@ def capacity_cmd(
         str,
         typer.Option(
             "--knob",
-            help="rate: the offered rate (open model, at --clients "
-            "connections); clients: closed-loop clients.",
-            metavar="rate|clients",
+            help="rate: the offered rate (open model, at --clients connections); clients: "
+            "closed-loop clients; warehouses: TPC-C's active warehouses, whose own pass rule "
+            "holds too (tpccbench's search).",
+            metavar="rate|clients|warehouses",
         ),
     ] = "rate",
     resolution: Annotated[

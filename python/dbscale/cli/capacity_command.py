@@ -9,31 +9,8 @@ from datetime import datetime
 from dbscale.cli.consoles import data_console, message_console
 from dbscale.errors import ConfigError
 from dbscale.plan.build import RunOptions
-from dbscale.values import parse_duration
 
 DEFAULT_CLIENTS = "16"  # connections an open-model search offers its rates over
-
-
-def parse_measure(text: str) -> tuple[float, float]:
-    """`60s..5m` (the shortest and longest measure of a level) or one duration for both."""
-    low, sep, high = text.partition("..")
-    shortest = parse_duration(low, "--measure")
-    longest = parse_duration(high, "--measure") if sep else shortest
-    if longest < shortest:
-        raise ConfigError(f"--measure {text!r}: the longest is shorter than the shortest",
-                          "write it as SHORTEST..LONGEST, e.g. 30s..2m")  # fmt: skip
-    return shortest, longest
-
-
-def parse_resolution(text: str) -> float:
-    raw = text.strip()
-    try:
-        value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
-    except ValueError:
-        raise ConfigError(f"--resolution {text!r} is not a share", "e.g. 2%") from None
-    if not 0.001 <= value <= 0.5:
-        raise ConfigError(f"--resolution {text!r} must be from 0.1% to 50%", "e.g. 2%")
-    return value
 
 
 def capacity(
@@ -50,12 +27,12 @@ def capacity(
     now: datetime,
 ) -> None:
     from dbscale import __version__
-    from dbscale.capacity.driver import CapacityDriver, CapacitySettings, Knob
+    from dbscale.capacity.driver import CapacityBook, CapacityDriver
     from dbscale.capacity.report import print_capacity
-    from dbscale.capacity.slo import parse_objective, parse_share
     from dbscale.cli.commands import _allow_open_files, _open_targets
     from dbscale.plan.build import build_study
     from dbscale.plan.catalog import Catalog
+    from dbscale.plan.objectives import CapacityPlan, Knob
     from dbscale.report.command import report_after_run
     from dbscale.results.directory import ResultsDir
     from dbscale.run.output_format import OutputFormat
@@ -66,20 +43,18 @@ def capacity(
     if not slos:
         raise ConfigError("dbscale capacity needs a latency objective",
                           "give --slo 'p99<=20ms' (repeatable)")  # fmt: skip
-    if knob not in ("rate", "clients"):
+    if knob not in ("rate", "clients", "warehouses"):
         raise ConfigError(
-            f"--knob {knob!r} is not rate or clients",
-            "rate: the open model's offered rate; clients: closed-loop clients",
+            f"--knob {knob!r} is not rate, clients or warehouses",
+            "rate: the open model's offered rate; clients: closed-loop clients; warehouses: "
+            "TPC-C's active warehouses",
         )
-    if confirm < 0 or confirm > 20:
+    if not 0 <= confirm <= 20:
         raise ConfigError(f"--confirm {confirm} must be from 0 to 20", "e.g. --confirm 3")
-    shortest, longest = parse_measure(measure)
-    settings = CapacitySettings(
-        objectives=tuple(parse_objective(s) for s in slos),
-        max_errors=parse_share(max_errors, "--max-errors"), knob=Knob(knob),
-        resolution=parse_resolution(resolution), settle_s=parse_duration(settle, "--settle"),
-        measure_min_s=shortest, measure_max_s=longest, confirm=confirm,
-    )  # fmt: skip
+    settings = CapacityPlan(
+        slo=list(slos), max_errors=max_errors, knob=Knob(knob), resolution=resolution,
+        settle=settle, measure=measure, confirm=confirm,
+    ).settings()  # fmt: skip
     if not options.clients:
         options = _with(options, clients=[DEFAULT_CLIENTS] if knob == "rate" else ["1"])
     options = _with(options, repeat=1, warmup_runs=0, keep_going=True, warmup="0")
@@ -101,7 +76,8 @@ def capacity(
             results.write_plan(study_plan_json(study))  # what --resume checks against
             failing = True
             try:
-                found = CapacityDriver(runner, points[0], settings, out).run()
+                book = CapacityBook(results.path)
+                found = CapacityDriver(runner, points[0], settings, out, book).run()
                 failing = False
             finally:
                 runner.finish(failing=failing)

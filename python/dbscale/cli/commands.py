@@ -75,15 +75,23 @@ def run(
             if study.demo:
                 _ensure_demo_data(study, opened["embedded"], err)
             out = data_console()
-            StudyRunner(
+            searching = study.plan.capacity is not None
+            shape = OutputFormat.LINES if searching else output_format
+            runner = StudyRunner(
                 study,
                 opened,
                 results=results,
-                progress=make_progress(err, out=out, output_format=output_format),
+                progress=make_progress(err, out=out, output_format=shape),
                 out=out,
                 version=__version__,
-                output_format=output_format,
-            ).run()
+                output_format=shape,
+            )
+            if searching:  # each point searched for its capacity (docs/capacity.md)
+                from dbscale.capacity.study import run_capacity_study
+
+                run_capacity_study(runner, study, out)
+            else:
+                runner.run()
     finally:  # however the study ended (Ctrl-C too): the report of what finished
         report_after_run(results.path, env=env, err=err)
 

@@ -20,6 +20,7 @@ from dbscale.core.config import (
 from dbscale.micro.settings import MicroSettings
 from dbscale.modes import QueryProtocol, TlsMode
 from dbscale.observe.server_process import on_this_machine
+from dbscale.plan.objectives import CapacityPlan
 from dbscale.scaleout.settings import ScaleOut
 from dbscale.targets.spec import NAME_PATTERN, TargetEntry
 from dbscale.values import ParamValue
@@ -157,6 +158,8 @@ class PlanSchema(_Strict):
     warmup_duration: Seconds | None = None
     cooldown: SecondsOrZero = 0.0
     order: Literal["interleaved", "sequential"] = "interleaved"
+    # Each point searched for the highest load within latency objectives (docs/capacity.md).
+    capacity: CapacityPlan | None = None
     # A failed run is recorded and the study goes on with the other points (exit 6 at the end).
     keep_going: bool = False
     prepare: PrepareSettings = Field(default_factory=PrepareSettings)

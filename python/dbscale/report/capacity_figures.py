@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dbscale.report import specs
 from dbscale.report.chart import Chart
 from dbscale.report.rows import Row, r4
-from dbscale.results.capacity_file import CapacityFile
+from dbscale.results.capacity_file import CapacityFile, CapacityStudy
 
 FIGURES = (("p50", "p50_ms"), ("p95", "p95_ms"), ("p99", "p99_ms"), ("p99.9", "p999_ms"))
 CHART_ID = "capacity-curve"
@@ -86,20 +86,77 @@ def curve_spec(found: CapacityFile, rows: Sequence[Row]) -> specs.Spec:
     return spec
 
 
-def capacity_charts(found: CapacityFile | None) -> list[Chart]:
-    if found is None or not found.levels:
-        return []
+def _curve_chart(found: CapacityFile, several: bool) -> Chart | None:
     rows = curve_rows(found)
     if not rows:
-        return []
+        return None
     answer = ", ".join(
         f"{o.objective}: {o.capacity:,.4g}" if o.capacity is not None else f"{o.objective}: none"
         for o in found.objectives
     )
-    return [Chart(
-        CHART_ID, "capacity", "Latency vs offered load (capacity search)",
+    slug = "".join(c if c.isalnum() else "-" for c in found.point).strip("-")
+    chart_id = f"{CHART_ID}-{slug}" if several else CHART_ID
+    title = "Latency vs offered load" + (f": {found.point}" if several else " (capacity search)")
+    return Chart(
+        chart_id, "capacity", title,
         f"Each level the search ran: latency percentiles of its runs (the median run; whiskers: "
         f"lowest and highest), against the load offered; dashed red: the objectives; green: "
         f"the capacity found ({answer} {found.unit}). Crosses failed, circles passed.",
         curve_spec(found, rows),
-    )]  # fmt: skip
+    )  # fmt: skip
+
+
+def comparison_rows(study: CapacityStudy) -> list[Row]:
+    """Per searched point: its capacity, per vCPU and the monthly cost per unit of it."""
+    rows: list[Row] = []
+    for found in study.searches:
+        if found.capacity is None:
+            continue
+        rows.append({"config": found.point or found.target, "capacity": r4(found.capacity),
+                     "per_vcpu": r4(found.per_vcpu), "cost": r4(found.cost_per_unit),
+                     "vcpus": found.vcpus, "unit": found.unit})  # fmt: skip
+    return rows
+
+
+def _bars(rows: Sequence[Row], value: str, title: str, x_title: str) -> specs.Spec:
+    y = {"field": "config", "type": "nominal", "title": None, "sort": None}
+    spec = specs.base(title, [r for r in rows if r.get(value) is not None])
+    spec.update(
+        width=specs.WIDTH - 60, height=max(60, 28 * len(rows)),
+        mark={"type": "bar"},
+        encoding={"y": y, "x": {"field": value, "type": "quantitative", "title": x_title},
+                  "tooltip": [{"field": f} for f in ("config", "capacity", "per_vcpu", "cost",
+                                                     "vcpus")]},
+    )  # fmt: skip
+    return spec
+
+
+def capacity_charts(study: CapacityStudy | None) -> list[Chart]:
+    """A curve per search; with several, the capacities side by side (per vCPU, per dollar)."""
+    if study is None:
+        return []
+    several = len(study.searches) > 1
+    charts = [c for found in study.searches if (c := _curve_chart(found, several)) is not None]
+    rows = comparison_rows(study)
+    if several and rows:
+        unit = rows[0]["unit"]
+        charts.insert(0, Chart(
+            "capacity-by-point", "capacity", "Capacity by configuration",
+            f"The highest load each configuration held within every objective ({unit}; "
+            "confirmed by repeated runs), then per vCPU of its target.",
+            _bars(rows, "capacity", "Capacity by configuration", str(unit)),
+        ))  # fmt: skip
+        if any(r["per_vcpu"] is not None for r in rows):
+            charts.insert(1, Chart(
+                "capacity-per-vcpu", "capacity", "Capacity per vCPU",
+                "Each configuration's capacity divided by its target's vCPUs.",
+                _bars(rows, "per_vcpu", "Capacity per vCPU", f"{unit} per vCPU"),
+            ))  # fmt: skip
+        if any(r["cost"] is not None for r in rows):
+            charts.insert(2, Chart(
+                "capacity-cost", "capacity", "Monthly cost per unit of capacity",
+                "The target's monthly cost on demand (730 h) divided by its capacity: lower is "
+                "better.", _bars(rows, "cost", "Monthly cost per unit of capacity",
+                                 f"cost per {unit} a month"),
+            ))  # fmt: skip
+    return charts

@@ -20,6 +20,7 @@ from dbscale.results.expectations import EXPECTED
 from dbscale.stats.comparison import (
     BETTER,
     DEFAULT_NOISE_PCT,
+    INCONCLUSIVE,
     WORSE,
     Change,
     adjust_and_decide,
@@ -27,6 +28,7 @@ from dbscale.stats.comparison import (
     log_spread,
     min_runs_per_side,
     runs_per_side,
+    verdict_words,
 )
 
 NAMES = {"tls": "TLS", "connect": "a connection per transaction", "transport": "TCP"}
@@ -117,6 +119,9 @@ def _penalty_sentence(p: Penalty, unit: str) -> str:
         verb = "costs" if cost else "adds"
         return (f"{what} {verb} {abs(c.change_pct):.0f}% [{low:.0f}, {high:.0f}] of {unit}{at} "
                 f"({p_text})")  # fmt: skip
+    if c.verdict == INCONCLUSIVE:  # the words of the chart's label and of `compare`
+        return (f"{what}{at}: {_pct(c.change_pct)}% {_interval(c)} of {unit} ({p_text}), "
+                f"{verdict_words(c)}")  # fmt: skip
     text = (f"no significant difference between {CHEAP_NAMES[p.axis]} and {what}{at} "
             f"({_pct(c.change_pct)}% {_interval(c)}, {p_text})")  # fmt: skip
     if p.spread is not None and p.spread > 0:
@@ -183,8 +188,8 @@ def target_sentences(study: ResultsView) -> list[str]:
 def sentences(study: ResultsView) -> list[str]:
     """The headline: the peak, each target against the first, then each costly setting's cost
     (at most 3 per setting)."""
-    if study.capacity is not None:  # a capacity search answers its own question
-        return answer_lines(study.capacity)
+    if study.capacity is not None:  # capacity searches answer their own question
+        return [line for found in study.capacity.searches for line in answer_lines(found)]
     if not study.points:
         return []
     unit = study.unit

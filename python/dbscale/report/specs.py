@@ -24,7 +24,7 @@ CONFIG: Spec = {
     # labelLimit 0: an axis label or legend entry is never cut short, so two long point names
     # that differ at their ends never read alike ("target=main-1vcpu, warehous...").
     "axis": {"labelFontSize": 11, "titleFontSize": 12, "gridColor": "#eaeef2", "labelLimit": 0},
-    "legend": {"labelFontSize": 11, "titleFontSize": 12, "labelLimit": 0},
+    "legend": {"labelFontSize": 11, "titleFontSize": 12, "labelLimit": 0, "titleLimit": 0},
     "title": {"fontSize": 14, "anchor": "start", "offset": 12},
     "range": {"category": {"scheme": "tableau10"}},
 }

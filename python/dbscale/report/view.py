@@ -25,7 +25,7 @@ from dbscale.report.facts import (
     throughput,
     vcpus,
 )
-from dbscale.results.capacity_file import CapacityFile, read_capacity
+from dbscale.results.capacity_file import CapacityStudy, read_capacity
 from dbscale.results.cost import add_price_performance
 from dbscale.results.directory import (
     RUNS_FILE,
@@ -103,7 +103,7 @@ class ResultsView:
     summary_csv: str | None = None  # the statistics' own summary.csv, when written
     micro: list[MicroRecord] = field(default_factory=list)  # micro.jsonl
     micro_rows: list[MicroFigureSummary] = field(default_factory=list)  # their statistics, per host
-    capacity: CapacityFile | None = None  # a capacity search's capacity.json
+    capacity: CapacityStudy | None = None  # capacity searches (capacity.json)
 
     @property
     def swept(self) -> list[Axis]:
@@ -159,7 +159,7 @@ def build_view(
     summary_csv: str | None = None,
     plan: PlanFile | None = None,
     targets: Mapping[str, TargetRecord | Mapping[str, Any]] | None = None,
-    capacity: CapacityFile | None = None,
+    capacity: CapacityStudy | None = None,
 ) -> ResultsView:
     """The view of `records`; `plan` is plan.json, `targets` the targets/<name>.json records
     (instance facts and prices, for price-performance), `capacity` a search's capacity.json."""

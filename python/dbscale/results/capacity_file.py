@@ -1,6 +1,7 @@
-"""capacity.json: what a capacity search found, beside the runs.jsonl of its levels. Written by
-`dbscale capacity` after each level (so an interrupted search shows how far it got) and read by
-the report; the levels' own figures stay in their run records.
+"""capacity.json: what capacity searches found, beside the runs.jsonl of their levels: one search
+for `dbscale capacity`, one per point for a plan with a `capacity:` section. Rewritten after each
+level (so an interrupted search shows how far it got) and read by the report; the levels' own
+figures stay in their run records.
 """
 
 from __future__ import annotations
@@ -50,16 +51,19 @@ class LevelResult(_Model):
     p95_ms: float | None = None
     p99_ms: float | None = None
     p999_ms: float | None = None
+    tpmc: float | None = None  # TPC-C: New-Orders per minute of the run
     generator_bound: bool = False
 
 
 class CapacityFile(_Model):
-    """The search as a whole. `capacity`: the highest level every objective's search confirmed
+    """One search as a whole. `capacity`: the highest level every objective's search confirmed
     (the least of theirs); `geometric_mean`: of the objectives' capacities (critical-jOPS's
     way of folding several objectives into one number)."""
 
+    point: str = ""  # the study's point searched ("" for dbscale capacity's one)
     workload: str
     target: str
+    vcpus: int | None = None
     knob: str  # rate | clients
     unit: str  # "transactions/s" or "clients"
     objectives: list[ObjectiveResult]
@@ -73,7 +77,24 @@ class CapacityFile(_Model):
     geometric_mean: float | None = None
     finished: bool = False
     generator_limited: bool = False
+    per_vcpu: float | None = None  # capacity per vCPU of the target
+    currency: str | None = None
+    monthly_cost: float | None = None  # the target's, on demand (730 h)
+    cost_per_unit: float | None = None  # monthly cost per unit of capacity
     levels: list[LevelResult] = Field(default_factory=list)
+
+
+class CapacityStudy(_Model):
+    """capacity.json: every search of the results directory, in the order they ran."""
+
+    searches: list[CapacityFile] = Field(default_factory=list)
+
+    def with_search(self, found: CapacityFile) -> CapacityStudy:
+        """This study with `found` in place of the search of its point (or added)."""
+        order = [s.point for s in self.searches]
+        kept = [s for s in self.searches if s.point != found.point]
+        kept.insert(order.index(found.point) if found.point in order else len(kept), found)
+        return CapacityStudy(searches=kept)
 
 
 def number(value: float | None) -> str:
@@ -90,7 +111,11 @@ def answer_lines(found: CapacityFile) -> list[str]:
             continue
         ceiling = " (at the search's ceiling: it may hold more)" if o.at_ceiling else ""
         achieved = ""
-        if o.confirmations:
+        tpmc = [x.tpmc for x in found.levels if x.level == o.capacity and x.state == "pass"
+                and x.tpmc is not None]  # fmt: skip
+        if tpmc:
+            achieved = f"; tpmC {min(tpmc):,.0f}-{max(tpmc):,.0f}"
+        elif o.confirmations:
             achieved = (f"; achieved {min(o.confirmations):,.1f}-{max(o.confirmations):,.1f} "
                         f"over {len(o.confirmations)} passing runs")  # fmt: skip
         bracket = f"[{number(o.highest_pass)}, {number(o.lowest_fail)}]"
@@ -99,27 +124,31 @@ def answer_lines(found: CapacityFile) -> list[str]:
     if found.capacity is not None:
         several = len(found.objectives) > 1
         mean = f"; geometric mean {number(found.geometric_mean)}" if several else ""
-        lines.append(
-            f"capacity: {number(found.capacity)} {found.unit} within every objective{mean}"
-        )
+        per = f"; {number(found.per_vcpu)} per vCPU" if found.per_vcpu is not None else ""
+        cost = ""
+        if found.cost_per_unit is not None:
+            cost = (f"; {found.currency} {found.cost_per_unit:.4g} a month per "
+                    f"{'transaction/s' if found.knob == 'rate' else 'client'}")  # fmt: skip
+        lines.append(f"capacity: {number(found.capacity)} {found.unit} within every "
+                     f"objective{mean}{per}{cost}")  # fmt: skip
     if found.generator_limited:
         lines.append("warning: some levels failed because the load generator fell behind: the "
                      "capacity found may be the client's, not the database's (more client "
                      "CPU, or --workers)")  # fmt: skip
-    return lines
+    return [f"{found.point}: {line}" for line in lines] if found.point else lines
 
 
-def write_capacity(directory: Path, found: CapacityFile) -> None:
+def write_capacity(directory: Path, found: CapacityStudy) -> None:
     write_atomic(directory / CAPACITY_FILE, found.model_dump_json(indent=1) + "\n")
 
 
-def read_capacity(directory: Path) -> CapacityFile | None:
+def read_capacity(directory: Path) -> CapacityStudy | None:
     """The directory's capacity.json, or None when it has none."""
     path = directory / CAPACITY_FILE
     if not path.is_file():
         return None
     try:
-        return CapacityFile.model_validate(json.loads(path.read_text(encoding="utf-8")))
+        return CapacityStudy.model_validate(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError, ValidationError) as exc:
         raise ResultsError(
             f"{path} cannot be read: {str(exc).splitlines()[0]}",

@@ -185,6 +185,8 @@ class StudyRunner:
         self.observer = StudyObserver(results.path)  # host facts once, host.json
         self.micro = read_micro(results.path)  # the micro steps recorded so far
         self.pool: WorkerPool | None = None  # scale_out: the study's workers, started once
+        # A failed run is recorded and the next goes on (a capacity search: a failed level).
+        self.keep_going = study.plan.keep_going
 
     def run(self) -> PlanOutcome:
         outcome = PlanOutcome()
@@ -439,7 +441,7 @@ class StudyRunner:
             raise RunError(record.verdict.message, f"dbscale run ... --resume {self.results.path} "
                            "runs it again")  # fmt: skip
         if record.verdict.status == "failed":
-            if self.study.plan.keep_going:
+            if self.keep_going:
                 self.out.print(
                     f"warning: run {slot.index} ({step.label}) failed: {record.verdict.message}; "
                     "keep_going: the study goes on",

@@ -83,13 +83,19 @@ def print_dry_run(console: Console, study: Study, pending: Sequence[Step]) -> No
     for step in study.steps:
         if isinstance(step, RunStep) and step.kind == "measured":
             runs_per_point[step.point.key] = runs_per_point.get(step.point.key, 0) + 1
+    searching = plan.capacity is not None  # a search per point replaces the repetitions
     for i, point in enumerate(study.runnable_points, start=1):
-        table.add_row(
-            str(i), point.key, point.target.name, point.data_label, str(point.load.clients),
-            format_duration(point.load.duration_s), str(runs_per_point.get(point.key, 0)),
-        )  # fmt: skip
+        runs = "a search" if searching else str(runs_per_point.get(point.key, 0))
+        duration = "per level" if searching else format_duration(point.load.duration_s)
+        table.add_row(str(i), point.key, point.target.name, point.data_label,
+                      str(point.load.clients), duration, runs)  # fmt: skip
     console.print(table)
     print_skipped(console, study)
+    if searching:
+        print_micro_plan(console, list(pending))
+        print_capacity_plan(console, study)
+        console.print(f"results: {study.out_dir}", highlight=False, soft_wrap=True)
+        return
     counts = run_counts(list(pending))
     total = run_counts(study.steps)
     resumed = "" if counts == total else f" still to run (of {total['measured']} measured)"
@@ -109,6 +115,29 @@ def print_dry_run(console: Console, study: Study, pending: Sequence[Step]) -> No
     eta = eta_text(list(pending), plan.prepare.load, plan.cooldown)
     console.print(f"estimated wall time: {eta}", highlight=False)
     console.print(f"results: {study.out_dir}", highlight=False, soft_wrap=True)
+
+
+# Levels a capacity search typically runs: a probe, 3 to bracket, 4 to bisect to 2%, and the
+# confirmations (measured: 8 to 12 with --confirm 3).
+TYPICAL_LEVELS = 8
+
+
+def print_capacity_plan(console: Console, study: Study) -> None:
+    """A capacity study replaces the repetitions by a search per point."""
+    capacity = study.plan.capacity
+    assert capacity is not None
+    settings = capacity.settings()
+    objectives = ", ".join(o.text for o in settings.objectives)
+    per_level = settings.settle_s + settings.measure_min_s
+    levels = TYPICAL_LEVELS + settings.confirm
+    each = levels * per_level
+    console.print(
+        f"capacity: each point searched by {settings.knob.value} for its highest load within "
+        f"{objectives}; about {levels} levels of {per_level:g} s or more each (~"
+        f"{format_duration(each)} a point, ~{format_duration(each * len(study.runnable_points))} "
+        "in all; undecided levels are measured longer)",
+        highlight=False, soft_wrap=True,
+    )  # fmt: skip
 
 
 def print_micro_plan(console: Console, steps: list[Step]) -> None:
