@@ -96,3 +96,28 @@ def test_bad_bounds_are_refused(bad: dict[str, float]) -> None:
     settings = {"start": 5.0, "floor": 1.0, "ceiling": 100.0, **bad}
     with pytest.raises(ValueError):
         CapacitySearch(**settings)  # type: ignore[arg-type]
+
+
+def test_a_caller_that_rounds_levels_below_the_ceiling_still_stops_there() -> None:
+    """The driver runs levels rounded to 4 digits: 1378.5 runs as 1378. A level that passes
+    just under the ceiling is the ceiling; the search must not ask for it again and again."""
+    search = CapacitySearch(start=689.25, floor=1.1, ceiling=1378.5, confirm=2)
+    levels = []
+    while (level := search.next_level()) is not None:
+        ran = float(f"{level:.4g}")
+        levels.append(ran)
+        search.observe(ran, True)
+    answer = search.answer()
+    assert answer.capacity == 1378 and answer.at_ceiling
+    assert len(levels) <= 5, levels
+
+
+def test_a_caller_that_rounds_levels_above_the_floor_still_stops_there() -> None:
+    search = CapacitySearch(start=4.4, floor=1.1, ceiling=10, confirm=2)
+    levels = []
+    while (level := search.next_level()) is not None:
+        ran = float(f"{level:.1g}")  # 1.1 runs as 1
+        levels.append(ran)
+        search.observe(ran, False)
+    assert search.answer().floor_failed or search.answer().capacity is None
+    assert len(levels) <= 5, levels

@@ -14,6 +14,9 @@ import pytest
 from dbscale.errors import EXIT_USAGE
 from tests.conftest import PgTestServer
 from tests.integration.conftest import dbscale, read_runs
+from tests.integration.test_report_browser import _open, browser
+
+__all__ = ["browser"]  # the Chromium fixture, shared with the report's browser test
 
 pytestmark = [pytest.mark.server, pytest.mark.native, pytest.mark.slow]
 
@@ -54,6 +57,11 @@ def test_the_search_finds_a_known_knee_and_repeats(tpcb_url: str, tmp_path: Path
     assert all(r["rate_tps"] for r in records if r["run_key"] != "probe")
     page = (tmp_path / "one" / "report.html").read_text()
     assert 'id="capacity-curve"' in page
+    seen = _open(browser, tmp_path / "one" / "report.html", tmp_path / "one" / "report.png")
+    assert seen["console"] == [] and seen["outside"] == []
+    [curve] = [c for c in seen["charts"] if c["id"] == "chart-capacity-curve"]
+    assert curve["rendered"] == "true" and curve["paths"] > 0, curve
+    assert f"capacity {capacity:,.4g} transactions/s" in seen["text"]  # the headline
     # A second search on the same target agrees within the brackets.
     again = _search(tpcb_url, script, tmp_path / "two")["objectives"][0]
     low = min(objective["highest_pass"], again["highest_pass"])

@@ -17,7 +17,8 @@ from tests.plan.helpers import study
 
 def test_the_recipes_are_bundled() -> None:
     assert recipe_names() == [
-        "capacity-by-size", "cloud-report", "cloud-report-oltp", "cloudsql-pg-scaling",
+        "capacity-by-size", "cloud-report", "cloud-report-capacity", "cloud-report-oltp",
+        "cloudsql-pg-scaling",
         "mysql-write-editions", "socket-vs-tcp",
     ]  # fmt: skip
 

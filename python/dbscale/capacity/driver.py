@@ -89,9 +89,9 @@ class CapacityDriver:
                 level = self._rounded(level)
                 nth = asked.get(level, 0)
                 asked[level] = nth + 1
-                verdict = self._judged(level, nth, index, search.phase)
+                verdict, last = self._judged(level, nth, index, search.phase)
                 search.observe(level, verdict.passed)
-                self._progress(objective, search, level, verdict)
+                self._progress(objective, search, level, verdict, last)
             self.answers.append((objective, search.answer()))
             self._write(finished=False)
         return self._write(finished=True)
@@ -123,9 +123,12 @@ class CapacityDriver:
             return float(round(level))
         return float(f"{level:.4g}")
 
-    def _judged(self, level: float, nth: int, index: int, phase: Phase) -> LevelVerdict:
-        """Objective `index`'s verdict on repetition `nth` of `level`: measured longer while
-        undecided, up to the longest measure."""
+    def _judged(
+        self, level: float, nth: int, index: int, phase: Phase
+    ) -> tuple[LevelVerdict, LevelResult]:
+        """Objective `index`'s verdict on repetition `nth` of `level` (measured longer while
+        undecided, up to the longest measure), and the level's last run as capacity.json has
+        it."""
         s = self.settings
         measure = self._first_measure(level)
         while True:
@@ -140,7 +143,8 @@ class CapacityDriver:
             )  # fmt: skip
             self._keep_level(record, level, measure, whole, phase)
             if verdict.state is not State.INCONCLUSIVE:
-                return verdict
+                kept = next(x for x in self.levels if x.run_key == record.run_key)
+                return verdict, kept
             measure = min(measure * 2, s.measure_max_s)
 
     def _first_measure(self, level: float) -> float:
@@ -232,16 +236,28 @@ class CapacityDriver:
         self._write(finished=False)
 
     def _progress(
-        self, objective: Objective, search: CapacitySearch, level: float, verdict: LevelVerdict
+        self,
+        objective: Objective,
+        search: CapacitySearch,
+        level: float,
+        verdict: LevelVerdict,
+        last: LevelResult,
     ) -> None:
+        """A line per level: what was offered and achieved, p99, the verdict and why, the
+        bracket so far, and how much is left."""
         answer = search.answer()
         bracket = f"[{_num(answer.highest_pass)}, {_num(answer.lowest_fail)}]"
         why = f" ({'; '.join(verdict.reasons)})" if verdict.reasons else ""
-        unit = "/s" if self.settings.knob is Knob.RATE else " clients"
+        unit = {Knob.RATE: "/s", Knob.CLIENTS: " clients", Knob.WAREHOUSES: " warehouses"}[
+            self.settings.knob
+        ]
+        left = self._levels_left(search)
+        eta = left * (self.settings.settle_s + last.measure_s)
         self.out.print(
             f"capacity {objective.text} [{search.observations[-1].phase.value}]: level "
-            f"{level:,.4g}{unit} -> {verdict.state.value}{why}; bracket {bracket}; "
-            f"~{self._levels_left(search)} levels to go",
+            f"{level:,.4g}{unit}, achieved {last.achieved:,.1f}/s, p99 {_num(last.p99_ms)} ms "
+            f"-> {verdict.state.value}{why}; bracket {bracket}; ~{left} levels to go "
+            f"(~{eta:.0f} s)",
             highlight=False, markup=False, soft_wrap=True,
         )  # fmt: skip
 

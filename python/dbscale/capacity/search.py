@@ -65,13 +65,14 @@ class CapacitySearch:
     resolution: float = 0.02
     confirm: int = 3
     integer: bool = False
-    max_levels: int = 60  # a search that has not converged by then stops with what it has
+    max_levels: int = 40  # a search that has not converged by then stops with what it has
     phase: Phase = Phase.BRACKET
     observations: list[Observation] = field(default_factory=list)
     _highest_pass: float | None = None
     _lowest_fail: float | None = None
     _confirmed: int = 0
     _next: float | None = None
+    _at_ceiling: bool = False
 
     def __post_init__(self) -> None:
         if not 0 < self.floor <= self.ceiling:
@@ -107,7 +108,8 @@ class CapacitySearch:
             capacity=capacity,
             highest_pass=self._highest_pass,
             lowest_fail=self._lowest_fail,
-            at_ceiling=capacity is not None and capacity >= self.ceiling,
+            at_ceiling=capacity is not None
+            and (capacity >= self.ceiling or (self._at_ceiling and capacity == self._highest_pass)),
             floor_failed=self._highest_pass is None
             and self._lowest_fail is not None
             and self._lowest_fail <= self.floor,
@@ -130,16 +132,19 @@ class CapacitySearch:
     def _after_search_step(self, level: float, passed: bool) -> None:
         lo, hi = self._highest_pass, self._lowest_fail
         if lo is None:  # nothing passed yet: go down
-            if level <= self.floor:
-                self.phase = Phase.DONE
+            lower = self._clamp(level / GROWTH)
+            if level <= self.floor or lower >= level * (1 - self.resolution / 2):
+                self.phase = Phase.DONE  # at the floor (as the caller rounds it)
                 return
-            self._next = self._clamp(level / GROWTH)
+            self._next = lower
             return
         if hi is None:  # nothing failed above the highest pass: go up
-            if lo >= self.ceiling:
+            higher = self._clamp(lo * GROWTH)
+            if lo >= self.ceiling or higher <= lo * (1 + self.resolution / 2):
+                self._at_ceiling = True  # as the caller rounds it: nowhere higher to go
                 self._start_confirming()
                 return
-            self._next = self._clamp(lo * GROWTH)
+            self._next = higher
             return
         self.phase = Phase.BISECT
         if self._narrow(lo, hi):

@@ -44,6 +44,8 @@ class Objective:
 
     @property
     def text(self) -> str:
+        if self.limit_ms >= 1000 and (self.limit_ms / 1000).is_integer():
+            return f"p{self.percentile:g}<={self.limit_ms / 1000:g}s"
         return f"p{self.percentile:g}<={self.limit_ms:g}ms"
 
 

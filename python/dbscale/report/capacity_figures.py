@@ -81,7 +81,8 @@ def curve_spec(found: CapacityFile, rows: Sequence[Row]) -> specs.Spec:
                               "text": {"field": "label"}, "y": {"value": 0}}},
             ],
         })  # fmt: skip
-    spec = specs.base("Latency vs offered load", rows)
+    spec = specs.base("Latency vs offered load" + (f": {found.point}" if found.point else ""),
+                      rows)  # fmt: skip
     spec.update(width=specs.WIDTH + 160, height=specs.HEIGHT + 60, layer=layers)
     return spec
 
@@ -112,22 +113,27 @@ def comparison_rows(study: CapacityStudy) -> list[Row]:
     for found in study.searches:
         if found.capacity is None:
             continue
+        fails = [o.lowest_fail for o in found.objectives if o.lowest_fail is not None]
+        above = min(fails) if fails else None  # the bracket's top: the lowest level that failed
         rows.append({"config": found.point or found.target, "capacity": r4(found.capacity),
-                     "per_vcpu": r4(found.per_vcpu), "cost": r4(found.cost_per_unit),
-                     "vcpus": found.vcpus, "unit": found.unit})  # fmt: skip
+                     "capacity_hi": r4(above), "per_vcpu": r4(found.per_vcpu),
+                     "cost": r4(found.cost_per_unit), "vcpus": found.vcpus,
+                     "unit": found.unit})  # fmt: skip
     return rows
 
 
 def _bars(rows: Sequence[Row], value: str, title: str, x_title: str) -> specs.Spec:
     y = {"field": "config", "type": "nominal", "title": None, "sort": None}
+    x = {"field": value, "type": "quantitative", "title": x_title}
+    tooltip = [{"field": f} for f in ("config", "capacity", "capacity_hi", "per_vcpu", "cost",
+                                      "vcpus")]  # fmt: skip
+    layers: list[specs.Spec] = [{"mark": {"type": "bar"},
+                                 "encoding": {"y": y, "x": x, "tooltip": tooltip}}]  # fmt: skip
+    if value == "capacity" and any(r.get("capacity_hi") is not None for r in rows):
+        layers.append({"mark": {"type": "errorbar", "ticks": True, "color": "#333"},
+                       "encoding": {"y": y, "x": x, "x2": {"field": "capacity_hi"}}})  # fmt: skip
     spec = specs.base(title, [r for r in rows if r.get(value) is not None])
-    spec.update(
-        width=specs.WIDTH - 60, height=max(60, 28 * len(rows)),
-        mark={"type": "bar"},
-        encoding={"y": y, "x": {"field": value, "type": "quantitative", "title": x_title},
-                  "tooltip": [{"field": f} for f in ("config", "capacity", "per_vcpu", "cost",
-                                                     "vcpus")]},
-    )  # fmt: skip
+    spec.update(width=specs.WIDTH - 60, height=max(60, 28 * len(rows)), layer=layers)
     return spec
 
 
@@ -143,7 +149,8 @@ def capacity_charts(study: CapacityStudy | None) -> list[Chart]:
         charts.insert(0, Chart(
             "capacity-by-point", "capacity", "Capacity by configuration",
             f"The highest load each configuration held within every objective ({unit}; "
-            "confirmed by repeated runs), then per vCPU of its target.",
+            "confirmed by repeated runs); whiskers reach the lowest level that failed (the "
+            "search's bracket: the capacity lies between).",
             _bars(rows, "capacity", "Capacity by configuration", str(unit)),
         ))  # fmt: skip
         if any(r["per_vcpu"] is not None for r in rows):
