@@ -57,6 +57,15 @@ def _where(point: PointView, axes: list[Axis], skip: str) -> str:
     )
 
 
+def _sibling(study: ResultsView, axis: Axis, value: str, where: str) -> PointView | None:
+    """The point with `value` on `axis` and the other swept settings `where`, if it ran."""
+    return next(
+        (p for p in study.points if axis.format(p.coords.get(axis.key)) == value
+         and _where(p, study.axes, axis.key) == where),
+        None,
+    )  # fmt: skip
+
+
 def _values(point: PointView) -> list[float]:
     return [run.throughput for run in point.runs]
 
@@ -75,11 +84,7 @@ def penalties(study: ResultsView) -> dict[str, list[Penalty]]:
             if value not in costly:
                 continue
             where = _where(point, study.axes, axis.key)
-            sibling = next(
-                (p for p in study.points if axis.format(p.coords.get(axis.key)) == cheap
-                 and _where(p, study.axes, axis.key) == where),
-                None,
-            )  # fmt: skip
+            sibling = _sibling(study, axis, cheap, where)
             if sibling is not None:
                 a, b = _values(sibling), _values(point)
                 change = compare_samples(study.unit, a, b, higher_is_better=True)
@@ -167,11 +172,7 @@ def target_sentences(study: ResultsView) -> list[str]:
         if name == base:
             continue
         where = _where(point, study.axes, axis.key)
-        sibling = next(
-            (p for p in study.points if axis.format(p.coords.get(axis.key)) == base
-             and _where(p, study.axes, axis.key) == where),
-            None,
-        )  # fmt: skip
+        sibling = _sibling(study, axis, base, where)
         if sibling is not None:
             change = compare_samples(study.unit, _values(sibling), _values(point),
                                      higher_is_better=True)  # fmt: skip
