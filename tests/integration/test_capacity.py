@@ -37,7 +37,9 @@ def _search(url: str, script: Path, out: Path, *extra: str) -> dict[str, Any]:
     return found
 
 
-def test_the_search_finds_a_known_knee_and_repeats(tpcb_url: str, tmp_path: Path) -> None:
+def test_the_search_finds_a_known_knee_and_repeats(
+    tpcb_url: str, tmp_path: Path, browser: Any
+) -> None:
     script = tmp_path / "sleep.sql"
     script.write_text(SLEEP)
     found = _search(tpcb_url, script, tmp_path / "one")

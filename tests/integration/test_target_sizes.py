@@ -105,9 +105,11 @@ def test_a_study_steps_through_local_cpu_sizes(core: ModuleType, tmp_path: Path)
     assert headline is not None, "no headline"
     lines = re.findall(r"<li>(.*?)</li>", headline.group(1))
     assert lines[0].startswith("TPS peaks at "), lines
+    at = r" at target=pg-[12]vcpu"
     tls = re.compile(
-        r"^(TLS \(tls=require\) (costs|adds) \d+% \[-?\d+, -?\d+\] of TPS|no significant "
-        r"difference between no TLS and TLS \(tls=require\)) at target=pg-[12]vcpu"
-    )
+        rf"^(TLS \(tls=require\) (costs|adds) \d+% \[-?\d+, -?\d+\] of TPS{at}|no significant "
+        rf"difference between no TLS and TLS \(tls=require\){at}|TLS \(tls=require\){at}: .*"
+        r"inconclusive: too few runs)"
+    )  # a finding either way, or inconclusive in compare's words
     assert len([line for line in lines if tls.match(line)]) == 2, lines
     assert "None" not in page.split("<nav>")[0]

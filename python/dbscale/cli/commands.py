@@ -312,12 +312,9 @@ def workloads(name: str | None, as_json: bool) -> None:
         table = text_table(
             ("workload", "aliases", "what it runs"), left={"workload", "aliases", "what it runs"}
         )
-        table.width = min(out.width, LIST_WIDTH)  # descriptions wrap rather than run to 190
-        for names in table.columns[:2]:  # a name is never broken; the description wraps
-            names.no_wrap = True
         for info in chosen:
             table.add_row(info.name, ", ".join(info.aliases) or "-", info.description)
-        out.print(table)
+        out.print(table, width=min(out.width, LIST_WIDTH))  # descriptions wrap
         out.print("`dbscale workloads NAME` shows a workload's --set parameters", highlight=False)
         return
     [info] = chosen
