@@ -261,7 +261,7 @@ Format = Annotated[
         "--output-format",
         help="Plain per-second lines and per-run block shaped like pgbench's or sysbench's "
         "(sysbench's on stdout); auto: the workload family's own, and a live panel on a "
-        "terminal.",
+        "terminal; lines: one line per finished run instead of its block.",
     ),
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="Print it as JSON.")]
