@@ -87,3 +87,24 @@ def test_a_wait_with_every_client_connected_is_a_stall_and_counts() -> None:
     for interval in gone["intervals"]:
         interval["clients_connected"] = 4 if interval["transactions"] else 0
     assert [o.length_s for o in find_gaps(typed([gone])[0]).outages] == [3.0]
+
+
+def test_a_lock_wait_that_ends_in_a_deadlock_is_not_an_outage() -> None:
+    """PostgreSQL finds a deadlock after deadlock_timeout (1 s): two clients of a short sysbench
+    run can both wait a whole second and get `deadlock detected`. The server answered; every
+    client stayed connected: no outage. The same second with a lost connection is one."""
+    both = {"clients": 2}
+    waited = with_seconds([356, 0, 400], [6, 1, 0], **both)
+    waited["errors"] = {"total": 8, "by_class": {"deadlock": 2, "unique_violation": 6}}
+    for interval in waited["intervals"]:
+        interval["clients_connected"] = 2
+    assert find_gaps(typed([waited])[0]).outages == []
+    lost = {**waited, "errors": {"total": 3, "by_class": {"deadlock": 2, "connection_lost": 1}}}
+    assert [o.length_s for o in find_gaps(typed([lost])[0]).outages] == [1.0]
+    long = with_seconds([356, 0, 0, 0, 400], [0, 1, 0, 1, 0], **both)
+    long["errors"] = {"total": 2, "by_class": {"deadlock": 2}}
+    for interval in long["intervals"]:
+        interval["clients_connected"] = 2
+    gaps = find_gaps(typed([long])[0])
+    assert gaps.outages == [] and [s.length_s for s in gaps.stalls] == [3.0]
+    assert "2 lock-conflict errors" in gaps.stalls[0].describe_stall()

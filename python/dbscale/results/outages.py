@@ -5,11 +5,13 @@ and stays out of its point's statistics (it stays in runs.jsonl) unless the plan
 `statistics.include_outages` says otherwise: a server that was down for 60% of a run must not
 pass for a slow server.
 
-A stall is two seconds or more of a closed loop without pacing in which nothing completed, no
-error came and every client stayed connected: the server was up and made them wait (a lock held
-by another session, a hung statement). That is the server's behaviour under this load, so the
-run keeps its verdict and counts in the statistics; the record names the stall and the run is
-flagged with a warning.
+A stall is two seconds or more of a closed loop without pacing in which nothing completed, every
+client stayed connected and no error came but the server's answers to contention between the
+run's own transactions (a deadlock found after `deadlock_timeout`, a lock wait timeout): the
+server was up and made them wait (a lock held by another session, a hung statement). That is
+the server's behaviour under this load, so the run keeps its verdict and counts in the
+statistics; the record names the stall and the run is flagged with a warning. A shorter such
+gap is ordinary lock waiting.
 """
 
 from __future__ import annotations
@@ -21,6 +23,11 @@ from dbscale.core.result import Interval
 from dbscale.results.record import RunRecord
 
 STALL_S = 2.0  # zero completions this long, with no error, is a stall (a held lock, a hang)
+# Errors that are the server's answer to contention between the run's own transactions (a
+# deadlock found after PostgreSQL's 1 s deadlock_timeout, a serialization failure, a lock wait
+# that timed out, a concurrent insert of the same key): a gap that ends in them, with every
+# client still connected, is a lock wait, not the server gone.
+CONTENTION = frozenset({"deadlock", "serialization", "lock_timeout", "unique_violation"})
 
 
 @dataclass(frozen=True)
@@ -35,8 +42,9 @@ class Outage:
                 f"({cause})")  # fmt: skip
 
     def describe_stall(self) -> str:
+        errors = f"{self.errors} lock-conflict errors" if self.errors else "no errors"
         return (f"no transaction completed for {self.length_s:.1f} s from {self.start_s:.1f} s, "
-                "every client connected and waiting, no errors")  # fmt: skip
+                f"every client connected and waiting, {errors}")  # fmt: skip
 
 
 def _windows(intervals: Sequence[Interval]) -> list[list[tuple[float, Interval]]]:
@@ -71,6 +79,8 @@ def find_gaps(record: RunRecord) -> Gaps:
     if record.transactions == 0 or record.cancelled:
         return gaps
     paced = (record.tpcc is not None and record.tpcc.wait) or record.rate_tps is not None
+    classes = {name for name, n in record.errors.by_class.items() if n}
+    contention_only = bool(classes) and classes <= CONTENTION
     for window in _windows(record.window_intervals):
         start = window[0][0]
         length = window[-1][1].t_s - start
@@ -80,8 +90,10 @@ def find_gaps(record: RunRecord) -> Gaps:
             for _, i in window
         )
         long_enough = not paced and length >= STALL_S
-        if errors == 0 and connected and long_enough:
-            gaps.stalls.append(Outage(start, length, errors))
+        answered = errors == 0 or contention_only  # the server was there, and said so
+        if answered and connected:
+            if long_enough:
+                gaps.stalls.append(Outage(start, length, errors))
         elif errors > 0 or long_enough:
             gaps.outages.append(Outage(start, length, errors))
     return gaps
