@@ -12,8 +12,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
@@ -21,7 +20,6 @@ from dbscale import core, interrupts
 from dbscale.core import Run
 from dbscale.core.answers import DataSummary
 from dbscale.core.config import RunConfig, TransactionLogConfig
-from dbscale.core.result import Interval, RunResult
 from dbscale.errors import (
     Cancelled,
     DbscaleError,
@@ -32,7 +30,6 @@ from dbscale.errors import (
     UncheckedError,
 )
 from dbscale.observe import StudyObserver
-from dbscale.observe.section import ObserveSection
 from dbscale.plan.micro_steps import MicroStep
 from dbscale.plan.study import PrepareStep, RunStep, Step, Study, data_loads, estimate_s
 from dbscale.results.cost import add_price_performance
@@ -56,6 +53,7 @@ from dbscale.run import data
 from dbscale.run.console import compact_output, print_points, print_run, print_summary
 from dbscale.run.limits import print_limits, print_stall, print_verdict
 from dbscale.run.micro_step import print_micro_record, print_micro_summary, run_micro_step
+from dbscale.run.one_run import RunHandle, RunOutcome, run_one
 from dbscale.run.output_format import OutputFormat
 from dbscale.run.progress import RunProgress, RunSlot
 from dbscale.run.resume_checks import (
@@ -71,90 +69,14 @@ from dbscale.targets import OpenTarget
 from dbscale.targets.facts import load_target_records
 from dbscale.targets.lifecycle import TargetFailedError
 from dbscale.targets.spec import target_info
-from dbscale.values import utc_now
 
 if TYPE_CHECKING:
     from dbscale.scaleout.pool import WorkerPool
-
-POLL_INTERVAL_S = 0.2
-
-
-@dataclass
-class RunOutcome:
-    """A finished (or cancelled) run: the native result and when it ran."""
-
-    native: RunResult  # the native result (stats/result.rs), before dbscale's fields
-    cancelled: bool
-    started_at: datetime
-    ended_at: datetime
-    observe: ObserveSection | None = None  # observation's section of the record
 
 
 @dataclass
 class PlanOutcome:
     records: list[RunRecord] = field(default_factory=list)
-
-
-class RunHandle(Protocol):
-    """What `run_one` drives: the core's `Run`, or a scaled-out run over workers."""
-
-    def wait(self, timeout_s: float) -> bool: ...
-    def poll(self) -> list[Interval]: ...
-    def cancel(self) -> None: ...
-    def result(self) -> RunResult: ...
-
-
-def run_one(
-    config: RunConfig,
-    progress: RunProgress,
-    slot: RunSlot,
-    observer: StudyObserver | None = None,
-    start: Callable[[RunConfig], RunHandle] = Run,
-    server_url: str | None = None,
-) -> RunOutcome:
-    """Starts one run (in the native core, or over the study's workers) and follows it to its
-    end (observed, if asked)."""
-    started = utc_now()
-    watch = observer.watch(config, server_url) if observer is not None else None
-    try:
-        handle = start(config)
-    except BaseException:
-        if watch is not None:
-            watch.close()
-        raise
-    progress.begin(slot)
-    cancel_requested = False
-    try:
-        while True:
-            try:
-                finished = handle.wait(POLL_INTERVAL_S)
-                intervals = handle.poll()
-                progress.update(intervals)
-                if watch is not None:
-                    watch.update(intervals, progress)
-                if finished:
-                    native = handle.result()
-                    break
-            except KeyboardInterrupt:
-                # The first Ctrl-C stops at the next transaction boundary; a second one
-                # abandons transactions in flight. Either way the run's result is recorded.
-                handle.cancel()
-                cause = interrupts.cause()
-                if cancel_requested:
-                    progress.note(f"{cause} again: abandoning transactions in flight")
-                else:
-                    progress.note(
-                        f"{cause}: stopping at the next transaction boundary and keeping what "
-                        "ran (a second interrupt stops at once)"
-                    )
-                cancel_requested = True
-    finally:
-        progress.end()
-        if watch is not None:
-            watch.close()
-    cancelled = cancel_requested or native.cancelled
-    observed = watch.finish(native) if watch is not None else None
-    return RunOutcome(native, cancelled, started, utc_now(), observed)
 
 
 class StudyRunner:

@@ -1,0 +1,94 @@
+"""One run driven to its end: the native run (or a scaled-out one) polled for its intervals,
+progress shown, observation around it, Ctrl-C turned into a cancel; its outcome for the study
+runner (runner.py) to record."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from dbscale import interrupts
+from dbscale.core import Run
+from dbscale.core.config import RunConfig
+from dbscale.core.result import Interval, RunResult
+from dbscale.observe import StudyObserver
+from dbscale.observe.section import ObserveSection
+from dbscale.run.progress import RunProgress, RunSlot
+from dbscale.values import utc_now
+
+POLL_INTERVAL_S = 0.2
+
+
+@dataclass
+class RunOutcome:
+    """A finished (or cancelled) run: the native result and when it ran."""
+
+    native: RunResult  # the native result (stats/result.rs), before dbscale's fields
+    cancelled: bool
+    started_at: datetime
+    ended_at: datetime
+    observe: ObserveSection | None = None  # observation's section of the record
+
+
+class RunHandle(Protocol):
+    """What `run_one` drives: the core's `Run`, or a scaled-out run over workers."""
+
+    def wait(self, timeout_s: float) -> bool: ...
+    def poll(self) -> list[Interval]: ...
+    def cancel(self) -> None: ...
+    def result(self) -> RunResult: ...
+
+
+def run_one(
+    config: RunConfig,
+    progress: RunProgress,
+    slot: RunSlot,
+    observer: StudyObserver | None = None,
+    start: Callable[[RunConfig], RunHandle] = Run,
+    server_url: str | None = None,
+) -> RunOutcome:
+    """Starts one run (in the native core, or over the study's workers) and follows it to its
+    end (observed, if asked)."""
+    started = utc_now()
+    watch = observer.watch(config, server_url) if observer is not None else None
+    try:
+        handle = start(config)
+    except BaseException:
+        if watch is not None:
+            watch.close()
+        raise
+    progress.begin(slot)
+    cancel_requested = False
+    try:
+        while True:
+            try:
+                finished = handle.wait(POLL_INTERVAL_S)
+                intervals = handle.poll()
+                progress.update(intervals)
+                if watch is not None:
+                    watch.update(intervals, progress)
+                if finished:
+                    native = handle.result()
+                    break
+            except KeyboardInterrupt:
+                # The first Ctrl-C stops at the next transaction boundary; a second one
+                # abandons transactions in flight. Either way the run's result is recorded.
+                handle.cancel()
+                cause = interrupts.cause()
+                if cancel_requested:
+                    progress.note(f"{cause} again: abandoning transactions in flight")
+                else:
+                    progress.note(
+                        f"{cause}: stopping at the next transaction boundary and keeping what "
+                        "ran (a second interrupt stops at once)"
+                    )
+                cancel_requested = True
+    finally:
+        progress.end()
+        if watch is not None:
+            watch.close()
+    cancelled = cancel_requested or native.cancelled
+    observed = watch.finish(native) if watch is not None else None
+    return RunOutcome(native, cancelled, started, utc_now(), observed)
