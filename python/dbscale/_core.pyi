@@ -18,6 +18,8 @@ class RunHandle:
         """JSON list of the per-second intervals completed since the last poll."""
     def wait(self, timeout_s: float) -> bool:
         """Blocks up to timeout_s; True once the run has finished (or failed)."""
+    def since_start(self) -> float | None:
+        """Seconds since the measured start (negative during the ramp); None until it is fixed."""
     def ready(self) -> bool:
         """A scaled-out run's worker: True once connected and waiting for go()."""
     def go(self, delay_s: float) -> None:

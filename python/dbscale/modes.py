@@ -29,3 +29,14 @@ class TlsMode(StrEnum):
     REQUIRE = "require"
     VERIFY_CA = "verify-ca"
     VERIFY_FULL = "verify-full"
+
+
+class Routing(StrEnum):
+    """How a cluster target's clients use its nodes (config.rs `Routing`)."""
+
+    FIRST = "first"  # the first node, in order, that takes the connection (libpq's host list)
+    ROUND_ROBIN = "round-robin"  # client i on node i mod N
+    AFFINITY = "affinity"  # by the client's data: a TPC-C terminal's warehouse w on w mod N
+    PRIMARY = "primary"  # the node that takes writes, found again after a failover
+    PREFER_STANDBY = "prefer-standby"  # standbys, the primary when none will do
+    STANDBY = "standby"  # standbys only

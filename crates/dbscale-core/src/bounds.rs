@@ -12,6 +12,8 @@ pub const MAX_CLIENTS: i128 = 100_000;
 pub const MAX_THREADS: i128 = 4_096;
 pub const MAX_RATE_TPS: f64 = 1e8;
 pub const MAX_TRIES: i128 = 1_000_000;
+/// The shortest client-side transaction deadline: below it a deadline is a typo.
+pub const MIN_TRANSACTION_TIMEOUT_S: f64 = 0.01;
 /// The shortest interval anything is measured over.
 pub const MIN_INTERVAL_S: f64 = 0.05;
 
@@ -119,6 +121,12 @@ pub const BOUNDS: &[Bound] = &[
         Some(i64::MAX as i128),
     ),
     seconds(&["interval_s"], "interval", MIN_INTERVAL_S, MAX_DURATION_S),
+    seconds(
+        &["transaction_timeout_s"],
+        "transaction_timeout",
+        MIN_TRANSACTION_TIMEOUT_S,
+        MAX_DURATION_S,
+    ),
     Bound {
         owner: "RunConfig",
         field: "latency_limit_ms",

@@ -53,6 +53,15 @@ pub struct RunConfig {
     /// those already this late when due are skipped (never sent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_limit_ms: Option<f64>,
+    /// A client-side deadline per transaction: past it the running statement is cancelled, the
+    /// session dropped and the transaction failed as `client_timeout` (a synchronous-replication
+    /// wait ignores the server's `statement_timeout`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaction_timeout_s: Option<f64>,
+    /// Record, per node and over the whole target, each stretch of 100 ms or more without a
+    /// successful transaction (a node lost, a failover): set for clusters and fault steps.
+    #[serde(default)]
+    pub track_availability: bool,
     /// Keep each interval's histogram in the result (a capacity level's seconds are judged
     /// from them); a scaled-out run's workers keep them anyway.
     #[serde(default)]
@@ -157,6 +166,31 @@ pub struct TargetConfig {
     /// Overrides `sslmode` in the URL when set.
     #[serde(default)]
     pub tls: Option<TlsMode>,
+    /// How clients use the nodes (`url`, `more_urls`, and the hosts of a host list). Unset:
+    /// round-robin over several URLs, and libpq's order (`target_session_attrs`,
+    /// `load_balance_hosts`) over one URL's host list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routing: Option<Routing>,
+}
+
+/// How a target's clients are spread over its nodes, and where they go when a node is lost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Routing {
+    /// Every client takes the first node, in order, that accepts it (libpq's host list).
+    First,
+    /// Client i starts on node i mod N (the Cloud Report's list of node URLs).
+    RoundRobin,
+    /// A client stays on the node of its data: a TPC-C terminal's warehouse w on node w mod N,
+    /// other workloads by client id; it returns there once the node is back.
+    Affinity,
+    /// Every client on the node that accepts writes (libpq's `read-write`), found again after
+    /// a failover.
+    Primary,
+    /// Clients spread over standbys, on the primary when no standby will do.
+    PreferStandby,
+    /// Clients spread over standbys only.
+    Standby,
 }
 
 impl TargetConfig {

@@ -51,6 +51,11 @@ impl RunHandle {
         self.run.go(Duration::from_secs_f64(delay_s.max(0.0)));
     }
 
+    /// Seconds since the measured start (negative during the ramp); None until it is fixed.
+    fn since_start(&self) -> Option<f64> {
+        self.run.since_start()
+    }
+
     /// First call stops at the next transaction boundary; a second abandons transactions in flight.
     fn cancel(&self) {
         self.run.cancel();

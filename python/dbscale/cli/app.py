@@ -78,6 +78,8 @@ def run_cmd(
     max_tries: o.MaxTries = None,
     transactions: o.Transactions = None,
     latency_limit: o.LatencyLimit = None,
+    transaction_timeout: o.TransactionTimeout = None,
+    routing: o.Routing = None,
     log: o.Log = False,
     sampling_rate: o.SamplingRate = None,
     tls: o.Tls = None,

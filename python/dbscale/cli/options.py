@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from dbscale.modes import ConnectMode, QueryProtocol, TlsMode
+from dbscale.modes import Routing as RoutingMode
 from dbscale.run.output_format import OutputFormat
 
 Workload = Annotated[
@@ -52,6 +53,26 @@ SetPairs = Annotated[
         help="key=value, repeatable: a workload parameter (scale=10) or, with a plan, any "
         "plan field (repeat=3, load.duration=10s, targets.main.socket_dir=/tmp).",
         metavar="KEY=VALUE",
+    ),
+]
+Routing = Annotated[
+    RoutingMode | None,
+    typer.Option(
+        "--routing",
+        help="How clients use a cluster's nodes: round-robin, affinity (TPC-C warehouse w on "
+        "node w mod N), primary (where writes go), prefer-standby, standby, first. Default: "
+        "primary on PostgreSQL, affinity for TPC-C on MySQL, else round-robin.",
+        show_default=False,
+    ),
+]
+TransactionTimeout = Annotated[
+    str | None,
+    typer.Option(
+        "--transaction-timeout",
+        help="The client's own deadline per transaction (e.g. 5s): past it the statement is "
+        "cancelled, the session dropped and the transaction failed (a synchronous-replication "
+        "wait ignores statement_timeout).",
+        metavar="DURATION",
     ),
 ]
 Tls = Annotated[

@@ -19,7 +19,7 @@ from pydantic import (
 from pydantic_core import ErrorDetails
 
 from dbscale.errors import ConfigError
-from dbscale.modes import ConnectMode, QueryProtocol, TlsMode
+from dbscale.modes import ConnectMode, QueryProtocol, Routing, TlsMode
 from dbscale.redaction import redact_url
 from dbscale.values import duration_seconds, zero_or_duration_seconds
 
@@ -37,6 +37,7 @@ MAX_THREADS = 4_096
 MAX_RATE_TPS = 1e8
 MAX_TRIES = 1_000_000
 MIN_INTERVAL_S = 0.05
+MIN_TRANSACTION_TIMEOUT_S = 0.01
 MAX_U32 = 2**32 - 1
 
 # A time in seconds, also written `30s`, `2m` or `500ms` (the bounds first, so the schema shows
@@ -44,6 +45,11 @@ MAX_U32 = 2**32 - 1
 Seconds = Annotated[
     float,
     Field(ge=MIN_DURATION_S, le=MAX_DURATION_S, allow_inf_nan=False),
+    BeforeValidator(duration_seconds),
+]
+TransactionTimeout = Annotated[
+    float,
+    Field(ge=MIN_TRANSACTION_TIMEOUT_S, le=MAX_DURATION_S, allow_inf_nan=False),
     BeforeValidator(duration_seconds),
 ]
 SecondsOrZero = Annotated[
@@ -62,9 +68,12 @@ class TargetConfig(_Model):
     the embedded server is started first and its URL put here)."""
 
     url: str = Field(min_length=1)
-    # Further hosts of the same database (cluster nodes): connections go round-robin over all.
+    # Further nodes of the same database (a cluster): `routing` says how clients use them.
     more_urls: list[str] = Field(default=[])
     tls: TlsMode | None = None
+    # How clients use the nodes (None: round-robin over several URLs, libpq's order over one
+    # URL's host list).
+    routing: Routing | None = None
 
 
 class ScriptSource(_Model):
@@ -158,6 +167,11 @@ class RunSettings(_Model):
         allow_inf_nan=False,
         **_plan_name("latency_limit_ms", "latency_limit"),
     )
+    # The client's own deadline per transaction: past it the statement is cancelled and the
+    # session dropped (a synchronous-replication wait ignores statement_timeout).
+    transaction_timeout_s: TransactionTimeout | None = Field(
+        default=None, **_plan_name("transaction_timeout_s", "transaction_timeout")
+    )
 
     @classmethod
     def plan_names(cls) -> dict[str, str]:
@@ -182,6 +196,7 @@ class RunConfig(RunSettings):
     load_part: LoadPart | None = None  # set on a split load's parts only
     transaction_log: TransactionLogConfig | None = None  # set when the plan logs (pgbench -l)
     interval_histograms: bool = False  # each interval's histogram kept (capacity levels)
+    track_availability: bool = False  # stretches without a success kept (clusters, faults)
 
     def to_core_json(self) -> str:
         """The JSON text `_core.start_run`/`prepare`/`cleanup`/`probe` accept."""
@@ -199,8 +214,13 @@ class RunConfig(RunSettings):
             )
             if getattr(self, name) is None
         }
-        if not self.interval_histograms:  # records from before the field stay as they were
-            unset["interval_histograms"] = True
+        for flag in ("interval_histograms", "track_availability"):
+            if not getattr(self, flag):  # records from before the field stay as they were
+                unset[flag] = True
+        if self.transaction_timeout_s is None:
+            unset["transaction_timeout_s"] = True
+        if self.target.routing is None:
+            unset["target"] = {"routing"}
         # Only the script workload has scripts and defines; others' records stay as they were.
         empty = {name for name in ("scripts", "defines") if not getattr(self.workload, name)}
         if empty:

@@ -186,6 +186,12 @@ class Run:
         """First call: stop at the next transaction boundary; second: abandon those in flight."""
         self._handle.cancel()
 
+    def since_start(self) -> float | None:
+        """Seconds since the measured start (negative during the ramp); None until it is
+        fixed (clients still connecting)."""
+        value = self._handle.since_start()
+        return None if value is None else float(value)
+
     def ready(self) -> bool:
         """A scaled-out run's worker: its clients are connected and it waits for `go`."""
         return bool(self._handle.ready())

@@ -82,6 +82,7 @@ class Interval(ContractPart):
     qps: float = 0.0
     retries: int = 0
     clients_connected: int | None = None  # None: recorded before it was counted
+    by_node: list[int] = Field(default_factory=list)  # a cluster's transactions per node
     drain: bool = False  # transactions that ended after the measured window
     detail: IntervalDetail | None = None  # a scaled-out run's worker only
 
@@ -176,6 +177,37 @@ class HostConnections(ContractPart):
     connections: int = 0
 
 
+class Gap(ContractPart):
+    """A stretch without a successful transaction, in seconds from the measured start."""
+
+    from_s: float = 0.0
+    to_s: float = 0.0
+
+
+class NodeAvailability(ContractPart):
+    """When transactions succeeded: the first and last success, and each stretch of 100 ms or
+    more without one."""
+
+    first_success_s: float | None = None
+    last_success_s: float | None = None
+    gaps: list[Gap] = Field(default_factory=list)
+
+
+class NodeFigures(ContractPart):
+    """One node of a cluster target: what its clients did there (stats/result.rs NodeResult)."""
+
+    node: str = ""
+    connections: int = 0
+    transactions: int = 0
+    failed: int = 0
+    errors: int = 0
+    lost: int = 0  # sessions ended by the node's loss, refusal or the client's deadline
+    failovers: int = 0  # of those, clients that went on on another node
+    latency_ms: LatencyFigures | None = None
+    histogram: str = ""
+    availability: NodeAvailability | None = None
+
+
 class TransactionLogSummary(ContractPart):
     """pgbench `-l`: the log's first file (others add `.N`), its files and lines, and the
     first write error (after which that thread logged no more)."""
@@ -240,6 +272,10 @@ class RunResult(ContractPart):
     ramp_errors: int = 0
     connections: int | None = None  # shared by the clients; None: one each
     connections_by_host: list[HostConnections] = Field(default_factory=list)
+    routing: str | None = None  # a cluster's: round-robin, affinity, primary, ...
+    nodes: list[NodeFigures] = Field(default_factory=list)
+    failovers: int = 0
+    availability: NodeAvailability | None = None  # the whole target's (tracked runs)
     clients_connected: int | None = None  # None: recorded before it was counted
     connect_error: str | None = None
     # Its kind: connect_unavailable (no slot), another connect failure's, or sql (a statement

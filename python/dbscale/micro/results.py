@@ -135,7 +135,7 @@ class MicroWhere(_Result):
 
     how: str = ""
     cpus: str | None = None
-    vcpus: int | None = None
+    vcpus: int | float | None = None
     disk_dir: str | None = None
 
 

@@ -19,6 +19,7 @@ from dbscale.errors import DbscaleError, PlanError
 from dbscale.plan.catalog import Catalog, WorkloadInfo
 from dbscale.plan.data import DataPlan, build_data_plan
 from dbscale.plan.document import PathKey, PlanDocument
+from dbscale.plan.faults import fault_steps
 from dbscale.plan.matrix import Matrix, parse_matrix
 from dbscale.plan.schema import LoadSettings, PlanSchema, Transport
 from dbscale.plan.scripts import ResolvedScripts, resolve_scripts
@@ -208,7 +209,8 @@ def _points(
             elif axis.kind == "load":
                 load_update[axis.name] = values[axis.name]
         workload = workloads[entry.display].name
-        hosts = 1 + len(target.more_urls)
+        faults = fault_steps(doc, plan, values, target)
+        hosts = target.node_count
         params, sized_clients = sized(workload, params, target.vcpu_count, hosts, target.name)
         if sized_clients is not None:
             load_update["clients"] = sized_clients
@@ -224,6 +226,7 @@ def _points(
             skipped=_skip_reason(target, load),
             scripts=tuple(sources),
             defines=defines,
+            faults=faults,
         )
         _refuse_impossible(doc, plan, point)
         same = first_of.setdefault(point.fingerprint, point.key)

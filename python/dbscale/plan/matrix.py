@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from dbscale.errors import PlanError
 from dbscale.plan.document import PathKey, PlanDocument
+from dbscale.plan.faults import FAULT_AXIS, scenarios
 from dbscale.plan.schema import LOAD_FIELD_BY_NAME, LOAD_FIELDS, LoadSettings, PlanSchema
 from dbscale.values import AxisValue
 
@@ -88,7 +89,8 @@ def parse_matrix(doc: PlanDocument, plan: PlanSchema) -> Matrix:
     workloads = [w.display for w in plan.workload_entries()]
     if len(set(workloads)) != len(workloads):
         raise doc.error(("workloads",), "two workloads have the same name; give them `label`s")
-    parser = _AxisParser(doc, targets, workloads)
+    faults = list(scenarios(plan.faults)) if isinstance(plan.faults, dict) else []
+    parser = _AxisParser(doc, targets, workloads, faults)
     factors: list[Factor] = []
     declared: set[str] = set()
     for name, values in raw.items():
@@ -103,9 +105,9 @@ def parse_matrix(doc: PlanDocument, plan: PlanSchema) -> Matrix:
         for g, group in enumerate(groups):
             path: PathKey = ("matrix", "zip", g) if isinstance(zipped, list) else ("matrix", "zip")
             factors.append(_zip_factor(doc, parser, group, path, declared))
-    for name, names in ((WORKLOAD_AXIS, workloads), (TARGET_AXIS, targets)):
+    for name, names in ((FAULT_AXIS, faults), (WORKLOAD_AXIS, workloads), (TARGET_AXIS, targets)):
         if name not in declared and len(names) > 1:
-            axis = Axis(name, name, ("targets",) if name == TARGET_AXIS else ("workloads",))
+            axis = Axis(name, name, (f"{name}s",) if name != FAULT_AXIS else (FAULT_AXIS,))
             factors.insert(0, Factor((axis,), tuple((n,) for n in names)))
             declared.add(name)
     excludes = _excludes(
@@ -174,8 +176,15 @@ def _excludes(
 
 
 class _AxisParser:
-    def __init__(self, doc: PlanDocument, targets: Sequence[str], workloads: Sequence[str]):
+    def __init__(
+        self,
+        doc: PlanDocument,
+        targets: Sequence[str],
+        workloads: Sequence[str],
+        faults: Sequence[str] = (),
+    ):
         self.doc, self.targets, self.workloads = doc, list(targets), list(workloads)
+        self.faults = list(faults)
 
     def axis(self, name: Any, path: PathKey) -> Axis:
         if not isinstance(name, str) or not name:
@@ -183,6 +192,14 @@ class _AxisParser:
         if name in LOAD_FIELDS:
             return Axis(name, "load", path)
         if name in (TARGET_AXIS, WORKLOAD_AXIS):
+            return Axis(name, name, path)
+        if name == FAULT_AXIS:
+            if not self.faults:
+                raise self.doc.error(
+                    path,
+                    "the faults axis picks scenarios by name from the plan's `faults:` mapping",
+                    "e.g. faults: {none: [], kill-n2: [{at: 10s, kill: n2}]}",
+                )
             return Axis(name, name, path)
         if name in ("targets", "workloads"):
             return Axis(name[:-1], name[:-1], path)
@@ -215,8 +232,12 @@ class _AxisParser:
             except ValidationError as exc:
                 msg = exc.errors()[0]["msg"].removeprefix("Value error, ")
                 raise self.doc.error(path, f"{axis.name}: {msg}, got {item!r}") from None
-        if axis.kind in (TARGET_AXIS, WORKLOAD_AXIS):
-            known = self.targets if axis.kind == TARGET_AXIS else self.workloads
+        if axis.kind in (TARGET_AXIS, WORKLOAD_AXIS, FAULT_AXIS):
+            known = {
+                TARGET_AXIS: self.targets,
+                WORKLOAD_AXIS: self.workloads,
+                FAULT_AXIS: self.faults,
+            }[axis.kind]
             if item not in known:
                 raise self.doc.error(
                     path, f"no {axis.kind} named {item!r}; known: {', '.join(known)}"
@@ -230,6 +251,6 @@ class _AxisParser:
 
 
 _AXES_HINT = (
-    f"axes are load settings ({', '.join(LOAD_FIELDS)}), target, workload, or a workload "
+    f"axes are load settings ({', '.join(LOAD_FIELDS)}), target, workload, faults, or a workload "
     "parameter (scale, table_size, ... as `dbscale workloads` lists them)"
 )

@@ -20,6 +20,7 @@ from dbscale.core.config import (
 from dbscale.micro.settings import MicroSettings
 from dbscale.modes import QueryProtocol, TlsMode
 from dbscale.observe.server_process import on_this_machine
+from dbscale.plan.faults import FaultStep
 from dbscale.plan.objectives import CapacityPlan
 from dbscale.scaleout.settings import ScaleOut
 from dbscale.targets.spec import NAME_PATTERN, TargetEntry
@@ -165,6 +166,9 @@ class PlanSchema(_Strict):
     prepare: PrepareSettings = Field(default_factory=PrepareSettings)
     statistics: StatisticsSettings = Field(default_factory=StatisticsSettings)
     micro: MicroSettings | None = None  # micro-benchmarks per target host (docs/micro.md)
+    # Fault steps on a local cluster's nodes during measured runs: one scenario (a list) or
+    # several by name, which the matrix's `faults` axis picks from (docs/clusters.md).
+    faults: list[FaultStep] | dict[str, list[FaultStep]] | None = None
     scale_out: ScaleOut | None = None  # each run's clients over several workers (scaleout.md)
     quick: dict[str, Any] | None = None  # recipes: the overrides of their --quick variant
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from dbscale.core.config import MAX_DURATION_S, option_name
 from dbscale.errors import PlanError
-from dbscale.modes import ConnectMode, QueryProtocol, TlsMode
+from dbscale.modes import ConnectMode, QueryProtocol, Routing, TlsMode
 from dbscale.plan.document import (
     PathKey,
     PlanDocument,
@@ -64,6 +64,8 @@ class RunOptions:
     max_tries: int | None = None
     transactions: int | None = None  # per client (pgbench -t); --duration is then a limit
     latency_limit: float | None = None  # ms (pgbench -L)
+    transaction_timeout: str | None = None  # the client's own deadline per transaction
+    routing: Routing | None = None  # how the targets' clients use their nodes
     log: bool = False  # a per-transaction log (pgbench -l)
     sampling_rate: float | None = None  # of the log (pgbench --sampling-rate)
     tls: TlsMode | None = None
@@ -209,6 +211,7 @@ def _load_flag_values(options: RunOptions) -> dict[str, object]:
         "connect": options.connect, "rate": options.rate, "threads": options.threads,
         "max_tries": options.max_tries, "tls": options.tls, "seed": options.seed,
         "transactions": options.transactions, "latency_limit": options.latency_limit,
+        "transaction_timeout": options.transaction_timeout,
         "log": True if options.log else None, "sampling_rate": options.sampling_rate,
     }  # fmt: skip
     if options.transactions is not None and options.duration is None:
@@ -260,6 +263,8 @@ def apply_flags(doc: PlanDocument, options: RunOptions, *, plain: bool) -> None:
     its workload's parameters (already in its document); a plan's may set any plan field."""
     if options.targets:
         _override_targets(doc, options.targets)
+    if options.routing is not None:
+        _set_routing(doc, options.routing)
     clients = parse_clients(options.clients)
     if clients:
         _set_load(doc, "clients", clients, option_name("clients"))
@@ -295,6 +300,19 @@ def apply_flags(doc: PlanDocument, options: RunOptions, *, plain: bool) -> None:
     if not plain:
         for pair in options.set_params:
             _apply_set(doc, pair)
+
+
+def _set_routing(doc: PlanDocument, routing: Routing) -> None:
+    """`--routing` for every target of the plan (or the command line's)."""
+    listed = doc.get(("targets",))
+    if not isinstance(listed, list) or not listed:
+        raise PlanError(
+            "--routing needs a target of several nodes",
+            "give --target URL1,URL2,... or a plan target with nodes",
+        )
+    for i, target in enumerate(listed):
+        if isinstance(target, dict):
+            doc.set(("targets", i, "routing"), routing.value, "command line (--routing)")
 
 
 def _override_targets(doc: PlanDocument, raw_targets: Sequence[str]) -> None:

@@ -21,6 +21,8 @@ from dbscale.core.config import (
 )
 from dbscale.errors import InternalError
 from dbscale.modes import TlsMode
+from dbscale.plan.cluster_routing import default_routing
+from dbscale.plan.faults import FaultStep
 from dbscale.plan.load_estimate import LoadEstimate, estimate_load, server_kind
 from dbscale.plan.micro_steps import MicroStep, client_steps, target_steps
 from dbscale.plan.schema import (
@@ -59,6 +61,8 @@ class Point:
     # The script workload's mix (files read) and --define variables.
     scripts: tuple[ScriptSource, ...] = ()
     defines: dict[str, str] = field(default_factory=dict)
+    # Fault steps on the target's nodes during each measured run (a local cluster's).
+    faults: tuple[FaultStep, ...] = ()
 
     @property
     def data_label(self) -> str:
@@ -75,7 +79,7 @@ class Point:
     def fingerprint(self) -> str:
         """Identifies the settings of the point (not the target's URL): a resumed study refuses
         runs recorded under the same key with other settings."""
-        settings = {
+        settings: dict[str, object] = {
             "target": self.target.name,
             "workload": self.workload,
             "params": self.params,
@@ -84,6 +88,10 @@ class Point:
         }
         if self.scripts:
             settings["scripts"] = scripts_digest(self.scripts, self.defines)
+        if self.faults:
+            settings["faults"] = [step.model_dump(mode="json") for step in self.faults]
+        if self.target.routing is not None:
+            settings["routing"] = self.target.routing.value
         text = json.dumps(settings, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -114,12 +122,15 @@ class Point:
 
     def run_config(self, opened: OpenTarget) -> RunConfig:
         load = self.load
+        nodes = list(opened.more_urls) or self.target.more_urls
         return make_run_config(
             target=TargetConfig(
                 url=self.url(opened),
-                more_urls=self.target.more_urls if load.transport is Transport.TCP else [],
+                more_urls=nodes if load.transport is Transport.TCP else [],
                 tls=load.tls,
+                routing=default_routing(self.target, self.workload),
             ),
+            track_availability=self.target.node_count > 1 or bool(self.faults),
             workload=WorkloadConfig(
                 name=self.workload,
                 params=self.params,

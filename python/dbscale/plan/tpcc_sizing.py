@@ -20,7 +20,7 @@ TPCC_NAMES = ("tpcc", "tpc-c")
 
 
 def sized(
-    workload: str, params: dict[str, ParamValue], vcpus: int | None, hosts: int, target: str
+    workload: str, params: dict[str, ParamValue], vcpus: int | float | None, hosts: int, target: str
 ) -> tuple[dict[str, ParamValue], int | None]:
     """The engine's parameters and the client count for a point; (params, None) when the
     point uses no sizing parameter."""

@@ -27,7 +27,7 @@ COST_BREAKDOWN_ID = "cost-breakdown"  # when storage is priced
 class TpccPoint:
     target: str
     warehouses_per_vcpu: float
-    vcpus: int
+    vcpus: int | float
     point: PointView
 
     @property

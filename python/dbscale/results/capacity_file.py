@@ -63,7 +63,7 @@ class CapacityFile(_Model):
     point: str = ""  # the study's point searched ("" for dbscale capacity's one)
     workload: str
     target: str
-    vcpus: int | None = None
+    vcpus: int | float | None = None
     knob: str  # rate | clients
     unit: str  # "transactions/s" or "clients"
     objectives: list[ObjectiveResult]

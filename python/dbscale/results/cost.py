@@ -50,7 +50,7 @@ class MonthlyCost:
 def monthly_cost(
     prices: Prices,
     *,
-    vcpus: int | None,
+    vcpus: int | float | None,
     memory_gib: float | None,
     storage_gb: float | None,
     ha: bool,
@@ -75,7 +75,11 @@ def monthly_cost(
 
 
 def _compute_per_hour(
-    prices: Prices, reserved: bool, vcpus: int | None, memory_gib: float | None, notes: list[str]
+    prices: Prices,
+    reserved: bool,
+    vcpus: int | float | None,
+    memory_gib: float | None,
+    notes: list[str],
 ) -> float | None:
     suffix = "_reserved" if reserved else ""
     whole = getattr(prices, f"compute_per_hour{suffix}")
@@ -155,7 +159,7 @@ class TpmFigures(BaseModel):
     median: float | None
     median_ci: Bounds | None
     ci_of: str | None
-    vcpus: int | None
+    vcpus: int | float | None
     per_vcpu: float | None
     per_vcpu_ci: Bounds | None
 
@@ -188,7 +192,7 @@ class PricePerformance:
     cost: CostFigures | None = None
 
 
-def _tpm_figures(tput: Throughput, vcpus: int | None) -> TpmFigures:
+def _tpm_figures(tput: Throughput, vcpus: int | float | None) -> TpmFigures:
     def per_vcpu(value: float | None) -> float | None:
         return value / vcpus if vcpus and value is not None else None
 

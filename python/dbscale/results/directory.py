@@ -25,6 +25,7 @@ from dbscale.errors import ResultsError
 from dbscale.files import append_durable, json_value, space_hint, write_atomic
 from dbscale.observe.section import ObserveSection
 from dbscale.redaction import redact_url
+from dbscale.results.fault_windows import FaultEvent, describe, fault_windows
 from dbscale.results.micro_records import MICRO_FILE
 from dbscale.results.outages import find_gaps, outage_verdict
 from dbscale.results.points import PointSummary, flatten
@@ -99,6 +100,7 @@ class RunMeta:
     # The check after the run (prepare.check); a mapping is read as one.
     consistency: ConsistencySection | Mapping[str, Any] | None = None
     count_outages: bool = False  # statistics.include_outages: outage runs count in the point
+    faults: Sequence[FaultEvent] = ()  # the run's fault steps as they ran
 
 
 def make_record(native: RunResult, meta: RunMeta) -> RunRecord:
@@ -129,7 +131,17 @@ def make_record(native: RunResult, meta: RunMeta) -> RunRecord:
     record = RunRecord.from_json(fields, "the run's result")
     # What the per-second intervals and the check add, in one more pass over the fields.
     added: JsonObject = {}
-    if record.verdict.status != "failed":
+    if meta.faults:
+        # Planned faults: their gaps are what the run measures, not an outage of it.
+        windows = fault_windows(record, meta.faults)
+        added["faults"] = [event.model_dump(mode="json") for event in meta.faults]
+        added["fault_windows"] = [window.model_dump(mode="json") for window in windows]
+        told = "; ".join(describe(window) for window in windows)
+        added["verdict"] = {
+            "status": record.verdict.status,
+            "message": f"{record.verdict.message}; faults: {told}",
+        }
+    elif record.verdict.status != "failed":
         gaps = find_gaps(record)
         if gaps.outages:
             added["outages"] = [asdict(o) for o in gaps.outages]

@@ -89,7 +89,7 @@ class MicroFigureSummary(BaseModel):
     figure: str
     unit: str
     higher_is_better: bool
-    vcpus: int | None
+    vcpus: int | float | None
     samples: int
     median: float | None
     mean: float | None

@@ -20,6 +20,7 @@ from dbscale.core.config import RunConfig, ScriptSource
 from dbscale.core.result import RunResult
 from dbscale.errors import ResultsError
 from dbscale.observe.section import LimitedBy, ObserveSection
+from dbscale.results.fault_windows import FaultEvent, FaultWindow
 from dbscale.scaleout.messages import WorkerEntry
 from dbscale.values import AxisValue
 
@@ -123,6 +124,9 @@ class RunRecord(RunResult):
     workers: list[WorkerEntry] = Field(default_factory=list)
     config_workers: int | None = None
     worker_lost: bool = False
+    # A run with fault steps on its cluster's nodes: what each did, and what it cost the run.
+    faults: list[FaultEvent] = Field(default_factory=list)
+    fault_windows: list[FaultWindow] = Field(default_factory=list)
 
     @classmethod
     def from_json(cls, data: Any, where: str = "a record") -> RunRecord:

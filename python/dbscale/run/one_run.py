@@ -5,7 +5,7 @@ runner (runner.py) to record."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
@@ -15,6 +15,8 @@ from dbscale.core.config import RunConfig
 from dbscale.core.result import Interval, RunResult
 from dbscale.observe import StudyObserver
 from dbscale.observe.section import ObserveSection
+from dbscale.results.fault_windows import FaultEvent
+from dbscale.run.fault_driver import FaultDriver
 from dbscale.run.progress import RunProgress, RunSlot
 from dbscale.values import utc_now
 
@@ -30,6 +32,7 @@ class RunOutcome:
     started_at: datetime
     ended_at: datetime
     observe: ObserveSection | None = None  # observation's section of the record
+    faults: list[FaultEvent] = field(default_factory=list)  # the fault steps as they ran
 
 
 class RunHandle(Protocol):
@@ -39,6 +42,7 @@ class RunHandle(Protocol):
     def poll(self) -> list[Interval]: ...
     def cancel(self) -> None: ...
     def result(self) -> RunResult: ...
+    def since_start(self) -> float | None: ...
 
 
 def run_one(
@@ -48,6 +52,7 @@ def run_one(
     observer: StudyObserver | None = None,
     start: Callable[[RunConfig], RunHandle] = Run,
     server_url: str | None = None,
+    faults: Callable[[RunHandle], FaultDriver] | None = None,
 ) -> RunOutcome:
     """Starts one run (in the native core, or over the study's workers) and follows it to its
     end (observed, if asked)."""
@@ -61,7 +66,10 @@ def run_one(
         raise
     progress.begin(slot)
     cancel_requested = False
+    driver = faults(handle) if faults is not None else None
     try:
+        if driver is not None:
+            driver.__enter__()
         while True:
             try:
                 finished = handle.wait(POLL_INTERVAL_S)
@@ -86,9 +94,12 @@ def run_one(
                     )
                 cancel_requested = True
     finally:
+        if driver is not None:
+            driver.__exit__(None, None, None)
         progress.end()
         if watch is not None:
             watch.close()
     cancelled = cancel_requested or native.cancelled
     observed = watch.finish(native) if watch is not None else None
-    return RunOutcome(native, cancelled, started, utc_now(), observed)
+    events = list(driver.events) if driver is not None else []
+    return RunOutcome(native, cancelled, started, utc_now(), observed, events)

@@ -51,6 +51,7 @@ from dbscale.results.record import (
 )
 from dbscale.run import data
 from dbscale.run.console import compact_output, print_points, print_run, print_summary
+from dbscale.run.fault_driver import FaultDriver
 from dbscale.run.limits import print_limits, print_stall, print_verdict
 from dbscale.run.micro_step import print_micro_record, print_micro_summary, run_micro_step
 from dbscale.run.one_run import RunHandle, RunOutcome, run_one
@@ -66,6 +67,7 @@ from dbscale.run.resume_checks import (
 from dbscale.run.study_output import study_plan_json
 from dbscale.run.target_limits import read_and_warn
 from dbscale.targets import OpenTarget
+from dbscale.targets.cluster import LocalCluster
 from dbscale.targets.facts import load_target_records
 from dbscale.targets.lifecycle import TargetFailedError
 from dbscale.targets.spec import target_info
@@ -309,8 +311,9 @@ class StudyRunner:
         opened = self.opened[point.target.name]
         # Through the target's own pooler: the observer watches the server behind it.
         behind = opened.url if point.load.pooling and opened.pooled_url else None
+        faults = self._fault_driver(step, opened)
         try:
-            done = run_one(config, self.progress, slot, self.observer, start, behind)
+            done = run_one(config, self.progress, slot, self.observer, start, behind, faults)
         except NotPreparedError as exc:
             mark = (point.target.name, point.data_label)
             if self.study.plan.prepare.load != "auto" or mark in self.loaded:
@@ -318,7 +321,7 @@ class StudyRunner:
             self.progress.note(f"{point.target.name}: {exc.message}; loading {point.data_label}")
             data.print_data_summary(self.progress.console, "load", self._load(config))
             self.loaded.add(mark)
-            done = run_one(config, self.progress, slot, self.observer, start, behind)
+            done = run_one(config, self.progress, slot, self.observer, start, behind, faults)
         consistency, interrupted = self._check_after(config, done)
         record = make_record(
             done.native,
@@ -333,9 +336,12 @@ class StudyRunner:
                 observe=done.observe,
                 consistency=consistency,
                 count_outages=self.study.plan.statistics.include_outages,
+                faults=done.faults,
             ),
         )
         self._keep(record, f"run {slot.index} ({step.label})")
+        if done.faults and opened.cluster is not None:
+            self._heal(opened.cluster)  # after the record is kept: a failure loses nothing
         print_run(self.out, record, step.label, self.output_format)
         if not compact_output(self.out, self.output_format):
             print_verdict(self.out, record)
@@ -375,6 +381,23 @@ class StudyRunner:
                 refused_hint(record),
             )
         return record
+
+    def _fault_driver(
+        self, step: RunStep, opened: OpenTarget
+    ) -> Callable[[RunHandle], FaultDriver] | None:
+        """A measured run of a point with fault steps acts on its cluster's nodes."""
+        cluster = opened.cluster
+        if step.warmup or not step.point.faults or cluster is None:
+            return None
+        steps, note = step.point.faults, self.progress.note
+        return lambda handle: FaultDriver(steps, cluster, handle.since_start, note)
+
+    def _heal(self, cluster: LocalCluster) -> None:
+        """After a run's fault steps: every node back in the cluster before the next run."""
+        began = time.monotonic()
+        states = cluster.heal()
+        roles = ", ".join(f"{s.name} {s.role}" for s in states)
+        self.progress.note(f"cluster whole again in {time.monotonic() - began:.1f} s ({roles})")
 
     def _keep(self, record: RunRecord, run: str) -> None:
         """Appends the run to runs.jsonl, then the summary. A write that fails says which run

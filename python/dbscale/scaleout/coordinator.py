@@ -177,6 +177,12 @@ class DistributedRun:
         self._emitted += len(new)
         return new
 
+    def since_start(self) -> float | None:
+        """Seconds since the workers' common measured start (their go, then the ramp)."""
+        if self.start_ns == 0:
+            return None
+        return (time.monotonic_ns() - self.start_ns) / 1e9 - self.config.ramp_s
+
     def cancel(self) -> None:
         for state in self.states:
             if not state.lost:

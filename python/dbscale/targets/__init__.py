@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dbscale.redaction import redact_url
+from dbscale.targets.cluster import LocalCluster
 from dbscale.targets.local.embedded import running_embedded
 from dbscale.targets.local.postgres import LocalPostgres
 from dbscale.targets.local.server import LocalServer
@@ -18,12 +19,15 @@ from dbscale.targets.url import TargetSpec, resolve_target
 
 @dataclass(frozen=True)
 class OpenTarget:
-    """A target ready for connections: its URL, the private server when it is ours, and the
-    URL through the private pooler started in front of it (`pooler: pgbouncer`)."""
+    """A target ready for connections: its URL, the private server when it is ours, the URL
+    through the private pooler started in front of it (`pooler: pgbouncer`), and for a private
+    cluster its other nodes' URLs and the cluster itself (for fault steps)."""
 
     url: str
     server: LocalServer[Any] | None = None
     pooled_url: str | None = None
+    more_urls: tuple[str, ...] = ()
+    cluster: LocalCluster | None = None
 
 
 @contextmanager

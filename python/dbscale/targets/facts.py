@@ -24,6 +24,7 @@ from dbscale.errors import (
 )
 from dbscale.files import write_atomic
 from dbscale.modes import TlsMode
+from dbscale.targets.cluster.record import ClusterRecord
 from dbscale.targets.hooks import HookResult
 from dbscale.targets.local.evidence import LocalEvidence, PoolerFacts
 from dbscale.targets.spec import TargetInfo
@@ -149,6 +150,7 @@ class TargetRecord(BaseModel):
     hooks: list[HookResult] = Field(default_factory=list)
     local: LocalEvidence | None = None
     pooler: PoolerFacts | None = None
+    cluster: ClusterRecord | None = None  # a private cluster: engine, nodes, confinement
     server: ServerRecord = Field(default_factory=ServerRecord)
     error: str | None = None
     left_at: str | None = None

@@ -21,6 +21,8 @@ from pathlib import Path
 from dbscale.errors import DbscaleError, TargetError
 from dbscale.redaction import redact_url
 from dbscale.targets import OpenTarget
+from dbscale.targets.cluster import ClusterShape, LocalCluster, make_cluster
+from dbscale.targets.cluster.record import ClusterRecord, node_records
 from dbscale.targets.facts import (
     ServerRecord,
     TargetRecord,
@@ -65,6 +67,7 @@ class _Active:
     variables: dict[str, str]
     record: TargetRecord  # targets/<name>.json
     pooler: LocalPgBouncer | None = None
+    cluster: LocalCluster | None = None
 
 
 class TargetPool(Mapping[str, OpenTarget]):
@@ -151,7 +154,24 @@ class TargetPool(Mapping[str, OpenTarget]):
             if self._hook_defined(target, "setup"):
                 setup_started = True
                 self._hook(active, "setup")
-            if target.is_local:
+            if target.is_local_cluster:
+                active.cluster = self._local_cluster(target)
+                active.cluster.start()
+                record.cluster = ClusterRecord(
+                    engine=active.cluster.engine,
+                    dir=str(active.cluster.base_dir),
+                    nodes=node_records(active.cluster),
+                    confinement=active.cluster.confinement_note or None,
+                )
+                urls = active.cluster.urls
+                active.opened = OpenTarget(
+                    url=urls[0], more_urls=tuple(urls[1:]), cluster=active.cluster
+                )
+                self.note(f"target {target.name}: local {active.cluster.title} cluster of "
+                          f"{len(urls)} nodes in {active.cluster.base_dir}"
+                          + (f", {active.cluster.confinement_note}"
+                             if active.cluster.confinement_note else ""))  # fmt: skip
+            elif target.is_local:
                 active.instance = self._local_instance(target)
                 evidence = active.instance.start()
                 record.local = evidence
@@ -228,6 +248,8 @@ class TargetPool(Mapping[str, OpenTarget]):
         steps = [active.pooler.stop] if active.pooler is not None else []
         if active.instance is not None:
             steps.append(active.instance.stop)
+        if active.cluster is not None:
+            steps.append(active.cluster.stop)
         if teardown:
             steps.append(lambda: self._hook(active, "teardown"))
         for step in steps:
@@ -264,13 +286,24 @@ class TargetPool(Mapping[str, OpenTarget]):
         else:
             base = local_dir(local.dir if local and local.dir else target.name, self.home)
         shape = LocalShape(
-            vcpus=target.vcpu_count,
+            vcpus=None if target.vcpu_count is None else int(target.vcpu_count),
             memory_gib=target.memory,
             cpus=local.cpus if local else None,
             settings=dict(local.settings) if local else {},
             engine=local.engine if local else "postgresql",
         )
         return LocalInstance(base, shape, cgroup_name=target.group or target.name)
+
+    def _local_cluster(self, target: TargetEntry) -> LocalCluster:
+        local = target.local
+        assert local is not None, "a local-cluster target has local settings (validated)"
+        base = local_dir(local.dir or target.name, self.home)
+        shape = ClusterShape(
+            nodes=target.node_count,
+            vcpus=None if isinstance(target.vcpus, list) else target.vcpus,
+            settings=dict(local.settings),
+        )
+        return make_cluster(local.engine, base, shape, name=target.group or target.name)
 
     def _note_local(self, target: TargetEntry, evidence: LocalEvidence) -> None:
         parts = [f"target {target.name}: local PostgreSQL in {evidence.dir}"]

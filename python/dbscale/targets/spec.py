@@ -17,12 +17,15 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, JsonValue, model_validator
 
 from dbscale.errors import PlanError
+from dbscale.modes import Routing
 from dbscale.redaction import redact_url
 from dbscale.targets.url import EMBEDDED
 from dbscale.targets.variables import fill, target_variables, text_value
 from dbscale.values import JsonObject, seconds_validator
 
 LOCAL = "local"
+LOCAL_CLUSTER = "local-cluster"
+CLUSTER_ENGINES = ("mariadb-galera", "postgresql-sync")
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$"  # target, workload and plan names
 HOURS_PER_MONTH = 730.0  # the clouds' monthly pricing convention (8760 h / 12)
 
@@ -34,6 +37,8 @@ Seconds = Annotated[
 ]
 Money = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 SettingValue = str | int | float | bool
+# CPUs: whole for a server (CPU sets), fractions for a local cluster's nodes (a quota).
+Cpus = Annotated[int, Field(ge=1)] | Annotated[float, Field(gt=0, allow_inf_nan=False)]
 
 
 class _Strict(BaseModel):
@@ -107,7 +112,7 @@ class LocalSettings(_Strict):
     after the target's group), postgresql.conf settings, and which CPUs (default: the first
     `vcpus` of those dbscale may use)."""
 
-    engine: Literal["postgresql", "mariadb"] = "postgresql"
+    engine: Literal["postgresql", "mariadb", "mariadb-galera", "postgresql-sync"] = "postgresql"
     dir: str | None = None
     settings: dict[str, SettingValue] = Field(default_factory=dict)
     cpus: str | None = Field(default=None, pattern=r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
@@ -137,7 +142,8 @@ class TargetProfile(BaseModel):
     region: str | None = None
     zone: str | None = None
     instance_type: str | list[str] | None = None  # may use {vcpus}, {memory_mb}, ...
-    vcpus: Annotated[int, Field(ge=1)] | list[Annotated[int, Field(ge=1)]] | None = None
+    # A cluster's: per node (its `nodes` say how many).
+    vcpus: Cpus | list[Cpus] | None = None
     memory_gib: Annotated[float, Field(gt=0)] | list[Annotated[float, Field(gt=0)]] | None = None
     memory_gib_per_vcpu: float | None = Field(default=None, gt=0)
     storage_type: str | None = None  # pd-ssd, gp3, ...
@@ -167,21 +173,53 @@ class TargetProfile(BaseModel):
         url = str(getattr(self, "url", ""))
         if self.local is not None and not is_private_url(url):
             raise ValueError("`local` settings apply to `url: local` (or embedded) targets only")
+        cluster = url.strip().lower() == LOCAL_CLUSTER
+        engine = self.local.engine if self.local is not None else None
+        if cluster != (engine in CLUSTER_ENGINES):
+            raise ValueError(
+                "`url: local-cluster` takes `local.engine: mariadb-galera` or "
+                "`postgresql-sync`, and those engines need `url: local-cluster`"
+            )
+        vcpus = self.vcpus if isinstance(self.vcpus, list) else [self.vcpus]
+        if not cluster and any(isinstance(v, float) for v in vcpus):
+            raise ValueError("fractional vcpus are for a local cluster's nodes (a CPU quota)")
         return self
 
     def _size_lists(self) -> dict[str, list[Any]]:
         return {
             name: value
-            for name in ("vcpus", "memory_gib", "instance_type")
-            if isinstance(value := getattr(self, name), list)
+            for name in ("vcpus", "memory_gib", "instance_type", "nodes")
+            if isinstance(value := getattr(self, name, None), list)
+            and (name != "nodes" or all(isinstance(n, int) for n in value))
         }
 
     # -- one size (after expand_sizes) --------------------------------------------------------
 
     @property
-    def vcpu_count(self) -> int | None:
+    def vcpu_count(self) -> int | float | None:
+        """The target's vCPUs: a cluster's over all its nodes."""
         assert not isinstance(self.vcpus, list), "expand_sizes first"
-        return self.vcpus
+        per_node = self.vcpus
+        nodes = self.node_count
+        if nodes <= 1:
+            return per_node
+        explicit = getattr(self, "nodes", None)
+        if isinstance(explicit, list) and all(
+            isinstance(n, NodeEntry) and n.vcpus is not None for n in explicit
+        ):
+            total: int | float = sum(n.vcpus or 0 for n in explicit if isinstance(n, NodeEntry))
+            return total
+        return per_node * nodes if per_node is not None else None
+
+    @property
+    def node_count(self) -> int:
+        """Database nodes: a local cluster's `nodes`, a remote cluster's node list or URLs."""
+        nodes = getattr(self, "nodes", None)
+        if isinstance(nodes, int):
+            return nodes
+        if isinstance(nodes, list):
+            return len(nodes)
+        return 1 + len(getattr(self, "more_urls", []) or [])
 
     @property
     def memory(self) -> float | None:
@@ -209,6 +247,32 @@ class TargetProfile(BaseModel):
         return f"local:{EMBEDDED}" if url == EMBEDDED else None
 
 
+class NodeEntry(_Strict):
+    """One node of a cluster someone else runs: its URL, and what the report and the per-vCPU
+    figures need to know of it."""
+
+    url: str = Field(min_length=1)
+    vcpus: Cpus | None = None
+    region: str | None = None
+    zone: str | None = None
+
+
+def _nodes_as_urls(data: Any) -> Any:
+    """`nodes:` as a list of URLs (or node entries) gives `url` and `more_urls`."""
+    if not isinstance(data, dict) or not isinstance(data.get("nodes"), list):
+        return data
+    nodes = data["nodes"]
+    if not nodes or not all(isinstance(n, str | dict) for n in nodes):
+        return data
+    if all(isinstance(n, int) for n in nodes):
+        return data
+    entries = [{"url": n} if isinstance(n, str) else n for n in nodes]
+    urls = [e.get("url") for e in entries]
+    if "url" in data or data.get("more_urls"):
+        raise ValueError("give the nodes' URLs in `nodes:` or as url/more_urls, not both")
+    return {**data, "nodes": entries, "url": urls[0], "more_urls": urls[1:]}
+
+
 class TargetEntry(_Strict, TargetProfile):
     """A database to benchmark. `url` is a postgresql:// (or mysql://) URL, libpq key=value,
     `embedded`, or `local` (a server dbscale starts in the target's shape). The other URLs are
@@ -217,14 +281,37 @@ class TargetEntry(_Strict, TargetProfile):
 
     name: str = Field(pattern=NAME_PATTERN)
     url: str = Field(min_length=1)
-    # Other hosts of the same database (a cluster's nodes): connections go round-robin over all.
+    # Other nodes of the same database (a cluster): `routing` says how clients use them.
     more_urls: list[str] = Field(default_factory=list)
+    # A cluster: its nodes (URLs or node entries), or for `url: local-cluster` how many.
+    nodes: (
+        Annotated[int, Field(ge=1, le=9)]
+        | list[Annotated[int, Field(ge=1, le=9)]]
+        | list[NodeEntry]
+        | None
+    ) = None
+    routing: Routing | None = None
     socket_dir: str | None = None  # transport unix: the host becomes this directory
     socket_url: str | None = None  # transport unix: this URL as written
     pooled_url: str | None = None  # pooling on: through this pooler (e.g. PgBouncer)
     # A local PostgreSQL target without pooled_url: a private PgBouncer dbscale starts in front
     # of it for the pooling: on points (the planner sets it when there are any).
     pooler: Literal["pgbouncer"] | None = None
+
+    _nodes_first = model_validator(mode="before")(_nodes_as_urls)
+
+    @property
+    def is_local_cluster(self) -> bool:
+        return self.url.strip().lower() == LOCAL_CLUSTER
+
+    @model_validator(mode="after")
+    def _cluster_nodes(self) -> TargetEntry:
+        counted = isinstance(self.nodes, int) or (
+            isinstance(self.nodes, list) and all(isinstance(n, int) for n in self.nodes)
+        )
+        if counted and not self.is_local_cluster:
+            raise ValueError("`nodes: N` is for `url: local-cluster`; list a cluster's node URLs")
+        return self
 
     @property
     def pools_locally(self) -> bool:
@@ -253,8 +340,8 @@ def shared_groups(targets: Iterable[TargetProfile]) -> set[str]:
 
 
 def is_private_url(url: str) -> bool:
-    """`local` and `embedded` name servers dbscale starts itself."""
-    return url.strip().lower() in (LOCAL, EMBEDDED)
+    """`local`, `local-cluster` and `embedded` name servers dbscale starts itself."""
+    return url.strip().lower() in (LOCAL, LOCAL_CLUSTER, EMBEDDED)
 
 
 T = TypeVar("T", bound=TargetProfile)
@@ -273,7 +360,13 @@ def expand_sizes(targets: Sequence[T]) -> list[T]:
         name = str(getattr(target, "name", "target"))
         for i in range(count):
             update: JsonObject = {k: v[i] for k, v in lists.items()}
-            label = f"{update['vcpus']}vcpu" if "vcpus" in update else str(update["instance_type"])
+            label = (
+                f"{update['vcpus']}vcpu"
+                if "vcpus" in update
+                else str(update.get("instance_type", ""))
+            )
+            if "nodes" in update:
+                label = f"{update['nodes']}x{label}" if "vcpus" in update else f"{update['nodes']}n"
             update["name"] = re.sub(r"[^A-Za-z0-9_.+-]", "-", f"{name}-{label}")
             update["group"] = target.group or name
             if target.is_local:
@@ -311,7 +404,9 @@ class TargetInfo(BaseModel):
     region: str | None = None
     zone: str | None = None
     instance_type: str | None = None
-    vcpus: int | None = None
+    vcpus: int | float | None = None  # a cluster's: over all its nodes
+    nodes: int | None = None  # a cluster's database nodes
+    vcpus_per_node: int | float | None = None
     memory_gib: int | float | None = None
     storage_type: str | None = None
     storage_gb: int | float | None = None
@@ -335,6 +430,8 @@ def target_info(target: TargetProfile) -> TargetInfo:
         zone=target.zone,
         instance_type=target.instance_type,
         vcpus=target.vcpu_count,
+        nodes=target.node_count if target.node_count > 1 else None,
+        vcpus_per_node=target.vcpus if target.node_count > 1 else None,
         memory_gib=target.memory,
         storage_type=target.storage_type,
         storage_gb=target.storage_gb,
@@ -351,6 +448,11 @@ def describe_target(target: TargetProfile) -> str:
         where = "local PostgreSQL (started by dbscale)"
     elif url.strip().lower() == EMBEDDED:
         where = "embedded PostgreSQL"
+    elif url.strip().lower() == LOCAL_CLUSTER:
+        engine = target.local.engine if target.local is not None else "cluster"
+        where = f"local {engine} cluster of {target.node_count} nodes (started by dbscale)"
+    elif target.node_count > 1:
+        where = f"{where} and {target.node_count - 1} more node(s)"
     shape = [target.instance_type if isinstance(target.instance_type, str) else None]
     if target.vcpu_count is not None:
         shape.append(f"{target.vcpu_count} vCPU{'s' if target.vcpu_count > 1 else ''}")

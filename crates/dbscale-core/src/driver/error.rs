@@ -35,6 +35,12 @@ pub enum ErrorClass {
     UniqueViolation,
     /// The connection broke; the client reconnects.
     ConnectionLost,
+    /// The node is up but will not serve (a Galera node out of the primary component: 1047
+    /// "WSREP has not yet prepared node"): the client moves to another node.
+    NodeUnavailable,
+    /// The client's own per-transaction deadline passed; the statement was cancelled and the
+    /// session dropped (a synchronous-replication wait ignores `statement_timeout`).
+    ClientTimeout,
     /// A new connection could not be made.
     Connect,
     /// Any other SQL error, by SQLSTATE (or MySQL error number).
@@ -52,6 +58,8 @@ impl ErrorClass {
             ErrorClass::LockTimeout => "lock_timeout".into(),
             ErrorClass::UniqueViolation => "unique_violation".into(),
             ErrorClass::ConnectionLost => "connection_lost".into(),
+            ErrorClass::NodeUnavailable => "node_unavailable".into(),
+            ErrorClass::ClientTimeout => "client_timeout".into(),
             ErrorClass::Connect => "connect".into(),
             ErrorClass::Sql(code) => format!("sql_{code}"),
             ErrorClass::Script(what) => format!("script {what}"),
@@ -116,6 +124,8 @@ impl DbError {
             // ER_CHECKREAD: MariaDB's write-conflict error under snapshot isolation.
             1020 => ErrorClass::Serialization,
             1062 => ErrorClass::UniqueViolation,
+            // ER_UNKNOWN_COM_ERROR: what a Galera node outside the primary component answers.
+            1047 => ErrorClass::NodeUnavailable,
             // Server shutting down, connection killed, and the client library's lost-connection
             // numbers (CR_SERVER_GONE_ERROR, CR_SERVER_LOST, CR_TCP_CONNECTION, ..._EXTENDED).
             1053 | 1927 | 2006 | 2013 | 2011 | 2055 => ErrorClass::ConnectionLost,
@@ -177,6 +187,29 @@ impl DbError {
         self.class == ErrorClass::ConnectionLost
     }
 
+    /// True when the node behind the session is gone or will not serve: the session is
+    /// dropped and its client tries the target's other nodes.
+    pub fn is_node_lost(&self) -> bool {
+        matches!(
+            self.class,
+            ErrorClass::ConnectionLost | ErrorClass::NodeUnavailable | ErrorClass::ClientTimeout
+        )
+    }
+
+    /// The client's deadline passed while the server was still working on it.
+    pub fn client_timeout(limit_s: f64) -> Self {
+        Self {
+            class: ErrorClass::ClientTimeout,
+            connect: None,
+            code: None,
+            message: format!(
+                "no answer within the client's {limit_s} s transaction deadline; the statement \
+                 was cancelled and the session closed"
+            ),
+            mysql_code: false,
+        }
+    }
+
     /// True when the target URL itself is malformed.
     pub fn is_invalid_target(&self) -> bool {
         self.connect == Some(ConnectFailure::InvalidTarget)
@@ -206,6 +239,10 @@ mod tests {
         assert_eq!(DbError::mysql(1062, "x").class, ErrorClass::UniqueViolation);
         assert_eq!(DbError::mysql(1020, "x").class, ErrorClass::Serialization);
         assert!(DbError::mysql(2013, "x").is_connection_lost());
+        let wsrep = DbError::mysql(1047, "WSREP has not yet prepared node for application use");
+        assert_eq!(wsrep.class.key(), "node_unavailable");
+        assert!(wsrep.is_node_lost() && !wsrep.is_connection_lost());
+        assert!(DbError::sql("57P01", "terminating connection").is_node_lost());
         let other = DbError::mysql(1146, "Table 'db.t' doesn't exist");
         assert_eq!(other.class, ErrorClass::Sql("1146".into()));
         assert_eq!(other.class.key(), "sql_1146");

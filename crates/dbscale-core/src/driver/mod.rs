@@ -2,6 +2,7 @@
 //! workloads talk to. Workloads describe statements once ([`Statement`]) and execute them by index,
 //! so each driver can choose how to send them (simple, extended or prepared protocol).
 
+mod cancel;
 pub(crate) mod direct_wait;
 pub mod error;
 pub mod mysql;
@@ -11,6 +12,7 @@ pub mod statement;
 mod tls;
 mod transport;
 
+pub use cancel::{CancelKey, CANCEL_LIMIT};
 pub use error::{ConnectFailure, DbError, ErrorClass};
 pub(crate) use statement::RowSink;
 pub use statement::{numbered_placeholders, Param, QueryOutcome, ResultSet, Rows, Statement};
@@ -105,6 +107,22 @@ impl Endpoint {
         match scheme.map(str::to_ascii_lowercase).as_deref() {
             Some("mysql" | "mariadb") => Ok(Endpoint::Mysql(mysql::MySqlTarget::parse(url, tls)?)),
             _ => Ok(Endpoint::Postgres(postgres::PgTarget::parse(url, tls)?)),
+        }
+    }
+
+    /// Each host of the target as a target of its own (a cluster's nodes, when a libpq host
+    /// list or a MySQL host list names them), with what libpq's `target_session_attrs` asked of
+    /// the list (`any` for MySQL).
+    pub fn split_hosts(&self) -> (Vec<Endpoint>, postgres::SessionAttrs) {
+        match self {
+            Endpoint::Postgres(c) => {
+                let (hosts, attrs) = c.split_hosts();
+                (hosts.into_iter().map(Endpoint::Postgres).collect(), attrs)
+            }
+            Endpoint::Mysql(c) => (
+                c.split_hosts().into_iter().map(Endpoint::Mysql).collect(),
+                postgres::SessionAttrs::Any,
+            ),
         }
     }
 

@@ -4,10 +4,11 @@
 use std::time::Instant;
 
 use super::outcome::{Ending, RunTotals};
-use super::recorder::ThreadTotals;
+use super::recorder::{NodeTotals, ThreadTotals};
+use super::routing_name;
 use super::transaction_log;
 use super::{RunShared, Setup};
-use crate::stats::result::{CpuTime, TransactionLogSummary};
+use crate::stats::result::{CpuTime, NodeResult, TransactionLogSummary};
 use crate::stats::RunResult;
 
 pub fn assemble(
@@ -38,7 +39,7 @@ pub fn assemble(
         .summarize(&totals.histograms_in(&order), &totals.tally, duration_s);
     let frame = RunResult {
         workload: shared.workload.name().to_string(),
-        target: shared.endpoint().redacted(),
+        target: shared.target_label().to_string(),
         server_version: setup.server_version,
         tls: setup.tls,
         clients: config.clients,
@@ -73,7 +74,53 @@ pub fn assemble(
         command_places: shared.workload.command_places(),
         keep_detail: config.share.is_some(),
     };
-    totals.into_result(frame, ending)
+    let mut result = totals.into_result(frame, ending);
+    if shared.keeps_nodes() {
+        add_nodes(&mut result, shared, start, &threads);
+    }
+    result
+}
+
+/// Each node's figures (the threads' sums), how the clients were routed, and when
+/// transactions succeeded, per node and over the whole target.
+fn add_nodes(result: &mut RunResult, shared: &RunShared, start: Instant, threads: &[ThreadTotals]) {
+    let mut sums = vec![NodeTotals::default(); shared.nodes.len()];
+    for thread in threads {
+        for (sum, node) in sums.iter_mut().zip(&thread.nodes) {
+            sum.latency.merge(&node.latency);
+            sum.failed += node.failed;
+            sum.errors += node.errors;
+            sum.lost += node.lost;
+            sum.failovers += node.failovers;
+        }
+    }
+    let mut availability = shared
+        .nodes
+        .availability
+        .as_ref()
+        .map(|a| a.figures(start))
+        .unwrap_or_default()
+        .into_iter();
+    result.nodes = sums
+        .iter()
+        .zip(shared.connections_by_host())
+        .map(|(sum, (node, connections))| NodeResult {
+            node,
+            connections,
+            transactions: sum.latency.count(),
+            failed: sum.failed,
+            errors: sum.errors,
+            lost: sum.lost,
+            failovers: sum.failovers,
+            latency_ms: sum.latency.summary(),
+            histogram: sum.latency.to_base64(),
+            availability: availability.next(),
+        })
+        .collect();
+    result.availability = availability.next();
+    result.failovers = sums.iter().map(|s| s.failovers).sum();
+    result.routing = Some(routing_name(shared.nodes.routing()).to_string());
+    super::verdict::note_failovers(&mut result.verdict, result.failovers);
 }
 
 /// The threads' totals summed and merged, and when the last transaction ended.

@@ -22,6 +22,8 @@ const RECONNECT_FIRST: Duration = Duration::from_millis(20);
 const RECONNECT_MAX: Duration = Duration::from_secs(1);
 /// Granularity at which a sleeping client notices a cancel.
 const SLEEP_SLICE: Duration = Duration::from_millis(100);
+/// How often a client away from its home node checks whether it can go back.
+const HOME_CHECK: Duration = Duration::from_secs(1);
 
 /// Whether a client ever had a connection: a client that tried and never got one is counted, so
 /// a run where the server refused some clients cannot pass for one with all of them.
@@ -72,8 +74,16 @@ pub struct Client {
     pub conn: Option<Connection>,
     /// Set when clients share connections: the thread's pool.
     pub pool: Option<Rc<ConnectionPool>>,
-    /// Host slot of the connection: which of the target's hosts it goes to.
+    /// Routing slot of the connection: the client's (or the pooled connection's) place,
+    /// which gives its home node.
     pub slot: u32,
+    /// The node the connection is on.
+    pub node: usize,
+    /// The node whose session was lost, until the client connects again (a failover when it
+    /// lands elsewhere).
+    pub lost_from: Option<usize>,
+    /// When a client away from its home node next looks whether it can go back.
+    pub next_home_check: Instant,
     pub workload: WorkloadClient,
     pub rng: SmallRng,
     /// When the client starts (spread over the ramp).
@@ -126,7 +136,7 @@ impl Client {
                     self.transaction(due, max_tries).await;
                     ran += 1;
                     match self.conn.take() {
-                        Some(conn) => pool.release(conn, self.slot),
+                        Some(conn) => pool.release(conn, self.slot, self.node),
                         None => pool.discard(self.slot),
                     }
                 } else {
@@ -136,6 +146,7 @@ impl Client {
                         }
                         continue;
                     }
+                    self.go_home_when_back().await;
                     self.transaction(due, max_tries).await;
                     ran += 1;
                     if per_transaction {
@@ -208,8 +219,9 @@ impl Client {
         let (lease, slot) = pool.acquire().await;
         self.slot = slot;
         match lease {
-            Lease::Ready(conn) => {
+            Lease::Ready(conn, node) => {
                 self.conn = Some(conn);
+                self.node = node;
                 self.note_connect(None);
                 true
             }
@@ -237,14 +249,18 @@ impl Client {
         self.recorder.borrow_mut().in_flight += 1;
         loop {
             tries += 1;
-            let conn = self.conn.as_mut().expect("connected before a transaction");
-            let outcome = self.workload.run(conn, &mut self.rng).await;
+            let outcome = self.run_once().await;
             let end = Instant::now();
             match outcome {
                 Ok(done) => {
                     let latency = end.saturating_duration_since(intended);
+                    if let Some(availability) = &self.shared.nodes.availability {
+                        if end >= self.shared.start_instant() {
+                            availability.success(self.node, end);
+                        }
+                    }
                     let mut recorder = self.recorder.borrow_mut();
-                    recorder.success(&done, latency, end, tries);
+                    recorder.success(&done, latency, end, tries, self.node);
                     recorder.log(&LogLine {
                         client: self.id,
                         number: self.number,
@@ -258,14 +274,17 @@ impl Client {
                 }
                 Err(error) => {
                     self.recorder.borrow_mut().error(&error, end);
+                    if let Some(node) = self.recorder.borrow_mut().node(self.node, end) {
+                        node.errors += 1;
+                    }
                     let retry = self
                         .shared
                         .workload
-                        .is_retryable(&error.class, self.shared.endpoint().dialect())
+                        .is_retryable(&error.class, self.shared.dialect())
                         && tries < max_tries
                         && end < self.deadline;
-                    if error.is_connection_lost() {
-                        self.conn = None;
+                    if error.is_node_lost() || self.shared.nodes.is_wrong_node(&error) {
+                        self.lose_session(end).await;
                     } else if let Some(conn) = self.conn.as_mut() {
                         if let Err(reset_error) = conn.reset().await {
                             self.recorder
@@ -279,7 +298,7 @@ impl Client {
                         continue;
                     }
                     let mut recorder = self.recorder.borrow_mut();
-                    recorder.failure(0, end, tries);
+                    recorder.failure(0, end, tries, self.node);
                     recorder.log(&LogLine {
                         client: self.id,
                         number: self.number,
@@ -309,7 +328,7 @@ impl Client {
                 Opened::Failed(at) => at,
             };
             if per_transaction {
-                self.recorder.borrow_mut().failure(0, at, 1);
+                self.recorder.borrow_mut().failure(0, at, 1, self.node);
             }
             if once || !self.sleep_until(at + backoff).await || per_transaction {
                 return false;
@@ -324,13 +343,22 @@ impl Client {
     async fn open(&mut self, slot: u32) -> Opened {
         let begun = Instant::now();
         match self.shared.open_connection(slot).await {
-            Ok(conn) if Instant::now() >= self.deadline => {
+            Ok((conn, _)) if Instant::now() >= self.deadline => {
                 conn.close().await;
                 Opened::Late
             }
-            Ok(conn) => {
-                self.recorder.borrow_mut().connected(begun.elapsed());
+            Ok((conn, node)) => {
+                let now = Instant::now();
+                let mut recorder = self.recorder.borrow_mut();
+                recorder.connected(now - begun);
+                if let Some(lost) = self.lost_from.take().filter(|lost| *lost != node) {
+                    if let Some(totals) = recorder.node(lost, now) {
+                        totals.failovers += 1;
+                    }
+                }
+                drop(recorder);
                 self.conn = Some(conn);
+                self.node = node;
                 self.note_connect(None);
                 Opened::Ready
             }
@@ -339,6 +367,61 @@ impl Client {
                 self.note_connect(Some((&error, at)));
                 Opened::Failed(at)
             }
+        }
+    }
+
+    /// One try of the transaction on the client's connection, within the run's transaction
+    /// deadline when it has one: past it the server is asked to cancel the statement, and the
+    /// session is given up (`client_timeout`).
+    async fn run_once(&mut self) -> Result<crate::workload::TxnOutcome, DbError> {
+        let conn = self.conn.as_mut().expect("connected before a transaction");
+        let Some(limit) = self.shared.transaction_deadline() else {
+            return self.workload.run(conn, &mut self.rng).await;
+        };
+        let key = conn.cancel_key();
+        match tokio::time::timeout(limit, self.workload.run(conn, &mut self.rng)).await {
+            Ok(outcome) => outcome,
+            Err(_) => {
+                if let Some(key) = key {
+                    self.shared.nodes.cancel(self.node, key).await;
+                }
+                Err(DbError::client_timeout(limit.as_secs_f64()))
+            }
+        }
+    }
+
+    /// The session's node is gone, will not serve, is the wrong kind (a standby asked for a
+    /// write) or let the deadline pass: the session is dropped, the node tried last for a
+    /// while, and the client's next connection counts as a failover if it lands elsewhere.
+    async fn lose_session(&mut self, at: Instant) {
+        if let Some(conn) = self.conn.take() {
+            drop(conn);
+        }
+        self.shared.nodes.suspect(self.node);
+        if let Some(totals) = self.recorder.borrow_mut().node(self.node, at) {
+            totals.lost += 1;
+        }
+        self.lost_from = Some(self.node);
+    }
+
+    /// A client away from its home node (after a failover) goes back once the node takes a
+    /// connection again: affinity keeps a warehouse's writes on one node, round-robin keeps
+    /// the spread. Checked at most once a second, never with shared connections.
+    async fn go_home_when_back(&mut self) {
+        if !self.shared.nodes.returns_home() || self.pool.is_some() {
+            return;
+        }
+        let now = Instant::now();
+        let home = self.shared.home_node(self.slot);
+        if self.node == home || now < self.next_home_check || self.shared.nodes.is_suspect(home) {
+            return;
+        }
+        self.next_home_check = now + HOME_CHECK;
+        if let Ok(conn) = self.shared.open_on_node(home).await {
+            if let Some(old) = self.conn.replace(conn) {
+                old.close().await;
+            }
+            self.node = home;
         }
     }
 

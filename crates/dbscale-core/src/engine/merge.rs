@@ -4,10 +4,11 @@
 //! measured time the longest worker's (they started together), the verdict and TPC-C's figures
 //! computed again from the merged counts by the one step every result takes (`outcome.rs`).
 
+use super::availability::intersect;
 use super::outcome::{Ending, RunTotals};
 use crate::config::RunConfig;
 use crate::stats::commands::{CommandPlace, CommandTally};
-use crate::stats::result::TransactionLogSummary;
+use crate::stats::result::{NodeAvailability, NodeResult, TransactionLogSummary};
 use crate::stats::tpcc::TpccSummary;
 use crate::stats::{IntervalMerger, IntervalSnapshot, LatencyHistogram, RunResult};
 use crate::workload::Workload;
@@ -61,7 +62,49 @@ pub fn merge_workers(config: &RunConfig, parts: &[RunResult]) -> Result<RunResul
         command_places,
         keep_detail: false,
     };
-    Ok(totals.into_result(frame, ending))
+    let mut result = totals.into_result(frame, ending);
+    merge_nodes(&mut result, parts, duration_s)?;
+    Ok(result)
+}
+
+/// The workers' per-node figures summed node by node (histograms merged), and their
+/// availability intersected: a node was without successes only when every worker was.
+fn merge_nodes(result: &mut RunResult, parts: &[RunResult], duration_s: f64) -> Result<(), Error> {
+    let mut nodes = Vec::new();
+    for (index, first) in parts[0].nodes.iter().enumerate() {
+        let mut latency = LatencyHistogram::default();
+        let mut node = NodeResult {
+            node: first.node.clone(),
+            ..NodeResult::default()
+        };
+        let mut spans = Vec::new();
+        for part in parts {
+            let Some(theirs) = part.nodes.get(index) else {
+                continue;
+            };
+            latency.merge(&decode(&theirs.histogram, "node")?);
+            node.connections += theirs.connections;
+            node.failed += theirs.failed;
+            node.errors += theirs.errors;
+            node.lost += theirs.lost;
+            node.failovers += theirs.failovers;
+            spans.extend(theirs.availability.as_ref());
+        }
+        node.transactions = latency.count();
+        node.latency_ms = latency.summary();
+        node.histogram = latency.to_base64();
+        node.availability = (!spans.is_empty()).then(|| intersect(&spans, duration_s));
+        nodes.push(node);
+    }
+    let whole: Vec<&NodeAvailability> = parts
+        .iter()
+        .filter_map(|p| p.availability.as_ref())
+        .collect();
+    result.availability = (!whole.is_empty()).then(|| intersect(&whole, duration_s));
+    result.failovers = parts.iter().map(|p| p.failovers).sum();
+    result.nodes = nodes;
+    super::verdict::note_failovers(&mut result.verdict, result.failovers);
+    Ok(())
 }
 
 /// The workers' histograms merged and their counters summed.

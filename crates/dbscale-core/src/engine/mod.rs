@@ -5,11 +5,13 @@
 mod admin;
 pub use crate::runtime::block_on;
 mod assemble;
+mod availability;
 mod client;
 pub(crate) mod client_set;
 pub mod cpu;
 mod gate;
 mod merge;
+mod nodes;
 mod outcome;
 mod pool;
 mod recorder;
@@ -18,13 +20,13 @@ mod transaction_log;
 mod verdict;
 mod worker;
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Barrier, Condvar, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::config::RunConfig;
-use crate::driver::{Connection, DbError, Dialect, Endpoint, Statement};
+use crate::driver::{Connection, DbError, Dialect, Statement};
 use crate::stats::{IntervalMerger, IntervalSnapshot, RunResult};
 use crate::workload::Workload;
 use crate::Error;
@@ -32,16 +34,18 @@ use crate::Error;
 pub use admin::{check, cleanup, prepare, probe, AdminSession, ServerFacts};
 use gate::StartGate;
 pub use merge::merge_workers;
+pub use nodes::routing_name;
+use nodes::Nodes;
 pub use schedule::ArrivalSchedule;
 use transaction_log::TransactionLog;
 
 /// State every thread of a run shares. Read-only on the hot path except for the cancel flags.
 pub struct RunShared {
     pub config: RunConfig,
-    /// Every host of the target; connections go round-robin over them.
-    pub endpoints: Vec<Endpoint>,
-    /// Connections opened to each host of each endpoint (a libpq-style host list has several).
-    host_connections: Vec<Vec<AtomicU64>>,
+    /// The target's nodes and how clients are routed over them.
+    pub nodes: Nodes,
+    /// The target as the result names it (its first URL, without the password).
+    target_label: String,
     /// Unmeasured start-up time before the measured window.
     pub ramp: Duration,
     /// Threads of the run.
@@ -92,33 +96,64 @@ impl RunShared {
             .take()
     }
 
-    /// The first host: the dialect and the target's name in results come from it.
-    pub fn endpoint(&self) -> &Endpoint {
-        &self.endpoints[0]
+    pub fn dialect(&self) -> Dialect {
+        self.nodes.dialect()
     }
 
-    /// A new connection to host `slot` (round-robin over the target's hosts) with the
-    /// workload's statements prepared on it.
-    pub async fn open_connection(&self, slot: u32) -> Result<Connection, DbError> {
-        let endpoint = slot as usize % self.endpoints.len();
-        let (mut conn, host) = self.endpoints[endpoint]
-            .connect_to_host(self.config.protocol)
+    /// The client's own deadline per transaction, when the run has one.
+    pub fn transaction_deadline(&self) -> Option<Duration> {
+        self.config
+            .transaction_timeout_s
+            .map(Duration::from_secs_f64)
+    }
+
+    pub fn target_label(&self) -> &str {
+        &self.target_label
+    }
+
+    /// Whether the run keeps figures per node (several nodes, or availability tracked).
+    pub fn keeps_nodes(&self) -> bool {
+        self.nodes.len() > 1 || self.nodes.availability.is_some()
+    }
+
+    /// The node a client (or pooled connection) in `slot` belongs on.
+    pub fn home_node(&self, slot: u32) -> usize {
+        let id = self.config.client_id(slot);
+        let key = match self.nodes.routing() {
+            crate::config::Routing::Affinity => self.workload.affinity_key(id),
+            _ => u64::from(id),
+        };
+        self.nodes.home(key)
+    }
+
+    /// A new connection for `slot` (on its home node, or the next that will do per the
+    /// routing) with the workload's statements prepared on it, and the node it is on.
+    pub async fn open_connection(&self, slot: u32) -> Result<(Connection, usize), DbError> {
+        let home = self.home_node(slot);
+        let (mut conn, node) = self.nodes.connect(home, self.config.protocol).await?;
+        conn.prepare(&self.statements).await?;
+        self.nodes.count_connection(node);
+        Ok((conn, node))
+    }
+
+    /// A new connection on node `node` only (a client going back to its home node).
+    pub async fn open_on_node(&self, node: usize) -> Result<Connection, DbError> {
+        let mut conn = self
+            .nodes
+            .connect_node_any(node, self.config.protocol)
             .await?;
         conn.prepare(&self.statements).await?;
-        self.host_connections[endpoint][host].fetch_add(1, Ordering::Relaxed);
+        self.nodes.count_connection(node);
         Ok(conn)
     }
 
-    /// Connections opened per host (redacted URL), for the result.
+    /// Connections opened per node (redacted URL), for the result.
     pub fn connections_by_host(&self) -> Vec<(String, u64)> {
-        self.endpoints
+        self.nodes
+            .labels()
             .iter()
-            .zip(&self.host_connections)
-            .flat_map(|(e, counts)| {
-                e.host_labels()
-                    .into_iter()
-                    .zip(counts.iter().map(|n| n.load(Ordering::Relaxed)))
-            })
+            .cloned()
+            .zip(self.nodes.connection_counts())
             .collect()
     }
 
@@ -165,13 +200,14 @@ pub struct RunningRun {
 /// Checks the target and the data, then starts the run's threads. Errors here (bad config,
 /// unreachable server, tables missing) happen before anything is measured.
 pub fn start(config: RunConfig) -> Result<RunningRun, Error> {
-    let endpoints = config.target.endpoints()?;
+    let nodes = Nodes::new(&config)?;
+    let target_label = config.target.endpoint()?.redacted();
     let seed = config.seed.unwrap_or_else(rand::random);
     let mut workload = Workload::from_config(&config.workload)?;
     workload.bind_run(seed, config.protocol, config.total_clients());
-    let statements = workload.statements(endpoints[0].dialect())?;
+    let statements = workload.statements(nodes.dialect())?;
     let setup = block_on(async {
-        let mut conn = endpoints[0].open(config.protocol).await?;
+        let mut conn = nodes.setup_session(config.protocol).await?;
         workload.check(&mut conn).await?;
         workload.check_clients(config.total_clients())?;
         // A scaled-out run's maintenance before the run (pgbench's vacuum) is its first
@@ -212,11 +248,8 @@ pub fn start(config: RunConfig) -> Result<RunningRun, Error> {
         cancelled: AtomicBool::new(false),
         aborted: AtomicBool::new(false),
         ramp: Duration::from_secs_f64(config.ramp_s),
-        host_connections: endpoints
-            .iter()
-            .map(|e| e.host_labels().iter().map(|_| AtomicU64::new(0)).collect())
-            .collect(),
-        endpoints,
+        nodes,
+        target_label,
         threads,
         config,
         workload,
@@ -300,6 +333,18 @@ impl RunningRun {
     /// A gated run starts its measured window (after its ramp) `delay` from now.
     pub fn go(&self, delay: Duration) {
         self.shared.gate.open(Instant::now() + delay);
+    }
+
+    /// Seconds since the measured start (negative before it, during the ramp); None until
+    /// the start is fixed (the clients still connecting, a worker waiting for `go`).
+    pub fn since_start(&self) -> Option<f64> {
+        let start = *self.shared.start.get()?;
+        let now = Instant::now();
+        Some(if now >= start {
+            (now - start).as_secs_f64()
+        } else {
+            -(start - now).as_secs_f64()
+        })
     }
 
     /// First call: stop at the next transaction boundary. Second call: stop now, abandoning

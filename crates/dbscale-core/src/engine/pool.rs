@@ -12,21 +12,21 @@ use crate::driver::Connection;
 
 /// What a client gets from the pool.
 pub enum Lease {
-    /// An open connection, the client's until it gives it back.
-    Ready(Connection),
+    /// An open connection (and its node), the client's until it gives it back.
+    Ready(Connection, usize),
     /// A free place: the client opens the connection itself.
     Open,
 }
 
 pub struct ConnectionPool {
-    idle: RefCell<Vec<(Connection, u32)>>,
-    /// Host slots of places nobody holds a connection for.
+    idle: RefCell<Vec<(Connection, u32, usize)>>,
+    /// Routing slots of places nobody holds a connection for.
     free_slots: RefCell<Vec<u32>>,
     waiters: RefCell<VecDeque<Waker>>,
 }
 
 impl ConnectionPool {
-    /// A pool whose connections use host slots `slots` (round-robin over the target's hosts).
+    /// A pool whose connections use routing slots `slots` (each gives its home node).
     pub fn new(slots: Vec<u32>) -> Self {
         Self {
             idle: RefCell::new(Vec::new()),
@@ -36,16 +36,16 @@ impl ConnectionPool {
     }
 
     /// Puts an already opened connection in (before the run starts).
-    pub fn add(&self, conn: Connection, slot: u32) {
+    pub fn add(&self, conn: Connection, slot: u32, node: usize) {
         self.free_slots.borrow_mut().retain(|s| *s != slot);
-        self.idle.borrow_mut().push((conn, slot));
+        self.idle.borrow_mut().push((conn, slot, node));
     }
 
     /// Waits for an idle connection or a free place to open one.
     pub async fn acquire(&self) -> (Lease, u32) {
         poll_fn(|cx| {
-            if let Some((conn, slot)) = self.idle.borrow_mut().pop() {
-                return Poll::Ready((Lease::Ready(conn), slot));
+            if let Some((conn, slot, node)) = self.idle.borrow_mut().pop() {
+                return Poll::Ready((Lease::Ready(conn, node), slot));
             }
             if let Some(slot) = self.free_slots.borrow_mut().pop() {
                 return Poll::Ready((Lease::Open, slot));
@@ -60,8 +60,8 @@ impl ConnectionPool {
     }
 
     /// Gives a connection back after a transaction.
-    pub fn release(&self, conn: Connection, slot: u32) {
-        self.idle.borrow_mut().push((conn, slot));
+    pub fn release(&self, conn: Connection, slot: u32, node: usize) {
+        self.idle.borrow_mut().push((conn, slot, node));
         self.wake_one();
     }
 
@@ -79,8 +79,8 @@ impl ConnectionPool {
 
     /// Closes the idle connections (at the end of the run).
     pub async fn close(&self) {
-        let idle: Vec<(Connection, u32)> = self.idle.borrow_mut().drain(..).collect();
-        for (conn, _) in idle {
+        let idle: Vec<(Connection, u32, usize)> = self.idle.borrow_mut().drain(..).collect();
+        for (conn, _, _) in idle {
             conn.close().await;
         }
     }

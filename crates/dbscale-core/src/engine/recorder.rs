@@ -23,6 +23,16 @@ pub struct TypeTotals {
     pub failed: u64,
 }
 
+/// What a thread's clients did on one node of a cluster target.
+#[derive(Debug, Clone, Default)]
+pub struct NodeTotals {
+    pub latency: LatencyHistogram,
+    pub failed: u64,
+    pub errors: u64,
+    pub lost: u64,
+    pub failovers: u64,
+}
+
 /// Everything a thread counted over the run.
 #[derive(Debug, Clone, Default)]
 pub struct ThreadTotals {
@@ -49,6 +59,8 @@ pub struct ThreadTotals {
     pub commands: Vec<CommandTally>,
     /// The per-transaction log's first write error on this thread.
     pub log_error: Option<String>,
+    /// Per node of a cluster target (empty when not kept).
+    pub nodes: Vec<NodeTotals>,
 }
 
 /// A schedule lag above this counts as a late start.
@@ -70,6 +82,8 @@ pub struct ThreadRecorder {
     latency_limit: Option<Duration>,
     /// pgbench `-l`: this thread's log file.
     pub log: Option<TransactionLog>,
+    /// Whether per-node figures are kept (`totals.nodes` has a slot per node).
+    per_node: bool,
 }
 
 impl ThreadRecorder {
@@ -96,7 +110,25 @@ impl ThreadRecorder {
             in_flight: 0,
             latency_limit: None,
             log: None,
+            per_node: false,
         }
+    }
+
+    /// Keeps figures per node for a target of `nodes` nodes (a cluster, or a tracked run).
+    pub fn with_nodes(mut self, nodes: usize, keep: bool) -> Self {
+        if keep {
+            self.totals.nodes = vec![NodeTotals::default(); nodes];
+            self.per_node = true;
+        }
+        self
+    }
+
+    /// Node `node`'s figures, when kept (and the time is in the measured window).
+    pub fn node(&mut self, node: usize, at: Instant) -> Option<&mut NodeTotals> {
+        if !self.per_node || self.in_ramp(at) {
+            return None;
+        }
+        self.totals.nodes.get_mut(node)
     }
 
     /// Counts transactions over `limit` (pgbench `-L`).
@@ -188,10 +220,20 @@ impl ThreadRecorder {
     }
 
     #[inline]
-    pub fn success(&mut self, done: &TxnOutcome, latency: Duration, end: Instant, tries: u32) {
+    pub fn success(
+        &mut self,
+        done: &TxnOutcome,
+        latency: Duration,
+        end: Instant,
+        tries: u32,
+        node: usize,
+    ) {
         if self.in_ramp(end) {
             self.totals.counts.ramp_transactions += 1;
             return;
+        }
+        if self.per_node {
+            self.node_success(node, latency);
         }
         let (kind, queries) = (done.kind, &done.queries);
         for (sum, n) in self.totals.tally.iter_mut().zip(done.tally) {
@@ -215,9 +257,24 @@ impl ThreadRecorder {
         self.totals.last_end = Some(end);
     }
 
-    pub fn failure(&mut self, kind: usize, end: Instant, tries: u32) {
+    /// A success on `node`, in its totals and the current interval's count.
+    fn node_success(&mut self, node: usize, latency: Duration) {
+        if let Some(totals) = self.totals.nodes.get_mut(node) {
+            totals.latency.record_us(latency.as_micros() as u64);
+        }
+        let by_node = &mut self.current.by_node;
+        if by_node.len() <= node {
+            by_node.resize(self.totals.nodes.len().max(node + 1), 0);
+        }
+        by_node[node] += 1;
+    }
+
+    pub fn failure(&mut self, kind: usize, end: Instant, tries: u32, node: usize) {
         if self.in_ramp(end) {
             return;
+        }
+        if let Some(totals) = self.node(node, end) {
+            totals.failed += 1;
         }
         self.roll_to(self.index_of(end));
         self.totals.types[kind].failed += 1;
@@ -321,9 +378,9 @@ mod tests {
     fn transactions_land_in_the_interval_of_their_end_and_quiet_ones_are_reported() {
         let (mut rec, merger, start) = recorder(3);
         let ms = Duration::from_millis;
-        rec.success(&outcome(0, 3), ms(2), start + ms(100), 1);
-        rec.success(&outcome(1, 3), ms(4), start + ms(900), 1);
-        rec.success(&outcome(0, 3), ms(8), start + ms(2500), 1);
+        rec.success(&outcome(0, 3), ms(2), start + ms(100), 1, 0);
+        rec.success(&outcome(1, 3), ms(4), start + ms(900), 1, 0);
+        rec.success(&outcome(0, 3), ms(8), start + ms(2500), 1, 0);
         rec.close(None);
         let mut merger = merger.lock().unwrap();
         merger.finish(3.0);
@@ -340,7 +397,7 @@ mod tests {
     #[test]
     fn ends_past_the_window_go_to_the_drain_not_the_last_second() {
         let (mut rec, merger, start) = recorder(2);
-        rec.success(&outcome(0, 1), SECOND / 100, start + SECOND * 5, 1);
+        rec.success(&outcome(0, 1), SECOND / 100, start + SECOND * 5, 1, 0);
         rec.close(None);
         let mut merger = merger.lock().unwrap();
         merger.finish(5.0);
@@ -357,8 +414,8 @@ mod tests {
     fn a_counted_run_hands_in_its_intervals_up_to_its_end_only() {
         // The time limit is 3 s; the clients were done 1.5 s in.
         let (mut rec, merger, start) = recorder(3);
-        rec.success(&outcome(0, 1), SECOND / 100, start + SECOND / 2, 1);
-        rec.success(&outcome(0, 1), SECOND / 100, start + SECOND * 3 / 2, 1);
+        rec.success(&outcome(0, 1), SECOND / 100, start + SECOND / 2, 1, 0);
+        rec.success(&outcome(0, 1), SECOND / 100, start + SECOND * 3 / 2, 1, 0);
         rec.close(Some(start + SECOND * 3 / 2));
         let mut merger = merger.lock().unwrap();
         merger.finish(1.5);
@@ -376,9 +433,9 @@ mod tests {
         let at = start + SECOND / 2;
         rec.error(&DbError::sql("40P01", "deadlock detected"), at);
         rec.error(&DbError::sql("40P01", "another   deadlock\n"), at);
-        rec.success(&outcome(0, 1), SECOND / 100, at, 3);
+        rec.success(&outcome(0, 1), SECOND / 100, at, 3, 0);
         rec.error(&DbError::sql("40001", "could not serialize access"), at);
-        rec.failure(1, at, 2);
+        rec.failure(1, at, 2, 0);
         rec.close(None);
         let totals = &rec.totals;
         assert_eq!(

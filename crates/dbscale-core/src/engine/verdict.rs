@@ -122,6 +122,16 @@ pub(super) fn verdict(tally: &Tally, refused: &Refused) -> Verdict {
     }
 }
 
+/// A cluster run whose clients moved off lost nodes says so: the transactions those sessions
+/// were running failed (counted above); the moves are the run's failovers.
+pub(super) fn note_failovers(verdict: &mut Verdict, failovers: u64) {
+    if failovers > 0 {
+        verdict.message.push_str(&format!(
+            "; {failovers} failover(s): clients moved off a lost node to another"
+        ));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

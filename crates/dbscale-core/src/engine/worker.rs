@@ -25,8 +25,9 @@ use crate::Error;
 /// After the deadline, how long transactions still running may take before they are abandoned.
 const GRACE: Duration = Duration::from_secs(10);
 
-/// A connection opened before the run, with the time it took, or why it could not be.
-type Opened = Result<(Connection, Duration), DbError>;
+/// A connection opened before the run, with its node and the time it took, or why it could
+/// not be.
+type Opened = Result<(Connection, usize, Duration), DbError>;
 
 /// Runs `client_ids` on this thread; returns what it measured.
 pub fn run_thread(
@@ -102,7 +103,7 @@ async fn open_before_start(
         let opened = shared
             .open_connection(slot)
             .await
-            .map(|c| (c, begun.elapsed()));
+            .map(|(conn, node)| (conn, node, begun.elapsed()));
         pooled.push((slot, opened));
     }
     let mut initial: Vec<Option<Opened>> = client_ids.iter().map(|_| None).collect();
@@ -144,7 +145,8 @@ impl ThreadPlan {
             duration,
             shared.merger.clone(),
         )
-        .with_latency_limit(shared.latency_limit);
+        .with_latency_limit(shared.latency_limit)
+        .with_nodes(shared.nodes.len(), shared.keeps_nodes());
         recorder.log = shared.take_log(thread_index);
         let recorder = Rc::new(RefCell::new(recorder));
         let schedule = shared.config.rate_tps.map(|rate| {
@@ -177,9 +179,9 @@ async fn drive(
     if let Some(pool) = &plan.pool {
         for (slot, opened) in opened.pooled {
             match opened {
-                Ok((conn, took)) => {
+                Ok((conn, node, took)) => {
                     plan.recorder.borrow_mut().connected(took);
-                    pool.add(conn, slot);
+                    pool.add(conn, slot, node);
                 }
                 Err(error) => plan
                     .recorder
@@ -219,11 +221,13 @@ fn client_for(
     opened: Option<Opened>,
 ) -> Client {
     let mut connect_state = ConnectState::Untried;
+    let mut node = shared.home_node(client_id);
     let conn = match opened {
-        Some(Ok((conn, took))) => {
+        Some(Ok((conn, on, took))) => {
             let mut recorder = plan.recorder.borrow_mut();
             recorder.connected(took);
             connect_state.note(&mut recorder, None);
+            node = on;
             Some(conn)
         }
         // The client keeps trying to connect during the run; the failure counts.
@@ -241,6 +245,9 @@ fn client_for(
         conn,
         pool: plan.pool.clone(),
         slot: client_id,
+        node,
+        lost_from: None,
+        next_home_check: plan.start,
         workload: shared
             .workload
             .client(whole_run_id, shared.config.total_clients()),

@@ -24,6 +24,8 @@ pub struct IntervalStats {
     pub retries: u64,
     /// Clients that had connected by the end of the interval (a thread's count; summed).
     pub clients_connected: u64,
+    /// Transactions per node of a cluster target (empty for one node).
+    pub by_node: Vec<u64>,
 }
 
 impl IntervalStats {
@@ -38,6 +40,7 @@ impl IntervalStats {
         self.queries.add(&other.queries);
         self.retries += other.retries;
         self.clients_connected += other.clients_connected;
+        add_by_node(&mut self.by_node, &other.by_node);
     }
 }
 
@@ -61,6 +64,9 @@ pub struct IntervalSnapshot {
     pub retries: u64,
     /// Clients that had connected by the end of the interval.
     pub clients_connected: u64,
+    /// Transactions per node of a cluster target, in the result's `nodes` order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_node: Vec<u64>,
     /// The drain: transactions that were still running at the end of the measured window and
     /// ended after it (counted in the run's totals, kept out of its last second).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -99,6 +105,7 @@ impl IntervalSnapshot {
             queries: self.queries,
             retries: self.retries,
             clients_connected: self.clients_connected,
+            by_node: self.by_node.clone(),
         };
         Ok((detail.index, stats))
     }
@@ -112,6 +119,16 @@ pub struct IntervalLatency {
     pub p95: f64,
     pub p99: f64,
     pub max: f64,
+}
+
+/// Adds per-node counts element by element, growing `into` as needed.
+pub fn add_by_node(into: &mut Vec<u64>, from: &[u64]) {
+    if into.len() < from.len() {
+        into.resize(from.len(), 0);
+    }
+    for (sum, n) in into.iter_mut().zip(from) {
+        *sum += n;
+    }
 }
 
 /// Intervals in a measured window of `measured_s` (the last may be partial); the one after them
@@ -238,6 +255,7 @@ impl IntervalMerger {
             queries: stats.queries,
             retries: stats.retries,
             clients_connected: stats.clients_connected,
+            by_node: stats.by_node,
             drain: index >= self.drain_index(),
         });
     }

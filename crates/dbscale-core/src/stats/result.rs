@@ -70,6 +70,18 @@ pub struct RunResult {
     pub connections: Option<u32>,
     /// Connections opened per host of the target (redacted URL), in the target's order.
     pub connections_by_host: Vec<HostConnections>,
+    /// How clients used a cluster's nodes (`round-robin`, `affinity`, `primary`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routing: Option<String>,
+    /// Each node's figures, for a target of several nodes or a run tracking availability.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<NodeResult>,
+    /// Sessions lost on a node whose clients then went on another node.
+    #[serde(default)]
+    pub failovers: u64,
+    /// The whole target's stretches without a successful transaction (tracked runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub availability: Option<NodeAvailability>,
     /// Clients that had a connection at some point (`clients` is the number asked for); fewer
     /// fails the run.
     pub clients_connected: u32,
@@ -135,6 +147,42 @@ pub struct ResultDetail {
     pub tally: Vec<u64>,
     pub abandoned: u64,
     pub clients_never_connected: u32,
+}
+
+/// One node of a cluster target: what its clients did there.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+pub struct NodeResult {
+    /// The node's URL without its password.
+    pub node: String,
+    pub connections: u64,
+    pub transactions: u64,
+    pub failed: u64,
+    pub errors: u64,
+    /// Sessions on this node that ended because it was gone, would not serve, or passed the
+    /// client's deadline.
+    pub lost: u64,
+    /// Of those, the clients that then connected to another node.
+    pub failovers: u64,
+    pub latency_ms: Option<LatencySummary>,
+    /// Its successful transactions' latency (HDR V2 deflate, base64, microseconds).
+    pub histogram: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub availability: Option<NodeAvailability>,
+}
+
+/// When transactions succeeded, in seconds from the measured start: the first and last
+/// success, and each stretch of 100 ms or more without one.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+pub struct NodeAvailability {
+    pub first_success_s: Option<f64>,
+    pub last_success_s: Option<f64>,
+    pub gaps: Vec<Gap>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
+pub struct Gap {
+    pub from_s: f64,
+    pub to_s: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]

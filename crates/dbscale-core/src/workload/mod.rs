@@ -215,6 +215,15 @@ impl Workload {
         }
     }
 
+    /// What pins client `client_id` to a node under affinity routing: a TPC-C terminal's home
+    /// warehouse (so a warehouse's hot rows are written through one node), else the client.
+    pub fn affinity_key(&self, client_id: u32) -> u64 {
+        match self {
+            Workload::Tpcc(w) => w.home_index(client_id),
+            _ => u64::from(client_id),
+        }
+    }
+
     /// State for client `client_id` of the run's `clients`.
     pub fn client(&self, client_id: u32, clients: u32) -> WorkloadClient {
         match self {

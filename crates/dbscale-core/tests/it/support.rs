@@ -56,6 +56,7 @@ pub fn run_config(url: &str, workload: &str) -> RunConfig {
         target: TargetConfig {
             url: url.to_string(),
             more_urls: Vec::new(),
+            routing: None,
             tls: None,
         },
         workload: WorkloadConfig {
@@ -76,6 +77,8 @@ pub fn run_config(url: &str, workload: &str) -> RunConfig {
         interval_s: 1.0,
         latency_limit_ms: None,
         interval_histograms: false,
+        transaction_timeout_s: None,
+        track_availability: false,
         transaction_log: None,
         share: None,
         load_part: None,

@@ -181,6 +181,10 @@ class LocalServer(ABC, Generic[Binaries]):
         self._bootstrap()
         return True
 
+    def keep_port(self) -> None:
+        """Later starts take this start's port (a cluster's node keeps its address)."""
+        self._fixed_port = self.port
+
     def stop(self, timeout_s: float = 60.0) -> None:
         """Stops the server if it runs, waiting up to `timeout_s` for it to exit."""
         pid = self.running_pid()

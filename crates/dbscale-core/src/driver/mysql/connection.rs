@@ -134,6 +134,14 @@ impl MySqlConnection {
         }
     }
 
+    /// The server's id of this session, for `KILL QUERY` (our own wire client's sessions).
+    pub fn connection_id(&self) -> Option<u32> {
+        match &self.0 {
+            Inner::Lean(c) => Some(c.connection_id),
+            Inner::Library(_) => None,
+        }
+    }
+
     /// Whether our own wire client serves this session (else mysql_async, the fallback).
     pub fn is_lean(&self) -> bool {
         matches!(self.0, Inner::Lean(_))

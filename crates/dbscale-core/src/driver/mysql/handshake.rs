@@ -57,11 +57,13 @@ pub(super) struct Established {
     pub(super) reader: PacketBuffer,
     pub(super) capabilities: u32,
     pub(super) version: String,
+    pub(super) connection_id: u32,
 }
 
 /// What the server's greeting (protocol 10) says.
 struct Greeting {
     version: String,
+    connection_id: u32,
     nonce: Vec<u8>,
     capabilities: u32,
     plugin: String,
@@ -123,6 +125,7 @@ pub(super) async fn establish(
         reader,
         capabilities: caps,
         version: greeting.version,
+        connection_id: greeting.connection_id,
     };
     let verdict = session.authenticate(password, plugin, secure).await?;
     Ok(verdict.map(|()| session))
@@ -140,7 +143,7 @@ impl Greeting {
             v => return Err(protocol_error(format!("handshake protocol {v} is not 10"))),
         }
         let version = String::from_utf8_lossy(r.nul_str()).into_owned();
-        r.take(4); // connection id
+        let connection_id = r.uint(4) as u32;
         let mut nonce = r.take(8).to_vec();
         r.take(1);
         let mut capabilities = r.uint(2) as u32;
@@ -157,6 +160,7 @@ impl Greeting {
             ));
         }
         Ok(Greeting {
+            connection_id,
             // MariaDB prefixes its version with "5.5.5-" for old clients.
             version: version
                 .strip_prefix("5.5.5-")

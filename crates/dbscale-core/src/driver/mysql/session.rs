@@ -48,6 +48,8 @@ pub(super) struct LeanConnection {
     /// A request went out and its response was not read to the end (a cancelled call).
     pub(super) broken: bool,
     pub(super) version: String,
+    /// The server's id of this session (`KILL QUERY` cancels its statement).
+    pub(super) connection_id: u32,
 }
 
 impl LeanConnection {
@@ -72,6 +74,7 @@ impl LeanConnection {
             capabilities: session.capabilities,
             broken: false,
             version: session.version,
+            connection_id: session.connection_id,
         }))
     }
 

@@ -38,6 +38,26 @@ impl MySqlTarget {
         })
     }
 
+    /// Each host as a target of its own.
+    pub fn split_hosts(&self) -> Vec<MySqlTarget> {
+        self.hosts
+            .iter()
+            .map(|host| MySqlTarget {
+                hosts: vec![host.clone()],
+                random_order: false,
+            })
+            .collect()
+    }
+
+    /// A session on host `host` (of [`MySqlTarget::host_labels`]) alone.
+    pub async fn connect_host(
+        &self,
+        host: usize,
+        protocol: QueryProtocol,
+    ) -> Result<MySqlConnection, DbError> {
+        MySqlConnection::connect(self.hosts.get(host).unwrap_or(&self.hosts[0]), protocol).await
+    }
+
     pub fn host_labels(&self) -> Vec<String> {
         self.hosts.iter().map(MySqlConfig::redacted).collect()
     }

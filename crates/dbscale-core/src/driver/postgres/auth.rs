@@ -40,6 +40,8 @@ impl PgConnection {
             match frame.tag {
                 b'K' if body.len() >= 8 => {
                     self.backend_pid = i32::from_be_bytes(body[..4].try_into().expect("4 bytes"));
+                    self.cancel_secret =
+                        i32::from_be_bytes(body[4..8].try_into().expect("4 bytes"));
                 }
                 // NegotiateProtocolVersion: we ask for nothing optional, so nothing to adjust.
                 b'v' => {}

@@ -49,6 +49,8 @@ pub struct PgConnection {
     pub(super) tx_status: u8,
     pub(super) server_version: String,
     pub(super) backend_pid: i32,
+    /// BackendKeyData's secret: with the pid, what a CancelRequest names.
+    pub(super) cancel_secret: i32,
 }
 
 impl PgConnection {
@@ -70,6 +72,7 @@ impl PgConnection {
                 tx_status: b'I',
                 server_version: String::new(),
                 backend_pid: 0,
+                cancel_secret: 0,
             };
             connection
                 .start_session(config)
@@ -241,6 +244,11 @@ impl PgConnection {
     /// Inside a transaction block, healthy or failed, as of the last response.
     pub fn in_transaction(&self) -> bool {
         self.tx_status != b'I'
+    }
+
+    /// BackendKeyData's secret, which a CancelRequest for this session must name.
+    pub fn cancel_secret(&self) -> i32 {
+        self.cancel_secret
     }
 
     /// The server process serving this session (`pg_backend_pid()`).

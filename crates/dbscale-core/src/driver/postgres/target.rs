@@ -13,6 +13,9 @@ use super::conninfo;
 use super::PgConnection;
 use crate::driver::{host_list_url, ConnectFailure, DbError, QueryProtocol, TlsMode};
 
+/// The CancelRequest's code (1234 in the high 16 bits, 5678 in the low).
+const CANCEL_REQUEST_CODE: i32 = 80_877_102;
+
 /// libpq's `target_session_attrs`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SessionAttrs {
@@ -42,7 +45,7 @@ impl SessionAttrs {
         })
     }
 
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Self::Any => "any",
             Self::ReadWrite => "read-write",
@@ -148,6 +151,44 @@ impl PgTarget {
     }
 
     /// Each host as a URL without the password, in the order given.
+    /// Each host as a target of its own, and the session attributes the list asked for.
+    pub fn split_hosts(&self) -> (Vec<PgTarget>, SessionAttrs) {
+        let hosts = self
+            .hosts
+            .iter()
+            .map(|host| PgTarget {
+                hosts: vec![host.clone()],
+                attrs: SessionAttrs::Any,
+                random_order: false,
+            })
+            .collect();
+        (hosts, self.attrs)
+    }
+
+    /// Whether the list asked for a random host order (`load_balance_hosts=random`).
+    pub fn random_order(&self) -> bool {
+        self.random_order
+    }
+
+    /// Sends host `host` a CancelRequest for session `pid` (its BackendKeyData `secret`) and
+    /// waits for the server to close the socket, as it does once it has taken the request.
+    pub async fn cancel(&self, host: usize, pid: i32, secret: i32) -> Result<(), DbError> {
+        let config = self.hosts.get(host).unwrap_or(&self.hosts[0]);
+        let mut transport = super::startup::open_transport(config).await?;
+        let mut packet = Vec::with_capacity(16);
+        packet.extend_from_slice(&16i32.to_be_bytes());
+        packet.extend_from_slice(&CANCEL_REQUEST_CODE.to_be_bytes());
+        packet.extend_from_slice(&pid.to_be_bytes());
+        packet.extend_from_slice(&secret.to_be_bytes());
+        transport
+            .write_all(&packet)
+            .await
+            .map_err(|e| DbError::connection_lost(format!("cancel request: {e}")))?;
+        let mut sink = [0u8; 64];
+        while matches!(transport.read(&mut sink).await, Ok(n) if n > 0) {}
+        Ok(())
+    }
+
     pub fn host_labels(&self) -> Vec<String> {
         self.hosts.iter().map(PgConfig::redacted).collect()
     }

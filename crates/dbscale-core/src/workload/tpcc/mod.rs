@@ -201,6 +201,14 @@ impl Tpcc {
         Ok(())
     }
 
+    /// The home warehouse (from 0) of terminal `client_id`: the key that pins a terminal to a
+    /// cluster node under affinity routing.
+    pub fn home_index(&self, client_id: u32) -> u64 {
+        self.shape.as_ref().map_or(u64::from(client_id), |shape| {
+            (i64::from(client_id) % shape.active.max(1)) as u64
+        })
+    }
+
     pub fn client(&self, client_id: u32) -> TpccClient {
         let shape = self
             .shape

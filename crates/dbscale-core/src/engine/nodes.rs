@@ -1,0 +1,299 @@
+//! A target's nodes and how clients use them: each host of the target is a node (several URLs,
+//! a libpq host list, a MySQL host list); the routing policy gives each client its home node
+//! and the order in which it tries the others; a node that lost a session or refused one is
+//! suspect for a moment and tried last, so the clients of a lost node move to live ones at once
+//! instead of queueing on a dead address. Nodes also count the connections each took and,
+//! when asked, the stretches without a successful transaction (`availability.rs`).
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use super::availability::Availability;
+use crate::config::{Routing, RunConfig};
+use crate::driver::postgres::SessionAttrs;
+use crate::driver::{
+    CancelKey, ConnectFailure, Connection, DbError, Dialect, Endpoint, ErrorClass, QueryProtocol,
+};
+use crate::Error;
+
+/// How long a node that lost or refused a session is tried after the others.
+const SUSPECT_FOR: Duration = Duration::from_secs(1);
+
+/// What a node is, as far as routing to writers and readers goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Writer,
+    Reader,
+}
+
+pub struct Nodes {
+    nodes: Vec<Endpoint>,
+    labels: Vec<String>,
+    routing: Routing,
+    dialect: Dialect,
+    epoch: Instant,
+    /// Until when (nanoseconds since `epoch`) each node is suspect.
+    suspect_until: Vec<AtomicU64>,
+    /// The node last found to take writes (primary routing tries it first).
+    writer_hint: AtomicUsize,
+    connections: Vec<AtomicU64>,
+    pub availability: Option<Availability>,
+}
+
+impl Nodes {
+    /// The target's hosts as nodes, with the routing its config (or its URL) asks for.
+    pub fn new(config: &RunConfig) -> Result<Self, Error> {
+        let endpoints = config.target.endpoints()?;
+        let several_urls = endpoints.len() > 1;
+        let mut nodes = Vec::new();
+        let mut implied = Routing::RoundRobin;
+        for endpoint in &endpoints {
+            let random = matches!(endpoint, Endpoint::Postgres(t) if t.random_order())
+                || endpoint.redacted().contains("load_balance_hosts=random");
+            let (hosts, attrs) = endpoint.split_hosts();
+            if !several_urls {
+                implied = implied_routing(attrs, random);
+            }
+            nodes.extend(hosts);
+        }
+        let routing = config.target.routing.unwrap_or(implied);
+        let labels: Vec<String> = nodes.iter().map(Endpoint::redacted).collect();
+        let count = nodes.len();
+        Ok(Self {
+            dialect: nodes[0].dialect(),
+            nodes,
+            labels,
+            routing,
+            epoch: Instant::now(),
+            suspect_until: (0..count).map(|_| AtomicU64::new(0)).collect(),
+            writer_hint: AtomicUsize::new(0),
+            connections: (0..count).map(|_| AtomicU64::new(0)).collect(),
+            availability: config.track_availability.then(|| Availability::new(count)),
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn routing(&self) -> Routing {
+        self.routing
+    }
+
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// Each node's URL without its password.
+    pub fn labels(&self) -> &[String] {
+        &self.labels
+    }
+
+    /// A client's connection on `node` is open (the setup session is not counted).
+    pub fn count_connection(&self, node: usize) {
+        self.connections[node].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Connections each node took so far.
+    pub fn connection_counts(&self) -> Vec<u64> {
+        self.connections
+            .iter()
+            .map(|n| n.load(Ordering::Relaxed))
+            .collect()
+    }
+
+    /// The node a client with routing key `key` belongs on (its slot, or under affinity its
+    /// data's key, e.g. a TPC-C warehouse).
+    pub fn home(&self, key: u64) -> usize {
+        match self.routing {
+            Routing::First => 0,
+            Routing::Primary => self.writer_hint.load(Ordering::Relaxed),
+            _ => (key % self.nodes.len() as u64) as usize,
+        }
+    }
+
+    /// Whether a client away from its home node should go back when it can (its home is its
+    /// data's node, or the spread of clients over nodes is the point).
+    pub fn returns_home(&self) -> bool {
+        self.nodes.len() > 1 && matches!(self.routing, Routing::Affinity | Routing::RoundRobin)
+    }
+
+    /// The order in which a client whose home is `home` tries the nodes: from its home on,
+    /// suspect nodes last.
+    fn order(&self, home: usize) -> Vec<usize> {
+        let n = self.nodes.len();
+        let now = self.now_ns();
+        let mut order: Vec<usize> = (0..n).map(|i| (home + i) % n).collect();
+        order.sort_by_key(|&i| self.suspect_until[i].load(Ordering::Relaxed) > now);
+        order
+    }
+
+    fn now_ns(&self) -> u64 {
+        self.epoch.elapsed().as_nanos() as u64
+    }
+
+    /// Node `node` lost a session or would not serve: tried last for a moment.
+    pub fn suspect(&self, node: usize) {
+        let until = self.now_ns() + SUSPECT_FOR.as_nanos() as u64;
+        self.suspect_until[node].fetch_max(until, Ordering::Relaxed);
+    }
+
+    pub fn is_suspect(&self, node: usize) -> bool {
+        self.suspect_until[node].load(Ordering::Relaxed) > self.now_ns()
+    }
+
+    /// Whether `error` says the session is on a node the routing should not have used (a
+    /// standby refusing a write): the client then looks for the right node again.
+    pub fn is_wrong_node(&self, error: &DbError) -> bool {
+        let refused_write = match &error.class {
+            // read_only_sql_transaction; MySQL's ER_OPTION_PREVENTS_STATEMENT (--read-only).
+            ErrorClass::Sql(code) => code == "25006" || code == "1290",
+            _ => false,
+        };
+        refused_write && self.nodes.len() > 1
+    }
+
+    /// A session for a client whose home is `home`: the first node in its order that accepts
+    /// it and has the role the routing wants; with none, each node's reason.
+    pub async fn connect(
+        &self,
+        home: usize,
+        protocol: QueryProtocol,
+    ) -> Result<(Connection, usize), DbError> {
+        let passes: &[Option<Role>] = match self.routing {
+            Routing::Primary => &[Some(Role::Writer)],
+            Routing::Standby => &[Some(Role::Reader)],
+            Routing::PreferStandby => &[Some(Role::Reader), None],
+            _ => &[None],
+        };
+        let mut reasons = Vec::new();
+        let mut failure = ConnectFailure::Unreachable;
+        for wanted in passes {
+            for node in self.order(home) {
+                match self.connect_node(node, protocol, *wanted).await {
+                    Ok(conn) => return Ok((conn, node)),
+                    // One node, nothing asked of it: its own error, as a plain target gives.
+                    Err(error) if self.nodes.len() == 1 && wanted.is_none() => return Err(error),
+                    Err(error) => {
+                        failure = error.connect.unwrap_or(failure);
+                        reasons.push(format!("{}: {}", self.labels[node], error.message));
+                    }
+                }
+            }
+        }
+        Err(DbError::connect(
+            failure,
+            format!(
+                "no node took the connection as {} routing asks ({})",
+                routing_name(self.routing),
+                reasons.join("; ")
+            ),
+        ))
+    }
+
+    /// A session on node `node` only, if it has the role `wanted` (any when None).
+    pub async fn connect_node_any(
+        &self,
+        node: usize,
+        protocol: QueryProtocol,
+    ) -> Result<Connection, DbError> {
+        self.connect_node(node, protocol, None).await
+    }
+
+    async fn connect_node(
+        &self,
+        node: usize,
+        protocol: QueryProtocol,
+        wanted: Option<Role>,
+    ) -> Result<Connection, DbError> {
+        let outcome = async {
+            let mut conn = self.nodes[node].connect(protocol).await?;
+            if let Some(wanted) = wanted {
+                let role = self.role(&mut conn).await?;
+                if role != wanted {
+                    conn.close().await;
+                    let what = if role == Role::Writer {
+                        "a primary, not a standby"
+                    } else {
+                        "a standby (read-only)"
+                    };
+                    return Err(DbError::connect(ConnectFailure::Unavailable, what));
+                }
+                if role == Role::Writer {
+                    self.writer_hint.store(node, Ordering::Relaxed);
+                }
+            }
+            Ok(conn)
+        }
+        .await;
+        if let Err(error) = &outcome {
+            if error.connect != Some(ConnectFailure::InvalidTarget) {
+                self.suspect(node);
+            }
+        }
+        outcome
+    }
+
+    /// Whether the session's node takes writes (PostgreSQL: not in recovery; MySQL and
+    /// MariaDB: `read_only` off).
+    async fn role(&self, conn: &mut Connection) -> Result<Role, DbError> {
+        let sql = match self.dialect {
+            Dialect::Postgres => "SELECT pg_is_in_recovery()::int",
+            Dialect::Mysql => "SELECT @@global.read_only",
+        };
+        let rows = conn.query(sql).await?;
+        let flag = rows.first().and_then(|r| r.first()).cloned().flatten();
+        Ok(match flag.as_deref().map(str::trim) {
+            Some("0") => Role::Writer,
+            _ => Role::Reader,
+        })
+    }
+
+    /// Asks node `node` to cancel the statement of session `key` (a client's deadline passed).
+    pub async fn cancel(&self, node: usize, key: CancelKey) {
+        let _ = self.nodes[node].cancel(0, key).await;
+    }
+
+    /// A session for setting the run up (checks, pgbench's maintenance): on the writer under
+    /// the primary-and-standby routings, else on the first node that takes it.
+    pub async fn setup_session(&self, protocol: QueryProtocol) -> Result<Connection, Error> {
+        let wanted = match self.routing {
+            Routing::Primary | Routing::Standby | Routing::PreferStandby => Some(Role::Writer),
+            _ => None,
+        };
+        let mut last = None;
+        for node in self.order(0) {
+            match self.connect_node(node, protocol, wanted).await {
+                Ok(conn) => return Ok(conn),
+                Err(error) => last = Some((node, error)),
+            }
+        }
+        let (node, source) = last.expect("a target has a node");
+        Err(Error::Connect {
+            target: self.labels[node].clone(),
+            source,
+        })
+    }
+}
+
+/// The routing libpq's options ask of one URL's host list.
+fn implied_routing(attrs: SessionAttrs, random: bool) -> Routing {
+    match attrs {
+        SessionAttrs::ReadWrite | SessionAttrs::Primary => Routing::Primary,
+        SessionAttrs::Standby | SessionAttrs::ReadOnly => Routing::Standby,
+        SessionAttrs::PreferStandby => Routing::PreferStandby,
+        SessionAttrs::Any if random => Routing::RoundRobin,
+        SessionAttrs::Any => Routing::First,
+    }
+}
+
+pub fn routing_name(routing: Routing) -> &'static str {
+    match routing {
+        Routing::First => "first",
+        Routing::RoundRobin => "round-robin",
+        Routing::Affinity => "affinity",
+        Routing::Primary => "primary",
+        Routing::PreferStandby => "prefer-standby",
+        Routing::Standby => "standby",
+    }
+}

@@ -1,0 +1,218 @@
+"""What every private cluster dbscale starts has in common: N nodes, each a `LocalServer` in
+its own directory under the cluster's, started in order (the first bootstraps the cluster),
+checked (every node up and in the cluster), each optionally held to a CPU budget (a cgroup
+quota, halves allowed) and stopped in reverse order. A cluster also answers the fault steps of
+a plan: stop or kill a node, start it again, and (PostgreSQL) promote a standby.
+`GaleraCluster` and `PgSyncCluster` fill in how their engine forms and checks a cluster.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Self
+
+from dbscale.errors import LocalServerError
+from dbscale.targets.local.confinement import process_tree
+from dbscale.targets.local.cpu_quota import CpuQuota, make_cpu_quota
+from dbscale.targets.local.server import LocalServer, SettingValue, pid_alive
+
+START_TIMEOUT_S = 120.0  # a joiner copies the whole data set before it answers
+
+
+@dataclass(frozen=True)
+class ClusterShape:
+    """How many nodes, each node's CPU budget (a quota; None: unconfined) and settings."""
+
+    nodes: int = 3
+    vcpus: float | None = None
+    settings: dict[str, SettingValue] = field(default_factory=dict)
+
+
+@dataclass
+class NodeState:
+    """One node as the cluster check saw it."""
+
+    name: str
+    url: str
+    up: bool
+    role: str  # primary, standby, synced, joining, ...
+    detail: str = ""
+
+
+class LocalCluster(ABC):
+    """A private cluster in `base_dir` (node directories `n1`, `n2`, ...)."""
+
+    engine: str  # mariadb-galera | postgresql-sync
+    title: str
+
+    def __init__(self, base_dir: Path, shape: ClusterShape, *, name: str) -> None:
+        self.base_dir = base_dir.absolute()
+        self.shape = shape
+        self.name = name
+        self.nodes: list[LocalServer[Any]] = []
+        self._quotas: dict[int, CpuQuota] = {}
+        self.confinement_note = ""
+        self._started = False
+
+    # -- what each engine does -------------------------------------------------------------
+
+    @abstractmethod
+    def _make_nodes(self) -> list[LocalServer[Any]]:
+        """The nodes' servers, with the settings that join them into one cluster."""
+
+    @abstractmethod
+    def _start_node(self, index: int, *, first_start: bool) -> None:
+        """Starts node `index` (bootstrapping the cluster when it is the first to start)."""
+
+    @abstractmethod
+    def states(self) -> list[NodeState]:
+        """Each node's state, read from the node itself."""
+
+    @abstractmethod
+    def _formed(self, states: Sequence[NodeState]) -> str | None:
+        """None when the nodes form the whole cluster, else what is missing."""
+
+    # -- addresses ---------------------------------------------------------------------------
+
+    @property
+    def urls(self) -> list[str]:
+        """Each node's URL (TCP, the administrator's account)."""
+        return [node.url for node in self.nodes]
+
+    def node_name(self, index: int) -> str:
+        return f"n{index + 1}"
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Starts every node in order and waits until they form the cluster."""
+        self.base_dir.mkdir(parents=True, exist_ok=True)
+        self.nodes = self._make_nodes()
+        self._started = True
+        try:
+            for index in range(len(self.nodes)):
+                self._start_node(index, first_start=True)
+                self.nodes[index].keep_port()
+                self._confine(index)
+            self.wait_formed()
+        except BaseException:
+            self.stop()
+            raise
+
+    def stop(self) -> None:
+        """Stops the nodes in reverse order (the last one stopped can bootstrap next time)."""
+        problems = []
+        for index in reversed(range(len(self.nodes))):
+            try:
+                self.nodes[index].stop()
+            except LocalServerError as exc:
+                problems.append(exc)
+            quota = self._quotas.pop(index, None)
+            if quota is not None:
+                quota.remove()
+        self._started = False
+        if problems:
+            raise problems[0]
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def wait_formed(self, timeout_s: float = START_TIMEOUT_S) -> list[NodeState]:
+        """Waits until every node is up and in the cluster; `LocalServerError` if not."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            states = self.states()
+            missing = self._formed(states)
+            if missing is None:
+                return states
+            if time.monotonic() > deadline:
+                raise LocalServerError(
+                    f"the local {self.title} cluster {self.name} did not form within "
+                    f"{timeout_s:.0f} s: {missing}",
+                    f"see the node logs under {self.base_dir}",
+                )
+            time.sleep(0.5)
+
+    # -- faults --------------------------------------------------------------------------------
+
+    def stop_node(self, index: int) -> None:
+        """A clean shutdown of node `index`."""
+        self.nodes[index].stop()
+
+    def kill_node(self, index: int) -> None:
+        """Node `index` dies at once: SIGKILL to every process of the server."""
+        pid = self.nodes[index].running_pid()
+        if pid is None:
+            return
+        pids = process_tree(pid) or [pid]
+        for each in pids:
+            try:
+                os.kill(each, signal.SIGKILL)
+            except ProcessLookupError:
+                continue
+        deadline = time.monotonic() + 10
+        while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+            time.sleep(0.005)
+
+    def restart_node(self, index: int) -> None:
+        """Starts node `index` again (it rejoins the cluster)."""
+        self._start_node(index, first_start=False)
+        self._confine(index)
+
+    def heal(self) -> list[NodeState]:
+        """Brings every node back into the cluster after fault steps (a down node is started
+        again and rejoins) and waits until the cluster is whole."""
+        for index, node in enumerate(self.nodes):
+            if node.running_pid() is None:
+                self.restart_node(index)
+        return self.wait_formed()
+
+    def promote(self, index: int) -> None:
+        """Makes node `index` the primary (PostgreSQL); others refuse."""
+        raise LocalServerError(f"a {self.title} cluster has no promotion: every node writes")
+
+    def primary_index(self) -> int | None:
+        """The node that takes writes, when only one does."""
+        return None
+
+    # -- CPU budgets ---------------------------------------------------------------------------
+
+    def _confine(self, index: int) -> None:
+        """Holds node `index` to the shape's CPUs, when it has a budget."""
+        cpus = self.shape.vcpus
+        pid = self.nodes[index].running_pid()
+        if cpus is None or pid is None:
+            return
+        quota = self._quotas.get(index)
+        if quota is None:
+            made = make_cpu_quota(f"{self.name}-{self.node_name(index)}-{os.getpid()}", cpus)
+            if isinstance(made, str):
+                self.confinement_note = f"not enforced ({made})"
+                return
+            quota = self._quotas[index] = made
+        quota.add(process_tree(pid) or [pid])
+        self.confinement_note = quota.describe() + " per node, the nodes sharing one host"
+
+    def quota_of(self, index: int) -> CpuQuota | None:
+        return self._quotas.get(index)
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` still runs; a child of ours that died is reaped (not a zombie)."""
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done == pid:
+            return False
+    except ChildProcessError:
+        pass
+    return pid_alive(pid)

@@ -1,0 +1,200 @@
+"""A private PostgreSQL primary with synchronous standbys on loopback: node 1 is a
+`LocalPostgres` that takes replication connections and waits for `ANY 1` of its standbys at
+each commit; nodes 2.. are copies made by `pg_basebackup`, streaming from it under their node
+names (which `synchronous_standby_names` lists). Promotion (`pg_ctl promote`) makes a standby
+the primary; the other standbys are then pointed at it. A promoted node commits without
+waiting (no standby is synchronous to it), as a cluster manager would leave it until it
+re-attaches the old primary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from dbscale.errors import LocalServerError
+from dbscale.targets.cluster.base import START_TIMEOUT_S, LocalCluster, NodeState
+from dbscale.targets.local.postgres import ADMIN_USER, LocalPostgres
+from dbscale.targets.local.server import LocalServer, SettingValue
+from dbscale.targets.tls import make_certificates
+
+_REPLICATION_HBA = """\
+# Written by dbscale: the standbys stream over loopback.
+local   replication  all  trust
+host    replication  all  127.0.0.1/32  trust
+"""
+PRIMARY_SETTINGS: dict[str, SettingValue] = {
+    "wal_level": "replica",
+    "max_wal_senders": 10,
+    "hot_standby": True,
+    "synchronous_commit": "on",
+    "shared_buffers": "128MB",
+}
+
+
+class PgStandby(LocalPostgres):
+    """A standby: its data directory is a base backup of the primary, not an initdb."""
+
+    def __init__(self, base_dir: Path, *, primary: LocalPostgres, app_name: str, **options: Any):
+        super().__init__(base_dir, **options)
+        self.primary = primary
+        self.app_name = app_name
+
+    def init(self) -> None:
+        if self.is_initialized():
+            return
+        self._make_base_dir()
+        self._run(
+            [self.binaries.tool("pg_basebackup"), "-h", "127.0.0.1", "-p", str(self.primary.port),
+             "-U", ADMIN_USER, "-D", self.data_dir, "-R", "-X", "stream", "-c", "fast",
+             "--no-sync"],
+            what="pg_basebackup", as_server_user=True,
+        )  # fmt: skip
+        self.follow(self.primary)
+        make_certificates(self.tls.ca_cert.parent)
+        self._chown_tree()
+
+    def follow(self, primary: LocalPostgres) -> None:
+        """Streams from `primary` under the node's name (postgresql.auto.conf, read last)."""
+        conninfo = (
+            f"host=127.0.0.1 port={primary.port} user={ADMIN_USER} application_name={self.app_name}"
+        )
+        auto = self.data_dir / "postgresql.auto.conf"
+        lines = [
+            line
+            for line in auto.read_text().splitlines()
+            if not line.startswith("primary_conninfo")
+        ]
+        lines.append(f"primary_conninfo = '{conninfo}'")
+        auto.write_text("\n".join(lines) + "\n")
+        self._chown(auto)
+
+
+class PgSyncCluster(LocalCluster):
+    engine = "postgresql-sync"
+    title = "PostgreSQL (primary and synchronous standbys)"
+
+    def _make_nodes(self) -> list[LocalServer[Any]]:
+        count = self.shape.nodes
+        standbys = [self.node_name(i) for i in range(1, count)]
+        sync = f"ANY 1 ({', '.join(standbys)})" if standbys else ""
+        primary = LocalPostgres(
+            self.base_dir / self.node_name(0),
+            settings={
+                **PRIMARY_SETTINGS,
+                **self.shape.settings,
+                "synchronous_standby_names": sync,
+            },
+            start_timeout_s=START_TIMEOUT_S,
+        )
+        nodes: list[LocalServer[Any]] = [primary]
+        for i in range(1, count):
+            nodes.append(
+                PgStandby(
+                    self.base_dir / self.node_name(i),
+                    primary=primary,
+                    app_name=self.node_name(i),
+                    settings={**PRIMARY_SETTINGS, **self.shape.settings},
+                    start_timeout_s=START_TIMEOUT_S,
+                )
+            )
+        return nodes
+
+    def _start_node(self, index: int, *, first_start: bool) -> None:
+        node = self.nodes[index]
+        if index == 0 and first_start and isinstance(node, LocalPostgres):
+            node.init()
+            hba = node.data_dir / "pg_hba.conf"
+            if "replication" not in hba.read_text():
+                hba.write_text(_REPLICATION_HBA + hba.read_text())
+        node.start()
+
+    def states(self) -> list[NodeState]:
+        states = []
+        for i, node in enumerate(self.nodes):
+            name = self.node_name(i)
+            if not isinstance(node, LocalPostgres) or node.running_pid() is None:
+                states.append(NodeState(name, "", up=False, role="down"))
+                continue
+            try:
+                recovery = node.psql("SELECT pg_is_in_recovery()") == "t"
+                detail = ""
+                if not recovery:
+                    rows = node.psql(
+                        "SELECT application_name || ' ' || state || ' ' || sync_state "
+                        "FROM pg_stat_replication ORDER BY 1"
+                    )
+                    detail = "; ".join(rows.splitlines())
+            except LocalServerError as exc:
+                states.append(NodeState(name, node.url, False, "unreachable", exc.message))
+                continue
+            role = "standby" if recovery else "primary"
+            states.append(NodeState(name, node.url, True, role, detail))
+        return states
+
+    def _formed(self, states: Sequence[NodeState]) -> str | None:
+        primaries = [s for s in states if s.role == "primary"]
+        if len(primaries) != 1:
+            return f"{len(primaries)} primaries ({', '.join(f'{s.name} {s.role}' for s in states)})"
+        streaming = primaries[0].detail.count(" streaming ")
+        standbys = len(states) - 1
+        if streaming < standbys:
+            return f"{streaming} of {standbys} standbys streaming ({primaries[0].detail})"
+        return None
+
+    def primary_index(self) -> int | None:
+        for i, state in enumerate(self.states()):
+            if state.role == "primary":
+                return i
+        return None
+
+    def heal(self) -> list[NodeState]:
+        """Every node back: a former primary another node replaced is rebuilt as a standby of
+        the current primary (a fresh base backup, as a cluster manager re-attaches it), a
+        stopped standby follows the current primary again, and the primary waits for `ANY 1`
+        of its standbys, as node 1 did at the start."""
+        current = self.primary_index()
+        if current is None:
+            raise LocalServerError(
+                f"the local {self.title} cluster {self.name} has no running primary to heal from",
+                "promote a standby in the fault steps, or start the primary again",
+            )
+        primary = self.nodes[current]
+        assert isinstance(primary, LocalPostgres)
+        for index, node in enumerate(self.nodes):
+            if index == current or node.running_pid() is not None:
+                continue
+            assert isinstance(node, LocalPostgres)
+            replaced = not (node.data_dir / "standby.signal").exists()
+            if replaced or not isinstance(node, PgStandby):
+                node.destroy()
+                node = PgStandby(
+                    node.base_dir, primary=primary, app_name=self.node_name(index),
+                    port=node.port, settings={**PRIMARY_SETTINGS, **self.shape.settings},
+                    start_timeout_s=START_TIMEOUT_S,
+                )  # fmt: skip
+                self.nodes[index] = node
+            else:
+                node.follow(primary)
+            node.start()
+            self._confine(index)
+        standbys = [self.node_name(i) for i in range(len(self.nodes)) if i != current]
+        names = f"ANY 1 ({', '.join(standbys)})" if standbys else ""
+        primary.psql(f"ALTER SYSTEM SET synchronous_standby_names = '{names}'")
+        primary.psql("SELECT pg_reload_conf()")
+        return self.wait_formed()
+
+    def promote(self, index: int) -> None:
+        """`pg_ctl promote` on node `index`; the other live standbys follow it."""
+        node = self.nodes[index]
+        if not isinstance(node, LocalPostgres):
+            raise LocalServerError(f"node {self.node_name(index)} is not a PostgreSQL server")
+        node._run(
+            [node.binaries.tool("pg_ctl"), "-D", node.data_dir, "-w", "-t", "60", "promote"],
+            what="pg_ctl promote", as_server_user=True,
+        )  # fmt: skip
+        for i, other in enumerate(self.nodes):
+            if i != index and isinstance(other, PgStandby) and other.running_pid() is not None:
+                other.follow(node)
+                other.psql("SELECT pg_reload_conf()")
