@@ -29,6 +29,7 @@ TYPED = {
     "interval": "500ms",
     "latency_limit": 5.0,
     "log": True,
+    "transaction_timeout": "5s",
 }
 
 

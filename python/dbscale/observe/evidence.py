@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from dbscale.core.result import RunResult
+from dbscale.observe.cluster import ClusterObservation
 from dbscale.observe.waits import WaitHistogram
 
 
@@ -35,6 +36,7 @@ class Evidence:
     client_capacity_cores: float
     host_cpus: int
     net_speed_mbps: Mapping[str, float] = field(default_factory=dict)
+    cluster: ClusterObservation | None = None
 
     def mean(self, key: str) -> float:
         return float(self.means.get(key, 0.0) or 0.0)

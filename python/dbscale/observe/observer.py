@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from dbscale.core.config import RunConfig
 from dbscale.core.result import Interval, RunResult
 from dbscale.observe.cgroup import CgroupCpu, cpu_cgroup
+from dbscale.observe.cluster import ClusterSampler
 from dbscale.observe.host_facts import HostFacts
 from dbscale.observe.procfs import ProcFs
 from dbscale.observe.resources import CLK_TCK, ResourceSampler, ResourceSnapshot, Row, resource_row
@@ -104,6 +105,7 @@ class RunObserver:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._measured_start: float | None = None
+        self.cluster: ClusterSampler | None = None  # a target of several nodes
         self._live_notes: list[str] = []
         self._warned = False
 
@@ -121,6 +123,8 @@ class RunObserver:
                 self.pooler_pid = find_listener(self.proc, parse_endpoint(self.pooler_url))
         except (OSError, ValueError) as exc:
             self._data.notes.append(f"local server not looked for: {_one_line(exc)}")
+        if self.config.target.more_urls:
+            self.cluster = ClusterSampler(self.config, self.dialect, self.proc)
         self._thread = threading.Thread(target=self._run, name="dbscale-observe", daemon=True)
         self._thread.start()
 
@@ -179,6 +183,11 @@ class RunObserver:
             observer_tid=threading.get_native_id(),
             server_pid=self.server_pid,
             pooler_pid=self.pooler_pid,
+            more_server_pids=tuple(
+                pid
+                for pid in (self.cluster.server_pids if self.cluster else [])
+                if pid != self.server_pid
+            ),
             cgroup=self.cgroup,
         )
         prev = self._snapshot(sampler)
@@ -211,6 +220,8 @@ class RunObserver:
             self._reconnect(cur.mono_s)
             self._sample_stats(cur.mono_s)
             self._sample_session_cpu(cur.mono_s)
+            if self.cluster is not None:
+                self.cluster.sample(cur.mono_s)
             self._check_client()
         return cur
 
@@ -296,6 +307,7 @@ class RunObserver:
         table = column_table([(t - start, r) for t, r in rows], interval)
         waits = self._data.waits.histogram(start, end)
         server = self._server_section(start, end)
+        cluster = self.cluster.finish(time.monotonic()) if self.cluster is not None else None
         verdict = judge(
             native,
             table.mean,
@@ -306,6 +318,7 @@ class RunObserver:
             client_capacity_cores=self._client_capacity([r for _, r in rows]),
             host_cpus=self.host.logical_cpus or os.cpu_count() or 1,
             net_speed_mbps=self.host.net_speed_mbps,
+            cluster=cluster,
         )
         section = ObserveSection(
             version=1,
@@ -316,6 +329,7 @@ class RunObserver:
             waits=waits.to_record(self.options.wait_interval_s * 1000.0) if waits.samples else None,
             overhead=self._overhead(table.mean, start, end),
             limited_by=verdict,
+            cluster=cluster,
         )
         section = mark_gaps(section, [g for g in self._data.gaps if g.lost_s <= end], start, end)
         if self._data.notes:

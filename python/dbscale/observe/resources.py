@@ -65,6 +65,7 @@ class ResourceSampler:
         observer_tid: int | None = None,
         server_pid: int | None = None,
         pooler_pid: int | None = None,
+        more_server_pids: tuple[int, ...] = (),
         cgroup: CgroupCpu | None = None,
         cpu_sysfs: Path = Path("/sys/devices/system/cpu"),
     ) -> None:
@@ -74,6 +75,7 @@ class ResourceSampler:
         self.observer_tid = observer_tid
         self.server_pid = server_pid
         self.pooler_pid = pooler_pid  # its CPU counts as the server's
+        self.more_server_pids = more_server_pids  # a local cluster's other nodes
         self.cgroup = cgroup
         self._freq_files = sorted(cpu_sysfs.glob(CPUFREQ_GLOB))
 
@@ -106,7 +108,9 @@ class ResourceSampler:
             net=self.proc.net_dev(),
             server=None
             if self.server_pid is None
-            else read_server_times(self.proc, self.server_pid, self.pooler_pid),
+            else read_server_times(
+                self.proc, self.server_pid, self.pooler_pid, self.more_server_pids
+            ),
             throttle=None if self.cgroup is None else read_throttling(self.cgroup),
             mhz=self._mhz(),
         )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 from dbscale.core.result import LatencyFigures
+from dbscale.observe.cluster_rules import CLUSTER_RULES
 from dbscale.observe.evidence import Evidence, Finding
 from dbscale.observe.waits import WaitHistogram
 
@@ -336,7 +337,7 @@ def rule_concurrency(ev: Evidence) -> Finding | None:
 
 
 RULES = (
-    rule_target_rate, rule_client_cpu, rule_connection_rate, rule_locks, rule_io,
+    rule_target_rate, rule_client_cpu, rule_connection_rate, *CLUSTER_RULES, rule_locks, rule_io,
     rule_host_cpu, rule_client_starved, rule_server_cpu, rule_network, rule_weak_locks,
     rule_concurrency,
 )  # fmt: skip

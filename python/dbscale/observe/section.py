@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from dbscale.observe.cluster import ClusterObservation
 from dbscale.observe.host_facts import HostSummary
 
 
@@ -112,5 +113,6 @@ class ObserveSection(_Part):
     waits: WaitsRecord | None = None
     overhead: Overhead = Field(default_factory=Overhead)
     limited_by: LimitedBy | None = None
+    cluster: ClusterObservation | None = None  # a target of several nodes: each node's figures
     gaps: list[ObservedGap] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)

@@ -151,16 +151,18 @@ class ServerTimes:
 
 
 def read_server_times(
-    proc: ProcFs, root_pid: int, pooler_pid: int | None = None
+    proc: ProcFs, root_pid: int, pooler_pid: int | None = None, more_roots: tuple[int, ...] = ()
 ) -> ServerTimes | None:
     """CPU (own + reaped children), run-queue wait and I/O of `root_pid` and its descendants,
-    and of the pooler in front of it (a local target's PgBouncer) when there is one."""
+    of the pooler in front of it (a local target's PgBouncer) when there is one, and of a local
+    cluster's other nodes (`more_roots`)."""
     user = system = read = write = count = 0
     io_readable = True
     sched: dict[int, tuple[int, int]] = {}
     pids = list(proc.descendants(root_pid))
-    if pooler_pid is not None:
-        pids.extend(proc.descendants(pooler_pid))
+    for other in (pooler_pid, *more_roots):
+        if other is not None:
+            pids.extend(proc.descendants(other))
     for pid in pids:
         stat = proc.pid_stat(pid)
         if stat is None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from dbscale.core.result import RunResult
+from dbscale.observe.cluster import ClusterObservation
 from dbscale.observe.evidence import Evidence, Finding
 from dbscale.observe.rules import (
     CLIENT_SATURATED,
@@ -66,11 +67,12 @@ def judge(
     client_capacity_cores: float,
     host_cpus: int,
     net_speed_mbps: Mapping[str, float] | None = None,
+    cluster: ClusterObservation | None = None,
 ) -> LimitedBy:
     """The record's `limited_by`: verdict, a one-line summary and evidence, numbers, `also`."""
     ev = Evidence(
         native, means, waits, rows, server_local, server_vcpus, client_capacity_cores,
-        host_cpus, net_speed_mbps or {},
+        host_cpus, net_speed_mbps or {}, cluster,
     )  # fmt: skip
     findings: list[Finding] = []
     if rows < MIN_ROWS:

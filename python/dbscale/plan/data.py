@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from dbscale.core.config import RunConfig, TargetConfig, WorkloadConfig, make_run_config
 from dbscale.modes import TlsMode
 from dbscale.plan.catalog import Catalog
-from dbscale.targets.url import TargetSpec, resolve_target
+from dbscale.targets.url import TargetSpec, node_urls, resolve_target
 from dbscale.values import ParamValue, parse_set
 
 
@@ -24,8 +24,10 @@ class DataPlan:
     tls: TlsMode | None = None
 
     def config(self, url: str) -> RunConfig:
+        """Loads and checks go through a cluster's first node (the others replicate)."""
+        first, *more = node_urls(url)
         return make_run_config(
-            target=TargetConfig(url=url, tls=self.tls),
+            target=TargetConfig(url=first, more_urls=more, tls=self.tls),
             workload=WorkloadConfig(name=self.workload, params=self.params),
         )
 

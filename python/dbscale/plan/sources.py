@@ -26,7 +26,7 @@ from dbscale.plan.recipes import load_recipe
 from dbscale.plan.schema import LOAD_FIELDS, PlanSchema
 from dbscale.plan.scripts import SCRIPT_WORKLOAD, is_mix, mix_entries, parse_defines
 from dbscale.plan.targets import include_targets_file
-from dbscale.targets.url import EMBEDDED
+from dbscale.targets.url import EMBEDDED, node_urls
 from dbscale.values import (
     ParamValue,
     is_zero_duration,
@@ -233,19 +233,10 @@ def _target_entry(raw: str, index: int, count: int) -> dict[str, Any]:
         name = (
             "embedded" if url.lower() == EMBEDDED else ("main" if count == 1 else f"t{index + 1}")
         )
-    hosts = _host_urls(url)
+    hosts = node_urls(url)
     if len(hosts) > 1:
         return {"name": name, "url": hosts[0], "more_urls": hosts[1:]}
     return {"name": name, "url": url}
-
-
-def _host_urls(url: str) -> list[str]:
-    """Several full URLs joined by commas are the hosts of one target (a cluster's nodes):
-    `postgresql://n1/db,postgresql://n2/db`. libpq's own `host1,host2` form stays one URL."""
-    parts = [part.strip() for part in url.split(",")]
-    if len(parts) > 1 and all("://" in part for part in parts):
-        return parts
-    return [url]
 
 
 def apply_quick(doc: PlanDocument) -> None:

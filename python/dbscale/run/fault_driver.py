@@ -86,8 +86,5 @@ class FaultDriver:
         return event.model_copy(update={"took_s": round(time.monotonic() - t0, 4)})
 
     def _first_standby(self) -> int | None:
-        primary = self.cluster.primary_index()
-        if primary is None:
-            return None
         live = [i for i, s in enumerate(self.cluster.states()) if s.role == "standby"]
         return live[0] if live else None

@@ -22,6 +22,15 @@ URL_FORMS = (
 )
 
 
+def node_urls(url: str) -> list[str]:
+    """Several full URLs joined by commas are the nodes of one target (a cluster's):
+    `postgresql://n1/db,postgresql://n2/db`. libpq's own `host1,host2` form stays one URL."""
+    parts = [part.strip() for part in url.split(",")]
+    if len(parts) > 1 and all("://" in part for part in parts):
+        return parts
+    return [url]
+
+
 @dataclass(frozen=True)
 class TargetSpec:
     """What the user asked for: the embedded server, or a URL (password already merged in)."""
@@ -43,6 +52,9 @@ def resolve_target(raw: str | None, env: Mapping[str, str]) -> TargetSpec:
     if raw is None or raw.strip().lower() == EMBEDDED:
         return TargetSpec(url=None)
     text = raw.strip()
+    nodes = node_urls(text)
+    if len(nodes) > 1:  # a cluster's nodes: each as its own URL
+        return TargetSpec(url=",".join(str(resolve_target(n, env).url) for n in nodes))
     password = env.get("PGPASSWORD") or None
     if "://" in text:
         if text.lower().startswith(tuple(f"{s}://" for s in MYSQL_SCHEMES)):

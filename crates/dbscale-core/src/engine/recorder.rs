@@ -232,14 +232,14 @@ impl ThreadRecorder {
             self.totals.counts.ramp_transactions += 1;
             return;
         }
-        if self.per_node {
-            self.node_success(node, latency);
-        }
         let (kind, queries) = (done.kind, &done.queries);
         for (sum, n) in self.totals.tally.iter_mut().zip(done.tally) {
             *sum += u64::from(n);
         }
         self.roll_to(self.index_of(end));
+        if self.per_node {
+            self.node_success(node, latency);
+        }
         let micros = latency.as_micros() as u64;
         self.totals.types[kind].latency.record_us(micros);
         self.current.latency.record_us(micros);
@@ -462,6 +462,25 @@ mod tests {
             (interval.transactions, interval.failed, interval.errors),
             (1, 1, 3)
         );
+    }
+
+    #[test]
+    fn each_node_counts_in_the_interval_of_its_transactions_end() {
+        let (rec, merger, start) = recorder(2);
+        let mut rec = rec.with_nodes(2, true);
+        let ms = Duration::from_millis;
+        rec.success(&outcome(0, 1), ms(3), start + ms(100), 1, 1);
+        rec.success(&outcome(0, 1), ms(5), start + ms(1500), 1, 0);
+        rec.success(&outcome(0, 1), ms(7), start + ms(1600), 1, 0);
+        rec.failure(0, start + ms(1700), 1, 1);
+        rec.close(None);
+        let mut merger = merger.lock().unwrap();
+        merger.finish(2.0);
+        let by_node: Vec<Vec<u64>> = merger.all().iter().map(|i| i.by_node.clone()).collect();
+        assert_eq!(by_node, [vec![0, 1], vec![2, 0]]);
+        let nodes = &rec.totals.nodes;
+        assert_eq!((nodes[0].latency.count(), nodes[1].latency.count()), (2, 1));
+        assert_eq!((nodes[0].failed, nodes[1].failed), (0, 1));
     }
 
     #[test]

@@ -58,7 +58,7 @@ class LocalCluster(ABC):
         self.nodes: list[LocalServer[Any]] = []
         self._quotas: dict[int, CpuQuota] = {}
         self.confinement_note = ""
-        self._started = False
+        self._ours: set[int] = set()  # nodes this object started (and so stops)
 
     # -- what each engine does -------------------------------------------------------------
 
@@ -67,8 +67,9 @@ class LocalCluster(ABC):
         """The nodes' servers, with the settings that join them into one cluster."""
 
     @abstractmethod
-    def _start_node(self, index: int, *, first_start: bool) -> None:
-        """Starts node `index` (bootstrapping the cluster when it is the first to start)."""
+    def _start_node(self, index: int, *, first_start: bool) -> bool:
+        """Starts node `index` (bootstrapping the cluster when it is the first to start);
+        False when it already ran."""
 
     @abstractmethod
     def states(self) -> list[NodeState]:
@@ -91,13 +92,14 @@ class LocalCluster(ABC):
     # -- lifecycle ---------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Starts every node in order and waits until they form the cluster."""
+        """Starts every node in order (a node already running is used as it is) and waits
+        until they form the cluster."""
         self.base_dir.mkdir(parents=True, exist_ok=True)
         self.nodes = self._make_nodes()
-        self._started = True
         try:
             for index in range(len(self.nodes)):
-                self._start_node(index, first_start=True)
+                if self._start_node(index, first_start=True):
+                    self._ours.add(index)
                 self.nodes[index].keep_port()
                 self._confine(index)
             self.wait_formed()
@@ -106,9 +108,12 @@ class LocalCluster(ABC):
             raise
 
     def stop(self) -> None:
-        """Stops the nodes in reverse order (the last one stopped can bootstrap next time)."""
+        """Stops the nodes this object started, in reverse order (the last one stopped can
+        bootstrap next time); a cluster that already ran is left running."""
         problems = []
         for index in reversed(range(len(self.nodes))):
+            if index not in self._ours:
+                continue
             try:
                 self.nodes[index].stop()
             except LocalServerError as exc:
@@ -116,7 +121,7 @@ class LocalCluster(ABC):
             quota = self._quotas.pop(index, None)
             if quota is not None:
                 quota.remove()
-        self._started = False
+        self._ours.clear()
         if problems:
             raise problems[0]
 
@@ -166,7 +171,8 @@ class LocalCluster(ABC):
 
     def restart_node(self, index: int) -> None:
         """Starts node `index` again (it rejoins the cluster)."""
-        self._start_node(index, first_start=False)
+        if self._start_node(index, first_start=False):
+            self._ours.add(index)
         self._confine(index)
 
     def heal(self) -> list[NodeState]:
@@ -208,11 +214,16 @@ class LocalCluster(ABC):
 
 
 def _alive(pid: int) -> bool:
-    """Whether `pid` still runs; a child of ours that died is reaped (not a zombie)."""
+    """Whether `pid` still runs: a child of ours that died is reaped, and a zombie another
+    parent has yet to reap is dead too."""
     try:
         done, _ = os.waitpid(pid, os.WNOHANG)
         if done == pid:
             return False
     except ChildProcessError:
         pass
-    return pid_alive(pid)
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return pid_alive(pid)
+    return state not in ("Z", "X")

@@ -112,21 +112,22 @@ class GaleraCluster(LocalCluster):
             )
         return nodes
 
-    def _start_node(self, index: int, *, first_start: bool) -> None:
+    def _start_node(self, index: int, *, first_start: bool) -> bool:
         node = self.nodes[index]
         assert isinstance(node, GaleraNode)
         address = str(node.settings["wsrep_cluster_address"])
-        bootstrap = first_start and index == 0
+        bootstrap = first_start and index == 0 and node.running_pid() is None
         if bootstrap:
             # A new cluster from this node's data: it must be the one allowed to bootstrap.
             node.settings["wsrep_cluster_address"] = "gcomm://"
             _allow_bootstrap(node.data_dir / "grastate.dat")
         try:
-            node.start()
+            started = node.start()
         finally:
             node.settings["wsrep_cluster_address"] = address
             if bootstrap:  # the next start of this node joins the others
                 node._write_cnf(node.port)
+        return started
 
     def states(self) -> list[NodeState]:
         states = []

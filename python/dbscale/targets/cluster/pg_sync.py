@@ -77,15 +77,14 @@ class PgSyncCluster(LocalCluster):
 
     def _make_nodes(self) -> list[LocalServer[Any]]:
         count = self.shape.nodes
-        standbys = [self.node_name(i) for i in range(1, count)]
-        sync = f"ANY 1 ({', '.join(standbys)})" if standbys else ""
+        # Synchronous replication is switched on once the standbys stream (`_require_sync`):
+        # before that, the primary's own start-up writes would wait for them forever.
+        settings = {
+            k: v for k, v in self.shape.settings.items() if k != "synchronous_standby_names"
+        }
         primary = LocalPostgres(
             self.base_dir / self.node_name(0),
-            settings={
-                **PRIMARY_SETTINGS,
-                **self.shape.settings,
-                "synchronous_standby_names": sync,
-            },
+            settings={**PRIMARY_SETTINGS, **settings},
             start_timeout_s=START_TIMEOUT_S,
         )
         nodes: list[LocalServer[Any]] = [primary]
@@ -95,20 +94,42 @@ class PgSyncCluster(LocalCluster):
                     self.base_dir / self.node_name(i),
                     primary=primary,
                     app_name=self.node_name(i),
-                    settings={**PRIMARY_SETTINGS, **self.shape.settings},
+                    settings={**PRIMARY_SETTINGS, **settings},
                     start_timeout_s=START_TIMEOUT_S,
                 )
             )
         return nodes
 
-    def _start_node(self, index: int, *, first_start: bool) -> None:
+    def _require_sync(self, primary_index: int) -> None:
+        """The primary waits at each commit for `ANY 1` of the other nodes (or what the
+        target's `synchronous_standby_names` says; '' for asynchronous replication)."""
+        primary = self.nodes[primary_index]
+        assert isinstance(primary, LocalPostgres)
+        standbys = [self.node_name(i) for i in range(len(self.nodes)) if i != primary_index]
+        default = f"ANY 1 ({', '.join(standbys)})" if standbys else ""
+        names = str(self.shape.settings.get("synchronous_standby_names", default))
+        primary.psql(f"ALTER SYSTEM SET synchronous_standby_names = '{names}'")
+        primary.psql("SELECT pg_reload_conf()")
+
+    def _start_node(self, index: int, *, first_start: bool) -> bool:
         node = self.nodes[index]
         if index == 0 and first_start and isinstance(node, LocalPostgres):
             node.init()
             hba = node.data_dir / "pg_hba.conf"
             if "replication" not in hba.read_text():
                 hba.write_text(_REPLICATION_HBA + hba.read_text())
-        node.start()
+            # A primary stopped with synchronous replication on starts without it: its
+            # start-up writes must not wait for standbys not yet up.
+            if node.is_initialized() and node.running_pid() is None:
+                auto = node.data_dir / "postgresql.auto.conf"
+                lines = auto.read_text().splitlines() if auto.exists() else []
+                kept = [ln for ln in lines if not ln.startswith("synchronous_standby_names")]
+                if kept != lines:
+                    auto.write_text("\n".join(kept) + "\n")
+        started = node.start()
+        if first_start and index == len(self.nodes) - 1:
+            self._require_sync(0)
+        return started
 
     def states(self) -> list[NodeState]:
         states = []
@@ -177,12 +198,10 @@ class PgSyncCluster(LocalCluster):
                 self.nodes[index] = node
             else:
                 node.follow(primary)
-            node.start()
+            if node.start():
+                self._ours.add(index)
             self._confine(index)
-        standbys = [self.node_name(i) for i in range(len(self.nodes)) if i != current]
-        names = f"ANY 1 ({', '.join(standbys)})" if standbys else ""
-        primary.psql(f"ALTER SYSTEM SET synchronous_standby_names = '{names}'")
-        primary.psql("SELECT pg_reload_conf()")
+        self._require_sync(current)
         return self.wait_formed()
 
     def promote(self, index: int) -> None:

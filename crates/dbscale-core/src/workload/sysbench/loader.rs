@@ -216,7 +216,11 @@ impl Sysbench {
     }
 
     /// MySQL: multi-row INSERTs prepared on the server (values travel in binary, nothing to
-    /// parse per row), autocommitted one by one like sysbench's bulk inserts.
+    /// parse per row), autocommitted one by one like sysbench's bulk inserts. The ids are sent
+    /// even under auto_inc: on one server they are the 1..N AUTO_INCREMENT would give, and on
+    /// a multi-master cluster (Galera sets auto_increment_increment to its node count) they
+    /// stay dense, where AUTO_INCREMENT would leave 1, 4, 7, ... and point selects would miss
+    /// two rows in three.
     async fn insert_rows(
         &self,
         conn: &mut Connection,
@@ -224,12 +228,7 @@ impl Sysbench {
         rows: u32,
         rng: &mut SmallRng,
     ) -> Result<u64, Error> {
-        let auto_inc = self.options.auto_inc;
-        let (columns, width) = if auto_inc {
-            ("k, c, pad", 3)
-        } else {
-            ("id, k, c, pad", 4)
-        };
+        let (columns, width) = ("id, k, c, pad", 4);
         let tuple = format!("({})", vec!["?"; width].join(", "));
         let statement = |n: u32| {
             let values = vec![tuple.as_str(); n as usize].join(",");
@@ -255,9 +254,7 @@ impl Sysbench {
             self.fill_batch(&mut batch, next, last, rng);
             let mut params = Vec::with_capacity(batch.rows.len() * width);
             for (i, &(id, k)) in batch.rows.iter().enumerate() {
-                if !auto_inc {
-                    params.push(Param::Int(i64::from(id)));
-                }
+                params.push(Param::Int(i64::from(id)));
                 params.extend([
                     Param::Int(i64::from(k)),
                     Param::Text(batch.c(i)),

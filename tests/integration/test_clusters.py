@@ -1,0 +1,207 @@
+"""Clusters of real database nodes on loopback (issue 31): TPC-C over a 3-node Galera cluster
+with round-robin and with warehouse affinity (consistency conditions hold after both), sysbench
+whose point selects find their rows, a Galera node killed mid-run, a PostgreSQL primary killed
+and a standby promoted, and a synchronous-replication stall ended by the client's deadline."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dbscale.core import Run
+from dbscale.core.config import RunConfig, TargetConfig, WorkloadConfig
+from dbscale.modes import Routing
+from dbscale.targets.cluster import LocalCluster
+from dbscale.targets.local.mariadb import LocalMariaDB
+from dbscale.targets.local.postgres import LocalPostgres
+from tests.integration.clusters import (
+    cluster_dir,
+    cluster_plan,
+    galera,
+    node_urls,
+    running_cluster,
+)
+from tests.integration.conftest import dbscale, read_runs
+
+__all__ = ["galera"]  # the session fixture, shared by the tests here
+
+
+def _only_record(out: Path) -> dict[str, Any]:
+    [record] = [r for r in read_runs(out / "runs.jsonl") if not r.get("warmup")]
+    return record
+
+
+@pytest.fixture(scope="module")
+def galera_tpcc(galera: LocalCluster) -> str:
+    """TPC-C with 2 warehouses loaded through the cluster's first node."""
+    target = node_urls(galera)
+    dbscale("prepare", "tpcc", "--target", target, "--set", "warehouses=2").assert_ok()
+    return target
+
+
+@pytest.mark.parametrize("routing", [Routing.ROUND_ROBIN, Routing.AFFINITY])
+def test_tpcc_over_three_galera_nodes_keeps_its_data_consistent(
+    galera_tpcc: str, routing: Routing, tmp_path: Path
+) -> None:
+    out = tmp_path / routing.value
+    done = dbscale(
+        "run", "tpcc", "--target", galera_tpcc, "--routing", routing.value, "--set", "wait=false",
+        "-c", "6", "-T", "6s", "--warmup", "0", "--check", "--out", str(out),
+    )  # fmt: skip
+    done.assert_ok()
+    record = _only_record(out)
+    assert record["routing"] == routing.value
+    assert record["consistency"]["ok"] is True, record["consistency"]
+    nodes = record["nodes"]
+    assert len(nodes) == 3, nodes
+    assert sum(n["connections"] for n in nodes) == 6
+    assert sum(n["transactions"] for n in nodes) == record["transactions"]
+    if routing is Routing.AFFINITY:
+        # Terminals of warehouse w are on node w mod 3: warehouses 1 and 2 on nodes 1 and 2.
+        assert [n["connections"] for n in nodes] == [3, 3, 0]
+        assert nodes[0]["transactions"] > 0 and nodes[1]["transactions"] > 0
+        assert nodes[2]["transactions"] == 0
+    else:
+        assert [n["connections"] for n in nodes] == [2, 2, 2]
+        assert all(n["transactions"] > 0 for n in nodes), nodes
+    cluster = record["observe"]["cluster"]
+    assert cluster["engine"] == "galera" and len(cluster["nodes"]) == 3
+    assert cluster["commits"] > 0
+    assert all(n["role"] == "synced" for n in cluster["nodes"])
+    # every interval splits its transactions over the nodes
+    for interval in record["intervals"]:
+        if interval.get("by_node"):
+            assert sum(interval["by_node"]) == interval["transactions"]
+
+
+def test_sysbench_point_selects_find_every_row_on_galera(
+    galera: LocalCluster, tmp_path: Path
+) -> None:
+    """Galera steps AUTO_INCREMENT by its node count; the load's ids stay dense."""
+    target = node_urls(galera)
+    dbscale(
+        "prepare", "oltp_point_select", "--target", target, "--set", "tables=1",
+        "--set", "table_size=300",
+    ).assert_ok()  # fmt: skip
+    other = galera.nodes[1]
+    assert isinstance(other, LocalMariaDB)  # read through another node than the load's
+    rows = other.sql("SELECT COUNT(*), MIN(id), MAX(id) FROM dbscale_test.sbtest1")
+    assert rows.split() == ["300", "1", "300"], rows
+    done = dbscale(
+        "run", "oltp_point_select", "--target", target, "--set", "tables=1",
+        "--set", "table_size=300", "-c", "3", "-T", "3s", "--warmup", "0",
+        "--out", str(tmp_path / "out"),
+    )  # fmt: skip
+    done.assert_ok()
+    result = _only_record(tmp_path / "out")
+    assert result["transactions"] > 100
+    assert result["queries"]["read"] == result["transactions"], result["queries"]
+
+
+def test_a_galera_node_killed_mid_run_moves_its_clients_and_is_measured(tmp_path: Path) -> None:
+    name = "galera-kill"
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(
+        cluster_plan(
+            name,
+            "mariadb-galera",
+            "workload: {name: oltp_read_write, params: {tables: 2, table_size: 1000}}\n"
+            "load: {clients: 3, duration: 8s}\n"
+            "repeat: 1\nwarmup_runs: 0\n"
+            "faults:\n  - {at: 2s, kill: n2}\n  - {at: 4s, start: n2}\n",
+        )
+    )
+    out = tmp_path / "out"
+    try:
+        done = dbscale("run", str(plan), "--out", str(out), timeout_s=400)
+    finally:
+        shutil.rmtree(cluster_dir(name), ignore_errors=True)
+    done.assert_ok()
+    assert "cluster whole again" in done.text
+    record = _only_record(out)
+    assert record["routing"] == "round-robin"
+    lost = record["nodes"][1]
+    assert lost["lost"] >= 1 and lost["failovers"] >= 1, lost
+    assert record["failovers"] >= 1
+    kill, start = record["fault_windows"]
+    assert (kill["action"], kill["node"], start["action"]) == ("kill", "n2", "start")
+    assert kill["error"] is None and 1.9 <= kill["at_s"] < 3.0
+    # The node's own window opens at the kill and stays open at least until it restarted.
+    node = kill["nodes"][1]
+    assert node["last_success_s"] is not None and node["last_success_s"] <= kill["at_s"] + 0.5
+    # Nothing lost: every transaction is counted once, on some node.
+    assert sum(n["transactions"] for n in record["nodes"]) == record["transactions"]
+    assert record["transactions"] > 0
+    assert "faults: kill n2 at" in record["verdict"]["message"]
+
+
+def test_a_postgres_primary_killed_and_a_standby_promoted(tmp_path: Path) -> None:
+    name = "pg-failover"
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(
+        cluster_plan(
+            name,
+            "postgresql-sync",
+            "workload: {name: tpcb, params: {scale: 1}}\n"
+            "load: {clients: 3, duration: 6s, transaction_timeout: 3s}\n"
+            "repeat: 1\nwarmup_runs: 0\n"
+            "faults:\n  - {at: 2s, kill: primary}\n  - {at: 3s, promote: standby}\n",
+        )
+    )
+    out = tmp_path / "out"
+    try:
+        done = dbscale("run", str(plan), "--out", str(out), timeout_s=300)
+    finally:
+        shutil.rmtree(cluster_dir(name), ignore_errors=True)
+    done.assert_ok()
+    assert "cluster whole again" in done.text and "n2 primary" in done.text
+    record = _only_record(out)
+    assert record["routing"] == "primary"
+    kill, promote = record["fault_windows"]
+    assert (kill["node"], promote["node"]) == ("n1", "n2")
+    window = kill["overall"]
+    # Writes stop at the kill and resume on the promoted standby, not before its promotion.
+    assert window["seconds"] is not None and 0.5 < window["seconds"] < 3.0, window
+    assert window["first_success_s"] >= promote["at_s"]
+    old, new, _ = record["nodes"]
+    assert old["failovers"] >= 1 and old["lost"] >= 1, old
+    assert new["availability"]["first_success_s"] >= promote["at_s"]
+    assert new["transactions"] > 0
+
+
+@pytest.fixture
+def pg_cluster() -> Iterator[LocalCluster]:
+    with running_cluster("postgresql-sync", "pg-stall") as cluster:
+        yield cluster
+
+
+def test_a_synchronous_replication_stall_is_ended_by_the_client_deadline(
+    pg_cluster: LocalCluster,
+) -> None:
+    """Both standbys gone: commits wait for them whatever statement_timeout says. The client's
+    deadline fails each transaction and cancels its wait on the server."""
+    primary = pg_cluster.nodes[0]
+    assert isinstance(primary, LocalPostgres)
+    dbscale("prepare", "tpcb", "--target", primary.url, "--set", "scale=1").assert_ok()
+    pg_cluster.stop_node(1)
+    pg_cluster.stop_node(2)
+    config = RunConfig(
+        target=TargetConfig(url=primary.url),
+        workload=WorkloadConfig(name="tpcb", params={"vacuum": False}),
+        clients=2,
+        duration_s=3.0,
+        transaction_timeout_s=0.5,
+    )
+    run = Run(config)
+    result = run.result()
+    timeouts = result.errors.by_class.get("client_timeout", 0)
+    assert timeouts >= 2 and result.transactions == 0, result.errors
+    assert "transaction deadline" in result.errors.messages["client_timeout"]
+    time.sleep(0.5)
+    waiting = primary.psql("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'")
+    assert waiting == "0", "the cancel request ended the backends' wait for the standbys"
