@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages dbscale's tests and demo need when they are missing: PostgreSQL's
 # server programs (initdb, pg_ctl, postgres, psql, pgbench), openssl, and Chromium with a font for
-# the report's browser test, MariaDB's server (mariadbd, mariadb-install-db, mariadb), sysbench,
+# the report's browser test, MariaDB's server (mariadbd, mariadb-install-db, mariadb) with
+# Galera's provider and rsync (local clusters), sysbench,
 # PgBouncer (a local target's pooler for pooling: on), and the micro-benchmarks' peers fio, iperf3
 # and sockperf.
 # Does nothing when they are there. No system service is made or started: PostgreSQL's default
@@ -21,6 +22,10 @@ missing=()
 have_pg || missing+=(postgresql postgresql-contrib)
 have_mariadb || missing+=(mariadb-server)
 command -v sysbench >/dev/null || missing+=(sysbench)
+# Local clusters (url: local-cluster): Galera's provider, and rsync for its joiners' copies.
+compgen -G "/usr/lib/galera*/libgalera_smm.so" >/dev/null || [ -f /usr/lib/libgalera_smm.so ] \
+    || missing+=(galera-4)
+command -v rsync >/dev/null || missing+=(rsync)
 command -v openssl >/dev/null || missing+=(openssl)
 command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || missing+=(pgbouncer)
 [ -x /usr/bin/chromium ] || missing+=(chromium fonts-dejavu-core)

@@ -17,19 +17,27 @@ from tests.plan.helpers import study
 
 def test_the_recipes_are_bundled() -> None:
     assert recipe_names() == [
-        "capacity-by-size", "cloud-report", "cloud-report-capacity", "cloud-report-oltp",
-        "cloudsql-pg-scaling",
+        "capacity-by-size", "cloud-report", "cloud-report-capacity", "cloud-report-nodes",
+        "cloud-report-oltp", "cloudsql-pg-scaling", "ha-failover",
         "mysql-write-editions", "socket-vs-tcp",
     ]  # fmt: skip
+
+
+# Recipes whose targets are clusters dbscale runs: built as written (a --target would drop
+# the clusters their fault steps act on).
+CLUSTER_RECIPES = ("cloud-report-nodes", "ha-failover")
 
 
 @pytest.mark.parametrize("name", recipe_names())
 @pytest.mark.parametrize("quick", [False, True])
 def test_every_recipe_builds(name: str, quick: bool) -> None:
-    s = study(RunOptions(recipe=name, quick=quick, target="postgresql://u@h/db",
-                         set_params=["targets.main.socket_dir=/tmp", "targets.main.vcpus=2",
-                                     "targets.main.host.command=ssh h dbscale",
-                                     "targets.main.host.disk_dir=/data/fio"]))  # fmt: skip
+    if name in CLUSTER_RECIPES:
+        s = study(RunOptions(recipe=name, quick=quick))
+    else:
+        s = study(RunOptions(recipe=name, quick=quick, target="postgresql://u@h/db",
+                             set_params=["targets.main.socket_dir=/tmp", "targets.main.vcpus=2",
+                                         "targets.main.host.command=ssh h dbscale",
+                                         "targets.main.host.disk_dir=/data/fio"]))  # fmt: skip
     assert s.runnable_points
     measured = [r for r in s.steps if isinstance(r, RunStep) and r.kind == "measured"]
     assert measured
@@ -137,3 +145,38 @@ def test_a_bad_capacity_section_is_refused_with_its_place(tmp_path: Path) -> Non
     plan = plan_file(tmp_path, "workload: tpcb\ncapacity: {slo: []}\n")
     with pytest.raises(PlanError, match=r"capacity\.slo"):
         study(RunOptions(workload=str(plan)))
+
+
+def test_the_cluster_recipes_say_what_their_seeds_did() -> None:
+    nodes = study(RunOptions(recipe="cloud-report-nodes"))
+    small, large = (p.target for p in nodes.runnable_points)
+    assert (small.node_count, small.vcpus, large.node_count, large.vcpus) == (3, 0.5, 1, 1.5)
+    assert small.vcpu_count == large.vcpu_count == 1.5  # the same total vCPUs
+    point = nodes.runnable_points[0]
+    assert point.params["wait"] is False and point.params["warehouses"] == 24
+    # 4 connections per vCPU of each node: 4 x 0.5 x 3 nodes, and 4 x 1.5 x 1 node.
+    assert {p.target.name: p.params["connections"] for p in nodes.runnable_points} == {
+        "small": 6, "large": 6,
+    }  # fmt: skip
+    assert point.load.clients == 24 and point.load.duration_s == 1800
+    assert [p.load.clients for p in study(RunOptions(recipe="cloud-report-nodes", quick=True))
+            .runnable_points] == [3, 3]  # fmt: skip
+    ha = study(RunOptions(recipe="ha-failover", quick=True))
+    keys = [p.key for p in ha.runnable_points]
+    assert keys == [
+        "target=single,faults=none", "target=single,faults=restart", "target=sync,faults=none",
+        "target=sync,faults=restart", "target=sync,faults=primary-loss",
+    ]  # fmt: skip
+    loss = ha.runnable_points[-1]
+    assert [(s.action, s.node, s.at_s) for s in loss.faults] == [
+        ("kill", "primary", 3.0), ("promote", "standby", 4.0),
+    ]  # fmt: skip
+    assert loss.load.transaction_timeout_s == 3.0
+    assert ha.runnable_points[0].faults == ()
+
+
+def test_fault_steps_are_refused_where_they_cannot_act() -> None:
+    with pytest.raises(PlanError, match="not `url: local-cluster`"):
+        study(RunOptions(recipe="ha-failover", target=[
+            "single=postgresql://u@h/db", "sync=postgresql://u@h/db,postgresql://u@i/db",
+        ]))  # fmt: skip

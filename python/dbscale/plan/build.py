@@ -211,7 +211,7 @@ def _points(
         workload = workloads[entry.display].name
         faults = fault_steps(doc, plan, values, target)
         hosts = target.node_count
-        params, sized_clients = sized(workload, params, target.vcpu_count, hosts, target.name)
+        params, sized_clients = sized(workload, params, target.node_vcpus, hosts, target.name)
         if sized_clients is not None:
             load_update["clients"] = sized_clients
         load = LoadSettings.model_validate({**plan.load.model_dump(), **load_update})

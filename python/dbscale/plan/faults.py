@@ -2,7 +2,8 @@
 second of the measured window (from its start, the ramp excluded) on one node: `kill` (SIGKILL
 to every process of the server), `stop` (a clean shutdown), `start` (it comes back and rejoins)
 or `promote` (PostgreSQL: a standby becomes the primary). A node is `n1`, `n2`, ... (or its
-number), `primary` (the node taking writes when the step runs) or `standby` (the first standby).
+number), `primary` (the node taking writes when the run's first step comes) or `standby` (the
+first standby then): `{stop: primary}` then `{start: primary}` restart the same node.
 
 A plan gives one scenario as a list, or several by name (a mapping) that the `faults` axis of
 its matrix picks from; an empty list is a run without faults (the baseline).
@@ -120,6 +121,12 @@ def fault_steps(
         if index is not None and index >= target.node_count:
             raise doc.error(
                 path, f"{step.label}: target {target.name} has {target.node_count} node(s)"
+            )
+        if step.node in ("primary", "standby") and engine != "postgresql-sync":
+            raise doc.error(
+                path,
+                f"{step.label}: every node of a {engine} cluster takes writes",
+                "name the node: n1, n2, ...",
             )
         if step.action == "promote" and engine != "postgresql-sync":
             raise doc.error(path, f"{step.label}: only a PostgreSQL standby can be promoted")

@@ -324,7 +324,8 @@ def _override_targets(doc: PlanDocument, raw_targets: Sequence[str]) -> None:
             if named
             else (planned[0] if len(planned) == 1 and len(raw_targets) == 1 else None)
         )
-        if base and base.get("url") == "local" and entry.get("url") != "local":
+        private = ("local", "local-cluster")
+        if base and base.get("url") in private and entry.get("url") not in private:
             base = {"name": base["name"]}
         entries.append(
             {**(base or {}), **entry, **({"name": base["name"]} if base and not named else {})}

@@ -14,6 +14,7 @@ from typing import Any
 
 from dbscale.report import (
     capacity_figures,
+    cluster_figures,
     headline,
     micro_figures,
     resources,
@@ -75,6 +76,7 @@ def plan_charts(study: ResultsView) -> list[Chart]:
                 specs.spectrum(spectrum_rows, points=[p.label for p in study.points]),
             )
         )  # fmt: skip
+    charts += cluster_figures.cluster_charts(study)
     charts += micro_figures.micro_charts(study)
     return charts
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from dbscale.report import headline
 from dbscale.report.chart import Chart
+from dbscale.report.cluster_section import cluster_link, cluster_section
 from dbscale.report.command_table import commands_section
 from dbscale.report.tables import (
     html_table,
@@ -220,11 +221,13 @@ def render_report_html(
 {headline_list(headline.sentences(study))}
 {facts_list(header_facts(study, host_note))}
 {warnings_box(study.warnings)}
-<nav>{nav}{tpcc_link(study)}<a href="#points">Points</a><a href="#runs">Runs</a>{machine_link}</nav>
+<nav>{nav}{tpcc_link(study)}{cluster_link(study)}<a href="#points">Points</a>
+<a href="#runs">Runs</a>{machine_link}</nav>
 </header>
 <main>
 {chart_figures(charts)}
 {tpcc_section(study)}
+{cluster_section(study)}
 <h2 id="points">Points</h2>
 <p>One row per configuration; throughput statistics over its runs, latency from the merged
 histogram of its runs. <a id="summary-csv" download="summary.csv"

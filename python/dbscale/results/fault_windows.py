@@ -78,6 +78,8 @@ def window_at(availability: NodeAvailability | None, at: float, until: float) ->
                 first_success_s=gap.to_s,
                 seconds=round(gap.to_s - gap.from_s, 4),
             )
+    if at < first < until:  # nothing served before: from the step to its first success
+        return Window(first_success_s=first, seconds=round(first - max(at, 0.0), 4))
     if (last < until and at <= last + 0.1) or at > last:
         return Window(last_success_s=last, first_success_s=None, seconds=None)
     return Window(seconds=0.0)

@@ -33,6 +33,9 @@ class FaultDriver:
     ) -> None:
         self.steps, self.cluster, self.clock, self.note = list(steps), cluster, clock, note
         self.events: list[FaultEvent] = []
+        # `primary` and `standby` as the cluster was when the run's first step came: a
+        # scenario's later steps (start the primary it stopped) mean the same nodes.
+        self._roles: tuple[int | None, int | None] | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._drive, name="dbscale-faults", daemon=True)
 
@@ -66,7 +69,9 @@ class FaultDriver:
         event = FaultEvent(action=step.action, node=step.node, planned_s=step.at_s, done_s=began)
         t0 = time.monotonic()
         try:
-            index = step.node_index(self.cluster.primary_index(), self._first_standby())
+            if self._roles is None:
+                self._roles = (self.cluster.primary_index(), self._first_standby())
+            index = step.node_index(*self._roles)
             if index is None:
                 raise DbscaleError(f"no {step.node} node to {step.action}")
             name = self.cluster.node_name(index)

@@ -168,7 +168,8 @@ class TargetPool(Mapping[str, OpenTarget]):
                     url=urls[0], more_urls=tuple(urls[1:]), cluster=active.cluster
                 )
                 self.note(f"target {target.name}: local {active.cluster.title} cluster of "
-                          f"{len(urls)} nodes in {active.cluster.base_dir}"
+                          f"{len(urls)} node{'s' if len(urls) != 1 else ''} in "
+                          f"{active.cluster.base_dir}"
                           + (f", {active.cluster.confinement_note}"
                              if active.cluster.confinement_note else ""))  # fmt: skip
             elif target.is_local:

@@ -212,6 +212,13 @@ class TargetProfile(BaseModel):
         return per_node * nodes if per_node is not None else None
 
     @property
+    def node_vcpus(self) -> int | float | None:
+        """vCPUs of one node (of the only node, for a single server): what TPC-C sizing
+        multiplies, as the Cloud Report sized by one node's vCPUs."""
+        assert not isinstance(self.vcpus, list), "expand_sizes first"
+        return self.vcpus
+
+    @property
     def node_count(self) -> int:
         """Database nodes: a local cluster's `nodes`, a remote cluster's node list or URLs."""
         nodes = getattr(self, "nodes", None)
@@ -450,7 +457,9 @@ def describe_target(target: TargetProfile) -> str:
         where = "embedded PostgreSQL"
     elif url.strip().lower() == LOCAL_CLUSTER:
         engine = target.local.engine if target.local is not None else "cluster"
-        where = f"local {engine} cluster of {target.node_count} nodes (started by dbscale)"
+        count = target.node_count
+        nodes = f"{count} node{'s' if count != 1 else ''}"
+        where = f"local {engine} cluster of {nodes} (started by dbscale)"
     elif target.node_count > 1:
         where = f"{where} and {target.node_count - 1} more node(s)"
     shape = [target.instance_type if isinstance(target.instance_type, str) else None]

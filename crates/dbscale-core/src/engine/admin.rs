@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::block_on;
+use super::nodes::Nodes;
 use crate::config::RunConfig;
 use crate::driver::{Connection, Dialect, Endpoint, Rows};
 use crate::workload::{PrepareSummary, Workload};
@@ -59,8 +60,15 @@ pub fn probe(config: &RunConfig) -> Result<ServerFacts, Error> {
     })?
 }
 
+/// Where loads and checks go: the target as given, or the node that takes writes when a
+/// cluster has one (its first URL may be a standby, e.g. after a failover).
 fn resolve(config: &RunConfig) -> Result<(Endpoint, Workload), Error> {
-    let endpoint = config.target.endpoint()?;
+    let nodes = Nodes::new(config)?;
+    let endpoint = if nodes.has_one_writer() {
+        block_on(nodes.writer_endpoint(crate::driver::QueryProtocol::Simple))??
+    } else {
+        config.target.endpoint()?
+    };
     let workload = Workload::from_config(&config.workload)?;
     Ok((endpoint, workload))
 }

@@ -254,17 +254,36 @@ impl Nodes {
         let _ = self.nodes[node].cancel(0, key).await;
     }
 
+    /// Whether one node takes the writes (the primary-and-standby routings over several
+    /// nodes): loads, checks and pgbench's maintenance must go there.
+    pub fn has_one_writer(&self) -> bool {
+        self.nodes.len() > 1
+            && matches!(
+                self.routing,
+                Routing::Primary | Routing::Standby | Routing::PreferStandby
+            )
+    }
+
     /// A session for setting the run up (checks, pgbench's maintenance): on the writer under
     /// the primary-and-standby routings, else on the first node that takes it.
     pub async fn setup_session(&self, protocol: QueryProtocol) -> Result<Connection, Error> {
-        let wanted = match self.routing {
-            Routing::Primary | Routing::Standby | Routing::PreferStandby => Some(Role::Writer),
-            _ => None,
-        };
+        self.writer(protocol).await.map(|(conn, _)| conn)
+    }
+
+    /// The node that takes writes, found as [`Nodes::setup_session`] finds it, as a target of
+    /// its own (a load's connections all go there).
+    pub async fn writer_endpoint(&self, protocol: QueryProtocol) -> Result<Endpoint, Error> {
+        let (conn, node) = self.writer(protocol).await?;
+        conn.close().await;
+        Ok(self.nodes[node].clone())
+    }
+
+    async fn writer(&self, protocol: QueryProtocol) -> Result<(Connection, usize), Error> {
+        let wanted = self.has_one_writer().then_some(Role::Writer);
         let mut last = None;
         for node in self.order(0) {
             match self.connect_node(node, protocol, wanted).await {
-                Ok(conn) => return Ok(conn),
+                Ok(conn) => return Ok((conn, node)),
                 Err(error) => last = Some((node, error)),
             }
         }
@@ -295,5 +314,70 @@ pub fn routing_name(routing: Routing) -> &'static str {
         Routing::Primary => "primary",
         Routing::PreferStandby => "prefer-standby",
         Routing::Standby => "standby",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nodes(target: &str) -> Nodes {
+        let config = RunConfig::from_json(&format!(
+            r#"{{"target": {target}, "workload": {{"name": "tpcb"}}, "track_availability": true}}"#
+        ))
+        .expect("config");
+        Nodes::new(&config).expect("nodes")
+    }
+
+    #[test]
+    fn several_urls_are_nodes_spread_round_robin_and_a_lost_one_is_tried_last() {
+        let n = nodes(
+            r#"{"url": "postgresql://u@a/db", "more_urls": ["postgresql://u@b/db", "postgresql://u@c/db"]}"#,
+        );
+        assert_eq!(n.len(), 3);
+        assert_eq!(n.routing(), Routing::RoundRobin);
+        assert_eq!((n.home(0), n.home(1), n.home(5)), (0, 1, 2));
+        assert_eq!(n.order(1), [1, 2, 0]);
+        n.suspect(1);
+        assert!(n.is_suspect(1));
+        assert_eq!(
+            n.order(1),
+            [2, 0, 1],
+            "a lost node is tried after the live ones"
+        );
+        assert!(n.returns_home());
+        assert!(n.availability.is_some());
+    }
+
+    #[test]
+    fn a_libpq_host_list_routes_as_its_session_attributes_ask() {
+        let primary = nodes(
+            r#"{"url": "host=a,b,c port=5432,5433,5434 user=u dbname=db target_session_attrs=read-write"}"#,
+        );
+        assert_eq!((primary.len(), primary.routing()), (3, Routing::Primary));
+        assert!(primary.has_one_writer() && !primary.returns_home());
+        assert_eq!(primary.labels()[1], "postgresql://u@b:5433/db");
+        let standby =
+            nodes(r#"{"url": "postgresql://u@a,b/db?target_session_attrs=prefer-standby"}"#);
+        assert_eq!(standby.routing(), Routing::PreferStandby);
+        let plain = nodes(r#"{"url": "postgresql://u@a,b/db"}"#);
+        assert_eq!(plain.routing(), Routing::First);
+        assert_eq!((plain.home(7), plain.order(0)), (0, vec![0, 1]));
+        let chosen = nodes(r#"{"url": "postgresql://u@a,b/db", "routing": "affinity"}"#);
+        assert_eq!(chosen.routing(), Routing::Affinity);
+    }
+
+    #[test]
+    fn a_refused_write_sends_the_client_elsewhere_only_on_a_cluster() {
+        let read_only = DbError::sql("25006", "cannot execute UPDATE in a read-only transaction");
+        let cluster =
+            nodes(r#"{"url": "postgresql://u@a/db", "more_urls": ["postgresql://u@b/db"]}"#);
+        assert!(cluster.is_wrong_node(&read_only));
+        let single = nodes(r#"{"url": "postgresql://u@a/db"}"#);
+        assert!(
+            !single.is_wrong_node(&read_only),
+            "one server: the user's error, not routing"
+        );
+        assert!(!cluster.is_wrong_node(&DbError::sql("40001", "serialization")));
     }
 }

@@ -56,19 +56,7 @@ class PgStandby(LocalPostgres):
         self._chown_tree()
 
     def follow(self, primary: LocalPostgres) -> None:
-        """Streams from `primary` under the node's name (postgresql.auto.conf, read last)."""
-        conninfo = (
-            f"host=127.0.0.1 port={primary.port} user={ADMIN_USER} application_name={self.app_name}"
-        )
-        auto = self.data_dir / "postgresql.auto.conf"
-        lines = [
-            line
-            for line in auto.read_text().splitlines()
-            if not line.startswith("primary_conninfo")
-        ]
-        lines.append(f"primary_conninfo = '{conninfo}'")
-        auto.write_text("\n".join(lines) + "\n")
-        self._chown(auto)
+        follow(self, primary, self.app_name)
 
 
 class PgSyncCluster(LocalCluster):
@@ -128,8 +116,27 @@ class PgSyncCluster(LocalCluster):
                     auto.write_text("\n".join(kept) + "\n")
         started = node.start()
         if first_start and index == len(self.nodes) - 1:
-            self._require_sync(0)
+            self._reconcile()
         return started
+
+    def _reconcile(self) -> None:
+        """Once every node runs: the standbys stream from the primary (a cluster restarted
+        after a failover has a new primary, on a new port) and it waits for them."""
+        primaries = [i for i, s in enumerate(self.states()) if s.role == "primary"]
+        if len(primaries) != 1:
+            names = ", ".join(self.node_name(i) for i in primaries) or "none"
+            raise LocalServerError(
+                f"the local {self.title} cluster {self.name} has {len(primaries)} primaries "
+                f"({names}), not one",
+                f"remove {self.base_dir} to start it afresh",
+            )
+        primary = self.nodes[primaries[0]]
+        assert isinstance(primary, LocalPostgres)
+        for index, node in enumerate(self.nodes):
+            if index != primaries[0] and isinstance(node, LocalPostgres):
+                follow(node, primary, self.node_name(index))
+                node.psql("SELECT pg_reload_conf()")
+        self._require_sync(primaries[0])
 
     def states(self) -> list[NodeState]:
         states = []
@@ -176,6 +183,12 @@ class PgSyncCluster(LocalCluster):
         stopped standby follows the current primary again, and the primary waits for `ANY 1`
         of its standbys, as node 1 did at the start."""
         current = self.primary_index()
+        if current is None:  # a primary stopped (not replaced): it comes back as it was
+            for index, node in enumerate(self.nodes):
+                stopped = node.running_pid() is None
+                if stopped and isinstance(node, LocalPostgres) and not _is_standby(node):
+                    self.restart_node(index)
+            current = self.primary_index()
         if current is None:
             raise LocalServerError(
                 f"the local {self.title} cluster {self.name} has no running primary to heal from",
@@ -187,8 +200,8 @@ class PgSyncCluster(LocalCluster):
             if index == current or node.running_pid() is not None:
                 continue
             assert isinstance(node, LocalPostgres)
-            replaced = not (node.data_dir / "standby.signal").exists()
-            if replaced or not isinstance(node, PgStandby):
+            replaced = not _is_standby(node)
+            if replaced:
                 node.destroy()
                 node = PgStandby(
                     node.base_dir, primary=primary, app_name=self.node_name(index),
@@ -197,7 +210,7 @@ class PgSyncCluster(LocalCluster):
                 )  # fmt: skip
                 self.nodes[index] = node
             else:
-                node.follow(primary)
+                follow(node, primary, self.node_name(index))
             if node.start():
                 self._ours.add(index)
             self._confine(index)
@@ -214,6 +227,24 @@ class PgSyncCluster(LocalCluster):
             what="pg_ctl promote", as_server_user=True,
         )  # fmt: skip
         for i, other in enumerate(self.nodes):
-            if i != index and isinstance(other, PgStandby) and other.running_pid() is not None:
-                other.follow(node)
+            live = isinstance(other, LocalPostgres) and other.running_pid() is not None
+            if i != index and live and isinstance(other, LocalPostgres):
+                follow(other, node, self.node_name(i))
                 other.psql("SELECT pg_reload_conf()")
+
+
+def _is_standby(node: LocalPostgres) -> bool:
+    """Whether the node's data directory starts it as a standby."""
+    return (node.data_dir / "standby.signal").exists()
+
+
+def follow(node: LocalPostgres, primary: LocalPostgres, app_name: str) -> None:
+    """`node` streams from `primary` under the name `synchronous_standby_names` lists
+    (postgresql.auto.conf, read after the other settings); read at its next start or reload."""
+    conninfo = f"host=127.0.0.1 port={primary.port} user={ADMIN_USER} application_name={app_name}"
+    auto = node.data_dir / "postgresql.auto.conf"
+    lines = auto.read_text().splitlines() if auto.exists() else []
+    kept = [line for line in lines if not line.startswith("primary_conninfo")]
+    kept.append(f"primary_conninfo = '{conninfo}'")
+    auto.write_text("\n".join(kept) + "\n")
+    node._chown(auto)

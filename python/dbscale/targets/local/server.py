@@ -283,11 +283,19 @@ class LocalServer(ABC, Generic[Binaries]):
 
 
 def pid_alive(pid: int) -> bool:
-    """Whether process `pid` exists (owned by us or not); `-pgid`: any of a process group."""
+    """Whether process `pid` exists (owned by us or not) and has not died: a zombie its
+    parent has yet to reap (a killed server's, under a container's init) is dead.
+    `-pgid`: any of a process group."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True  # alive, owned by someone else
+    if pid > 0:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return True
+        return state not in ("Z", "X")
     return True

@@ -1,0 +1,151 @@
+"""A cluster's section of the report: each node's share of the work and its latency (the
+nodes' histograms merged over a point's runs, never percentiles averaged), the failovers, and
+each fault step's cost run by run: the unavailability window over the whole target and on the
+node it hit, the transactions failed, and the time back to 90% of the throughput before it.
+"""
+
+from __future__ import annotations
+
+from statistics import median
+
+from dbscale import core
+from dbscale.report.rows import r4
+from dbscale.report.tables import Cell, html_table
+from dbscale.report.view import PointView, ResultsView, RunView
+from dbscale.results.fault_windows import FaultWindow, Window
+
+
+def cluster_points(study: ResultsView) -> list[PointView]:
+    """The points whose runs recorded per-node figures."""
+    return [p for p in study.points if any(r.record.nodes for r in p.runs)]
+
+
+def node_latency(runs: list[RunView], index: int) -> tuple[float | None, float | None]:
+    """p50 and p99 (ms) of node `index` over `runs`, from their histograms merged."""
+    blobs = [
+        r.record.nodes[index].histogram
+        for r in runs
+        if index < len(r.record.nodes) and r.record.nodes[index].transactions > 0
+    ]
+    if not blobs:
+        return None, None
+    figures = core.histogram_figures(blobs, (0.5, 0.99))
+    return figures.values[0], figures.values[1]
+
+
+def node_rows(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
+    headers = ["point", "node", "routing", "connections", "share of transactions %",
+               "TPS (median of runs)", "p50 ms", "p99 ms", "failed", "sessions lost",
+               "failovers"]  # fmt: skip
+    rows: list[list[Cell]] = []
+    for point in cluster_points(study):
+        runs = [r for r in point.runs if r.record.nodes]
+        first = runs[0].record
+        total = sum(r.record.transactions for r in runs) or 1
+        for index, node in enumerate(first.nodes):
+            mine = [r.record.nodes[index] for r in runs if index < len(r.record.nodes)]
+            tps = [
+                n.transactions / r.record.duration_s
+                for n, r in zip(mine, runs, strict=False)
+                if r.record.duration_s > 0
+            ]
+            p50, p99 = node_latency(runs, index)
+            rows.append([
+                point.label, node.node, first.routing or "–",
+                median(n.connections for n in mine),
+                r4(100 * sum(n.transactions for n in mine) / total),
+                r4(median(tps)) if tps else None, r4(p50), r4(p99),
+                sum(n.failed for n in mine), sum(n.lost for n in mine),
+                sum(n.failovers for n in mine),
+            ])  # fmt: skip
+    return headers, rows
+
+
+def _window_text(window: Window) -> str:
+    if window.seconds is None and window.last_success_s is not None:
+        return f"none after {window.last_success_s:.2f} s"
+    if not window.seconds:
+        return "–"
+    return (
+        f"{window.seconds:.3f} s ({window.last_success_s or 0:.2f} – "
+        f"{window.first_success_s or 0:.2f} s)"
+    )
+
+
+def _hit(window: FaultWindow) -> Window:
+    """The window on the node the step acted on (n1 is the first node)."""
+    if window.node is None or not window.node.startswith("n"):
+        return Window()
+    index = int(window.node[1:]) - 1
+    return window.nodes[index] if index < len(window.nodes) else Window()
+
+
+def fault_rows(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
+    headers = ["run", "step", "at s", "whole target without a success", "on the node",
+               "failed", "TPS before", "back to 90% after s", "TPS after"]  # fmt: skip
+    rows: list[list[Cell]] = []
+    for run in study.runs:
+        for window in run.record.fault_windows:
+            step = f"{window.action} {window.node or '?'}"
+            if window.error:
+                step += f" (failed: {window.error})"
+            rows.append([
+                run.label, step, window.at_s, _window_text(window.overall),
+                _window_text(_hit(window)), window.failed, window.before_tps,
+                window.recovered_after_s if window.recovered_after_s is not None else "not back",
+                window.after_tps,
+            ])  # fmt: skip
+    return headers, rows
+
+
+def downtime_rows(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
+    """Per point and step: the median window over its runs, and the range."""
+    headers = ["point", "step", "runs", "median s without a success", "range s",
+               "median back to 90% after s"]  # fmt: skip
+    rows: list[list[Cell]] = []
+    for point in study.points:
+        steps: dict[str, list[FaultWindow]] = {}
+        for run in point.runs:
+            for window in run.record.fault_windows:
+                steps.setdefault(f"{window.action} {window.node or '?'}", []).append(window)
+        for step, windows in steps.items():
+            seconds = [w.overall.seconds or 0.0 for w in windows]
+            back = [w.recovered_after_s for w in windows if w.recovered_after_s is not None]
+            rows.append([
+                point.label, step, len(windows), r4(median(seconds)),
+                f"{min(seconds):.3f} – {max(seconds):.3f}",
+                r4(median(back)) if back else "not back",
+            ])  # fmt: skip
+    return headers, rows
+
+
+def cluster_section(study: ResultsView) -> str:
+    """The section, or nothing when no run was on several nodes or had fault steps."""
+    points = cluster_points(study)
+    faulted = any(r.record.fault_windows for r in study.runs)
+    if not points and not faulted:
+        return ""
+    parts = [
+        '<h2 id="cluster">Cluster: nodes, failovers and faults</h2>',
+        "<p>Each node's share of the transactions and its latency (its histograms merged over "
+        "the point's runs). A session lost to a node that went away, would not serve or let "
+        "the client's deadline pass counts as lost; a failover when its client then went on "
+        "on another node.</p>",
+        f'<div class="table-wrap">{html_table(*node_rows(study))}</div>',
+    ]
+    if faulted:
+        parts += [
+            '<h3 id="cluster-downtime">Downtime per fault step</h3>',
+            "<p>A stretch without a successful transaction is measured to the millisecond "
+            "(the last success before it, the first after it) over the whole target and on "
+            "the node the step acted on; 'back to 90%' is the time from the step to the first "
+            "second at 90% of the throughput before the first step.</p>",
+            f'<div class="table-wrap">{html_table(*downtime_rows(study))}</div>',
+            f'<div class="table-wrap">{html_table(*fault_rows(study))}</div>',
+        ]
+    return "\n".join(parts)
+
+
+def cluster_link(study: ResultsView) -> str:
+    shown = cluster_points(study) or any(r.record.fault_windows for r in study.runs)
+    return '<a href="#cluster">Cluster</a>' if shown else ""
