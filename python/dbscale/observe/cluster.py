@@ -25,12 +25,18 @@ GALERA_COUNTERS = (
     "wsrep_local_commits", "wsrep_local_cert_failures", "wsrep_local_bf_aborts",
     "wsrep_flow_control_paused_ns", "wsrep_flow_control_sent", "wsrep_flow_control_recv",
     "wsrep_replicated", "wsrep_received",
+    # the node's own work, as any MySQL server counts it
+    "com_commit", "com_rollback", "innodb_row_lock_waits", "innodb_deadlocks", "questions",
 )  # fmt: skip
 GALERA_STATES = ("wsrep_local_state_comment", "wsrep_cluster_size", "wsrep_cluster_status")
 GALERA_SQL = "SHOW GLOBAL STATUS WHERE Variable_name IN ({})".format(
     ", ".join(f"'{n}'" for n in (*GALERA_COUNTERS, *GALERA_STATES))
 )
 PG_ROLE_SQL = "SELECT pg_is_in_recovery()::int"
+PG_NODE_SQL = """\
+SELECT xact_commit, xact_rollback, conflicts, deadlocks, tup_inserted + tup_updated + tup_deleted
+FROM pg_stat_database WHERE datname = current_database()"""
+PG_NODE_COUNTERS = ("xact_commit", "xact_rollback", "conflicts", "deadlocks", "rows_written")
 PG_REPLICATION_SQL = """\
 SELECT application_name, state, sync_state,
        COALESCE(pg_wal_lsn_diff(sent_lsn, replay_lsn), 0)::bigint,
@@ -163,6 +169,15 @@ class ClusterSampler:
         assert node.session is not None
         [[recovery]] = node.session.query(PG_ROLE_SQL)
         node.role = "standby" if str(recovery) == "1" else "primary"
+        for row in node.session.query(PG_NODE_SQL):
+            numbers = {
+                name: float(value)
+                for name, value in zip(PG_NODE_COUNTERS, row, strict=False)
+                if value is not None
+            }
+            if not node.first:
+                node.first = numbers
+            node.last = numbers
         if node.role != "primary":
             return
         for name, state, sync, lag, replay in node.session.query(PG_REPLICATION_SQL):
@@ -185,7 +200,7 @@ class ClusterSampler:
         observed = [self._observation(node) for node in self.nodes]
         engine = (
             "galera"
-            if any(n.first for n in self.nodes)
+            if any("wsrep_local_commits" in n.first for n in self.nodes)
             else ("postgresql-replication" if self.dialect == "postgresql" else "unknown")
         )
         return ClusterObservation(

@@ -99,6 +99,7 @@ class RunObserver:
         self.session: ObserverSession | None = None
         self.identity: ServerIdentity | None = None
         self.server_pid: int | None = None
+        self.server_vcpus: int | None = None
         self.pooler_pid: int | None = None
         self.cgroup: CgroupCpu | None = cpu_cgroup(self.proc)
         self._data = _Collected()
@@ -119,6 +120,8 @@ class RunObserver:
             self._data.notes.append(f"no server statistics: {_one_line(exc)}")
         try:
             self.server_pid = self._find_server()
+            if self.server_pid is not None:  # read now: a server restarted mid-run is another
+                self.server_vcpus = allowed_cpus(self.proc, self.server_pid)
             if self.pooler_url is not None:
                 self.pooler_pid = find_listener(self.proc, parse_endpoint(self.pooler_url))
         except (OSError, ValueError) as exc:
@@ -341,7 +344,7 @@ class RunObserver:
             dialect=self.dialect, local=self.server_pid is not None, pid=self.server_pid
         )
         if self.server_pid is not None:
-            server = server.model_copy(update={"vcpus": allowed_cpus(self.proc, self.server_pid)})
+            server = server.model_copy(update={"vcpus": self.server_vcpus})
         if self.identity is not None:
             server = server.model_copy(
                 update={"version": self.identity.version, "settings": self.identity.settings}

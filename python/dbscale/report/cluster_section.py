@@ -66,6 +66,8 @@ def _window_text(window: Window) -> str:
         return f"none after {window.last_success_s:.2f} s"
     if not window.seconds:
         return "–"
+    if window.last_success_s is None:
+        return f"{window.seconds:.3f} s (to its first at {window.first_success_s or 0:.2f} s)"
     return (
         f"{window.seconds:.3f} s ({window.last_success_s or 0:.2f} – "
         f"{window.first_success_s or 0:.2f} s)"
@@ -87,6 +89,8 @@ def fault_rows(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
     for run in study.runs:
         for window in run.record.fault_windows:
             step = f"{window.action} {window.node or '?'}"
+            if window.planned_node not in (None, window.node):
+                step += f" (the {window.planned_node})"
             if window.error:
                 step += f" (failed: {window.error})"
             rows.append([
@@ -99,22 +103,31 @@ def fault_rows(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
 
 
 def downtime_rows(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
-    """Per point and step: the median window over its runs, and the range."""
+    """Per point and planned step: the median window over its runs and their range, and the
+    median time back to 90% counted from the step and from the scenario's first step."""
     headers = ["point", "step", "runs", "median s without a success", "range s",
-               "median back to 90% after s"]  # fmt: skip
+               "back to 90% after s (median)", "… from the first step s"]  # fmt: skip
     rows: list[list[Cell]] = []
     for point in study.points:
-        steps: dict[str, list[FaultWindow]] = {}
+        steps: dict[str, list[tuple[FaultWindow, float]]] = {}
         for run in point.runs:
-            for window in run.record.fault_windows:
-                steps.setdefault(f"{window.action} {window.node or '?'}", []).append(window)
-        for step, windows in steps.items():
-            seconds = [w.overall.seconds or 0.0 for w in windows]
-            back = [w.recovered_after_s for w in windows if w.recovered_after_s is not None]
+            windows = run.record.fault_windows
+            for window in windows:
+                label = f"{window.action} {window.planned_node or window.node or '?'}"
+                steps.setdefault(label, []).append((window, windows[0].at_s))
+        for step, found in steps.items():
+            seconds = [w.overall.seconds or 0.0 for w, _ in found]
+            back = [w.recovered_after_s for w, _ in found if w.recovered_after_s is not None]
+            since = [
+                w.at_s + w.recovered_after_s - first
+                for w, first in found
+                if w.recovered_after_s is not None
+            ]
             rows.append([
-                point.label, step, len(windows), r4(median(seconds)),
+                point.label, step, len(found), r4(median(seconds)),
                 f"{min(seconds):.3f} – {max(seconds):.3f}",
                 r4(median(back)) if back else "not back",
+                r4(median(since)) if since else "not back",
             ])  # fmt: skip
     return headers, rows
 

@@ -278,7 +278,8 @@ def _warnings(study: ResultsView) -> list[str]:
             message = run.record.verdict.message
             warnings.append(f"run {run.label} failed: {message}".rstrip(": "))
         elif run.record.status == "errors" and not run.record.warmup:
-            warnings.append(f"run {run.label} had errors: {_errors(run.record)}")
+            planned = " (during its planned faults)" if run.record.faults else ""
+            warnings.append(f"run {run.label} had errors{planned}: {_errors(run.record)}")
     observed_warnings = (
         ("client_bound", "the load generator itself was the bottleneck (these runs measure "
                          "dbscale, not the database)"),

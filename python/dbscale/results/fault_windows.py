@@ -50,7 +50,8 @@ class FaultWindow(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     action: str
-    node: str | None
+    node: str | None  # the node it acted on (n1, n2, ...)
+    planned_node: str | None = None  # as the plan named it (n2, primary, standby)
     at_s: float
     error: str | None = None
     overall: Window
@@ -105,6 +106,7 @@ def fault_windows(result: RunResult, events: Sequence[FaultEvent]) -> list[Fault
             FaultWindow(
                 action=event.action,
                 node=event.node_name,
+                planned_node=event.node,
                 at_s=round(at, 4),
                 error=event.error,
                 overall=window_at(result.availability, at, following),

@@ -161,7 +161,12 @@ class TargetPool(Mapping[str, OpenTarget]):
                     engine=active.cluster.engine,
                     dir=str(active.cluster.base_dir),
                     nodes=node_records(active.cluster),
-                    confinement=active.cluster.confinement_note or None,
+                    confinement="; ".join(
+                        n
+                        for n in (active.cluster.confinement_note, active.cluster.memory_note)
+                        if n
+                    )
+                    or None,
                 )
                 urls = active.cluster.urls
                 active.opened = OpenTarget(
@@ -302,6 +307,7 @@ class TargetPool(Mapping[str, OpenTarget]):
         shape = ClusterShape(
             nodes=target.node_count,
             vcpus=None if isinstance(target.vcpus, list) else target.vcpus,
+            memory_gib=target.memory,  # per node
             settings=dict(local.settings),
         )
         return make_cluster(local.engine, base, shape, name=target.group or target.name)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from dbscale.errors import LocalServerError
-from dbscale.targets.local.confinement import process_tree
+from dbscale.targets.local.confinement import MemoryCgroup, make_memory_cgroup, process_tree
 from dbscale.targets.local.cpu_quota import CpuQuota, make_cpu_quota
 from dbscale.targets.local.server import LocalServer, SettingValue, pid_alive
 
@@ -31,6 +31,7 @@ class ClusterShape:
 
     nodes: int = 3
     vcpus: float | None = None
+    memory_gib: float | None = None  # per node: sizes its settings, capped by a cgroup
     settings: dict[str, SettingValue] = field(default_factory=dict)
 
 
@@ -57,7 +58,9 @@ class LocalCluster(ABC):
         self.name = name
         self.nodes: list[LocalServer[Any]] = []
         self._quotas: dict[int, CpuQuota] = {}
+        self._memory: dict[int, MemoryCgroup] = {}
         self.confinement_note = ""
+        self.memory_note = ""
         self._ours: set[int] = set()  # nodes this object started (and so stops)
 
     # -- what each engine does -------------------------------------------------------------
@@ -121,6 +124,9 @@ class LocalCluster(ABC):
             quota = self._quotas.pop(index, None)
             if quota is not None:
                 quota.remove()
+            memory = self._memory.pop(index, None)
+            if memory is not None:
+                memory.remove()
         self._ours.clear()
         if problems:
             raise problems[0]
@@ -194,9 +200,11 @@ class LocalCluster(ABC):
     # -- CPU budgets ---------------------------------------------------------------------------
 
     def _confine(self, index: int) -> None:
-        """Holds node `index` to the shape's CPUs, when it has a budget."""
-        cpus = self.shape.vcpus
+        """Holds node `index` to the shape's CPUs and memory, when it has budgets."""
         pid = self.nodes[index].running_pid()
+        if pid is not None and self.shape.memory_gib is not None:
+            self._limit_memory(index, pid, self.shape.memory_gib)
+        cpus = self.shape.vcpus
         if cpus is None or pid is None:
             return
         quota = self._quotas.get(index)
@@ -208,6 +216,18 @@ class LocalCluster(ABC):
             quota = self._quotas[index] = made
         quota.add(process_tree(pid) or [pid])
         self.confinement_note = quota.describe() + " per node, the nodes sharing one host"
+
+    def _limit_memory(self, index: int, pid: int, memory_gib: float) -> None:
+        cgroup = self._memory.get(index)
+        if cgroup is None:
+            name = f"{self.name}-{self.node_name(index)}-mem-{os.getpid()}"
+            placement = make_memory_cgroup(name, int(memory_gib * 1024**3))
+            if placement.cgroup is None:
+                self.memory_note = f"memory not capped ({placement.reason})"
+                return
+            cgroup = self._memory[index] = placement.cgroup
+        cgroup.add(process_tree(pid) or [pid])
+        self.memory_note = f"{memory_gib:g} GiB per node ({cgroup.limit_file})"
 
     def quota_of(self, index: int) -> CpuQuota | None:
         return self._quotas.get(index)

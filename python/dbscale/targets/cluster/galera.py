@@ -15,6 +15,7 @@ from typing import Any
 
 from dbscale.errors import LocalServerError
 from dbscale.targets.cluster.base import START_TIMEOUT_S, LocalCluster, NodeState
+from dbscale.targets.local.instance import mariadb_memory_settings
 from dbscale.targets.local.mariadb import LocalMariaDB
 from dbscale.targets.local.server import LocalServer, SettingValue, free_port
 
@@ -90,8 +91,14 @@ class GaleraCluster(LocalCluster):
         members = ",".join(f"127.0.0.1:{port}" for port in gcomm)
         nodes: list[LocalServer[Any]] = []
         for i in range(count):
+            sized = (
+                mariadb_memory_settings(self.shape.memory_gib)
+                if self.shape.memory_gib is not None
+                else {}
+            )
             settings = {
                 **CLUSTER_SETTINGS,
+                **sized,
                 **self.shape.settings,
                 "wsrep_provider": str(provider),
                 "wsrep_cluster_address": f"gcomm://{members}",

@@ -15,7 +15,8 @@ from typing import Any
 
 from dbscale.errors import LocalServerError
 from dbscale.targets.cluster.base import START_TIMEOUT_S, LocalCluster, NodeState
-from dbscale.targets.local.postgres import ADMIN_USER, LocalPostgres
+from dbscale.targets.local.instance import memory_settings
+from dbscale.targets.local.postgres import ADMIN_USER, DEFAULT_SETTINGS, LocalPostgres
 from dbscale.targets.local.server import LocalServer, SettingValue
 from dbscale.targets.tls import make_certificates
 
@@ -67,8 +68,14 @@ class PgSyncCluster(LocalCluster):
         count = self.shape.nodes
         # Synchronous replication is switched on once the standbys stream (`_require_sync`):
         # before that, the primary's own start-up writes would wait for them forever.
+        sized = (
+            memory_settings(self.shape.memory_gib, int(DEFAULT_SETTINGS["max_connections"]))
+            if self.shape.memory_gib is not None
+            else {}
+        )
         settings = {
-            k: v for k, v in self.shape.settings.items() if k != "synchronous_standby_names"
+            **sized,
+            **{k: v for k, v in self.shape.settings.items() if k != "synchronous_standby_names"},
         }
         primary = LocalPostgres(
             self.base_dir / self.node_name(0),
