@@ -61,12 +61,13 @@ def _short_url(url: str) -> str:
     return rest.split("@", 1)[1] if "@" in rest else rest
 
 
-def vcpus(record: RunRecord) -> int | None:
-    """The target's vCPU count when something recorded it (a plan's target, or observation)."""
+def vcpus(record: RunRecord) -> int | float | None:
+    """The target's vCPU count when something recorded it (a plan's target, or observation);
+    a local cluster's nodes may have fractions of a CPU (1.5 over 3 nodes of 0.5)."""
     observed = record.observe.server.vcpus if record.observe is not None else None
     for value in (record.target_info.get("vcpus"), observed):
         if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
-            return int(value)
+            return int(value) if float(value).is_integer() else float(value)
     return None
 
 

@@ -64,7 +64,7 @@ def price_performance_table(points: Sequence[PointSummary], title: str | None = 
         tpm, cost = point.tpm, point.cost
         table.add_row(
             escape(point.point_key),
-            _num(tpm.vcpus if tpm else None, 0),
+            _sig(tpm.vcpus if tpm else None),
             _num(tpm.median if tpm else None, 0),
             _num(tpm.per_vcpu if tpm else None, 0),
             _num(cost.total_on_demand_per_month if cost else None, 2),
