@@ -143,16 +143,10 @@ def _title(pid: int) -> str:
 
 
 @dataclass
-class MemoryCgroup:
-    """A memory cgroup of our own for one server (v2 or v1)."""
+class OwnCgroup:
+    """A cgroup dbscale made for one server: processes are moved in, and it is removed after."""
 
     path: Path
-    version: int
-    limit_bytes: int
-
-    @property
-    def limit_file(self) -> str:
-        return "memory.max" if self.version == 2 else "memory.limit_in_bytes"
 
     def add(self, pids: list[int]) -> list[int]:
         """Moves `pids` in; returns those that moved."""
@@ -169,6 +163,18 @@ class MemoryCgroup:
         """Removes the cgroup once its processes are gone (best effort)."""
         with suppress(OSError):
             self.path.rmdir()
+
+
+@dataclass
+class MemoryCgroup(OwnCgroup):
+    """A memory cgroup of our own for one server (v2 or v1)."""
+
+    version: int
+    limit_bytes: int
+
+    @property
+    def limit_file(self) -> str:
+        return "memory.max" if self.version == 2 else "memory.limit_in_bytes"
 
 
 @dataclass

@@ -6,11 +6,10 @@ process of the server is moved in; the children it forks later follow it.
 
 from __future__ import annotations
 
-from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from dbscale.targets.local.confinement import CGROUP_PREFIX
+from dbscale.targets.local.confinement import CGROUP_PREFIX, OwnCgroup
 
 PERIOD_US = 100_000
 _V1 = Path("/sys/fs/cgroup/cpu")
@@ -18,28 +17,11 @@ _V2 = Path("/sys/fs/cgroup")
 
 
 @dataclass
-class CpuQuota:
+class CpuQuota(OwnCgroup):
     """A cgroup of our own whose processes together get at most `cpus` CPUs of time."""
 
-    path: Path
     cpus: float
     version: int
-
-    def add(self, pids: list[int]) -> list[int]:
-        """Moves `pids` in; returns those that moved."""
-        moved = []
-        for pid in pids:
-            try:
-                (self.path / "cgroup.procs").write_text(f"{pid}\n")
-                moved.append(pid)
-            except OSError:
-                continue
-        return moved
-
-    def remove(self) -> None:
-        """Removes the cgroup once its processes are gone (best effort)."""
-        with suppress(OSError):
-            self.path.rmdir()
 
     def describe(self) -> str:
         quota = int(self.cpus * PERIOD_US)
