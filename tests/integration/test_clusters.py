@@ -51,7 +51,7 @@ def test_tpcc_over_three_galera_nodes_keeps_its_data_consistent(
     out = tmp_path / routing.value
     done = dbscale(
         "run", "tpcc", "--target", galera_tpcc, "--routing", routing.value, "--set", "wait=false",
-        "-c", "6", "-T", "6s", "--warmup", "0", "--check", "--out", str(out),
+        "-c", "6", "-T", "4s", "--warmup", "0", "--check", "--out", str(out),
     )  # fmt: skip
     done.assert_ok()
     record = _only_record(out)
@@ -124,7 +124,7 @@ def test_a_galera_node_killed_mid_run_moves_its_clients_and_is_measured(tmp_path
         "galera-kill",
         "mariadb-galera",
         "workload: {name: oltp_read_write, params: {tables: 2, table_size: 1000}}\n"
-        "load: {clients: 3, duration: 8s}\n"
+        "load: {clients: 3, duration: 6s}\n"
         "faults:\n  - {at: 2s, kill: n2}\n  - {at: 4s, start: n2}\n",
     )
     assert record["routing"] == "round-robin"
