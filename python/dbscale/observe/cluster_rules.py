@@ -33,8 +33,8 @@ def rule_certification(ev: Evidence) -> Finding | None:
         "certification conflicts between nodes",
         f"{cluster.cert_failures:.0f} certification failures and {cluster.bf_aborts:.0f} "
         f"brute-force aborts for {cluster.commits:.0f} local commits ({_pct(share)}): the same "
-        "rows were written through different nodes; route a warehouse's (or table's) clients "
-        "to one node (--routing affinity)",
+        "rows were written through different nodes; write each row through one node (TPC-C: "
+        "--routing affinity keeps a warehouse's terminals on its node)",
         {
             "cert_failures": cluster.cert_failures,
             "bf_aborts": cluster.bf_aborts,
