@@ -61,7 +61,19 @@ def node_rows(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
     return headers, rows
 
 
+NBSP = "\u00a0"
+
+
+def _unbroken(text: str) -> str:
+    """A figure with its unit and range on one line (the table scrolls rather than wraps it)."""
+    return text.replace(" ", NBSP).replace("–", "\u2060–\u2060")  # no break at the dash
+
+
 def _window_text(window: Window) -> str:
+    return _unbroken(_window_words(window))
+
+
+def _window_words(window: Window) -> str:
     if window.seconds is None and window.last_success_s is not None:
         return f"none after {window.last_success_s:.2f} s"
     if not window.seconds:
@@ -125,7 +137,7 @@ def downtime_rows(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
             ]
             rows.append([
                 point.label, step, len(found), r4(median(seconds)),
-                f"{min(seconds):.3f} – {max(seconds):.3f}",
+                _unbroken(f"{min(seconds):.3f} – {max(seconds):.3f}"),
                 r4(median(back)) if back else "not back",
                 r4(median(since)) if since else "not back",
             ])  # fmt: skip
