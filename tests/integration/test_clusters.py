@@ -197,3 +197,15 @@ def test_a_synchronous_replication_stall_is_ended_by_the_client_deadline(
     time.sleep(0.5)
     waiting = primary.psql("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'")
     assert waiting == "0", "the cancel request ended the backends' wait for the standbys"
+
+
+def test_a_killed_postgres_node_starts_again_at_once(pg_cluster: LocalCluster) -> None:
+    """A SIGKILLed server leaves its lock files, naming a postmaster its parent may not have
+    reaped yet; the cluster removes them, so `start` right after `kill` works."""
+    began = time.monotonic()
+    pg_cluster.kill_node(1)
+    assert pg_cluster.nodes[1].running_pid() is None
+    pg_cluster.restart_node(1)
+    states = pg_cluster.wait_formed(timeout_s=30)
+    assert [s.role for s in states] == ["primary", "standby", "standby"]
+    assert time.monotonic() - began < 20
