@@ -5,6 +5,7 @@ their sockets). A cluster that cannot start fails the test in CI (skips elsewher
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -35,8 +36,7 @@ def running_cluster(engine: str, name: str, nodes: int = 3) -> Iterator[LocalClu
         yield cluster
     finally:
         cluster.stop()
-        for node in cluster.nodes:
-            node.destroy()
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def cluster_plan(name: str, engine: str, body: str, nodes: int = 3) -> str:
