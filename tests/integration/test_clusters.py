@@ -134,6 +134,7 @@ def test_a_galera_node_killed_mid_run_moves_its_clients_and_is_measured(tmp_path
     kill, start = record["fault_windows"]
     assert (kill["action"], kill["node"], start["action"]) == ("kill", "n2", "start")
     assert kill["error"] is None and 1.9 <= kill["at_s"] < 3.0
+    assert kill["failovers"] >= 1  # n2's clients moved while the step's window lasted
     # The node's own window opens at the kill and stays open at least until it restarted.
     node = kill["nodes"][1]
     assert node["last_success_s"] is not None and node["last_success_s"] <= kill["at_s"] + 0.5
@@ -156,6 +157,7 @@ def test_a_postgres_primary_killed_and_a_standby_promoted(tmp_path: Path) -> Non
     assert record["routing"] == "primary"
     kill, promote = record["fault_windows"]
     assert (kill["node"], promote["node"]) == ("n1", "n2")
+    assert kill["failovers"] >= 1
     window = kill["overall"]
     # Writes stop at the kill and resume on the promoted standby, not before its promotion.
     assert window["seconds"] is not None and 0.5 < window["seconds"] < 3.0, window

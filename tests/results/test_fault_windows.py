@@ -36,6 +36,7 @@ def _run() -> RunResult:
         for t, n, f in [(1, 100, 0), (2, 100, 0), (3, 100, 0), (4, 10, 3), (5, 0, 0),
                         (6, 95, 0), (7, 100, 0), (8, 100, 0)]
     ]  # fmt: skip
+    intervals[4] = intervals[4].model_copy(update={"failovers": 2})
     return RunResult(
         duration_s=8.0,
         intervals=intervals,
@@ -55,10 +56,13 @@ def test_the_cost_of_a_kill_and_a_promotion() -> None:
     kill, promote = fault_windows(_run(), events)
     assert kill.overall.seconds == 1.9 and kill.before_tps == 100.0
     assert kill.failed == 3 and kill.recovered_after_s is None  # not back before the promotion
+    assert kill.failovers == 2
     assert kill.nodes[0].seconds is None and kill.nodes[0].last_success_s == 3.2
     assert promote.recovered_after_s == 2.0  # the second ending at 6 s: 95 >= 90% of 100
     assert promote.after_tps == 100.0 and promote.planned_node == "standby"
     text = describe(kill)
-    assert text.startswith("kill n1 at 3.00 s: no success for 1.900 s (3.20-5.10 s); 3 failed")
+    assert text.startswith(
+        "kill n1 at 3.00 s: no success for 1.900 s (3.20-5.10 s); 3 failed; 2 failover(s)"
+    )
     assert "not back to 90% of 100 tps" in text
     assert describe(promote).endswith("back to 90% of 100 tps after 2.0 s")

@@ -83,6 +83,7 @@ class Interval(ContractPart):
     retries: int = 0
     clients_connected: int | None = None  # None: recorded before it was counted
     by_node: list[int] = Field(default_factory=list)  # a cluster's transactions per node
+    failovers: int = 0  # clients that lost their node and went on on another in the interval
     drain: bool = False  # transactions that ended after the measured window
     detail: IntervalDetail | None = None  # a scaled-out run's worker only
 

@@ -2,8 +2,8 @@
 second of the measured window (from its start, the ramp excluded) on one node: `kill` (SIGKILL
 to every process of the server), `stop` (a clean shutdown), `start` (it comes back and rejoins)
 or `promote` (PostgreSQL: a standby becomes the primary). A node is `n1`, `n2`, ... (or its
-number), `primary` (the node taking writes when the run's first step comes) or `standby` (the
-first standby then): `{stop: primary}` then `{start: primary}` restart the same node.
+number), `primary` (the node taking writes when the run started) or `standby` (the first
+standby then): `{stop: primary}` then `{start: primary}` restart the same node.
 
 A plan gives one scenario as a list, or several by name (a mapping) that the `faults` axis of
 its matrix picks from; an empty list is a run without faults (the baseline).

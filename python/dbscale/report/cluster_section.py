@@ -96,7 +96,7 @@ def _hit(window: FaultWindow) -> Window:
 
 def fault_rows(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
     headers = ["run", "step", "at s", "whole target without a success", "on the node",
-               "failed", "TPS before", "back to 90% after s", "TPS after"]  # fmt: skip
+               "failed", "failovers", "TPS before", "back to 90% after s", "TPS after"]  # fmt: skip
     rows: list[list[Cell]] = []
     for run in study.runs:
         for window in run.record.fault_windows:
@@ -107,7 +107,7 @@ def fault_rows(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
                 step += f" (failed: {window.error})"
             rows.append([
                 run.label, step, window.at_s, _window_text(window.overall),
-                _window_text(_hit(window)), window.failed, window.before_tps,
+                _window_text(_hit(window)), window.failed, window.failovers, window.before_tps,
                 window.recovered_after_s if window.recovered_after_s is not None else "not back",
                 window.after_tps,
             ])  # fmt: skip

@@ -58,6 +58,7 @@ class FaultWindow(BaseModel):
     nodes: list[NodeWindow]
     failed: int = 0  # transactions that failed from the step to throughput's return
     errors: int = 0
+    failovers: int = 0  # clients that moved to another node in that time
     before_tps: float | None = None
     recovered_after_s: float | None = None  # None: not back to 90% before the run ended
     after_tps: float | None = None  # from the recovery (or the step) to the next step or end
@@ -118,6 +119,7 @@ def fault_windows(result: RunResult, events: Sequence[FaultEvent]) -> list[Fault
                 ],
                 failed=sum(i.failed for i in inside),
                 errors=sum(i.errors for i in inside),
+                failovers=sum(i.failovers for i in inside),
                 before_tps=round(before, 2) if before is not None else None,
                 recovered_after_s=round(recovered, 3) if recovered is not None else None,
                 after_tps=round(after, 2) if after is not None else None,
@@ -172,6 +174,8 @@ def describe(window: FaultWindow) -> str:
     parts = [gap]
     if window.failed:
         parts.append(f"{window.failed} failed")
+    if window.failovers:
+        parts.append(f"{window.failovers} failover(s)")
     if window.recovered_after_s is not None and window.before_tps is not None:
         parts.append(
             f"back to 90% of {window.before_tps:.0f} tps after {window.recovered_after_s:.1f} s"

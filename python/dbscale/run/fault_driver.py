@@ -33,8 +33,8 @@ class FaultDriver:
     ) -> None:
         self.steps, self.cluster, self.clock, self.note = list(steps), cluster, clock, note
         self.events: list[FaultEvent] = []
-        # `primary` and `standby` as the cluster was when the run's first step came: a
-        # scenario's later steps (start the primary it stopped) mean the same nodes.
+        # `primary` and `standby` as the cluster was when the run started: a scenario's
+        # later steps (start the primary it stopped) mean the same nodes.
         self._roles: tuple[int | None, int | None] | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._drive, name="dbscale-faults", daemon=True)
@@ -54,6 +54,13 @@ class FaultDriver:
             return None
 
     def _drive(self) -> None:
+        if any(step.node in ("primary", "standby") for step in self.steps):
+            # Asked before the first step is due (a look at every node takes a moment that must
+            # not delay the step): `primary` and `standby` as the run found them.
+            try:
+                self._roles = (self.cluster.primary_index(), self._first_standby())
+            except DbscaleError as exc:
+                self.note(f"fault: the cluster's roles could not be read: {exc.message}")
         for step in self.steps:
             while True:
                 now = self._now()
@@ -65,13 +72,11 @@ class FaultDriver:
             self.events.append(self._act(step))
 
     def _act(self, step: FaultStep) -> FaultEvent:
-        began = self._now()
-        event = FaultEvent(action=step.action, node=step.node, planned_s=step.at_s, done_s=began)
+        event = FaultEvent(action=step.action, node=step.node, planned_s=step.at_s)
         t0 = time.monotonic()
+        began: float | None = None
         try:
-            if self._roles is None:
-                self._roles = (self.cluster.primary_index(), self._first_standby())
-            index = step.node_index(*self._roles)
+            index = step.node_index(*(self._roles or (None, None)))
             if index is None:
                 raise DbscaleError(f"no {step.node} node to {step.action}")
             name = self.cluster.node_name(index)
@@ -82,13 +87,16 @@ class FaultDriver:
                 "start": self.cluster.restart_node,
                 "promote": self.cluster.promote,
             }[step.action]
+            t0 = time.monotonic()
+            began = self._now()  # when the action itself began
             action(index)
             self.note(f"fault: {step.action} {name} at {began or 0:.2f} s "
                       f"({time.monotonic() - t0:.2f} s)")  # fmt: skip
         except DbscaleError as exc:
             event = event.model_copy(update={"error": exc.message})
             self.note(f"fault: {step.label} failed: {exc.message}")
-        return event.model_copy(update={"took_s": round(time.monotonic() - t0, 4)})
+        done = began if began is not None else self._now()
+        return event.model_copy(update={"done_s": done, "took_s": round(time.monotonic() - t0, 4)})
 
     def _first_standby(self) -> int | None:
         live = [i for i, s in enumerate(self.cluster.states()) if s.role == "standby"]

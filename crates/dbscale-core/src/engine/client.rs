@@ -352,9 +352,7 @@ impl Client {
                 let mut recorder = self.recorder.borrow_mut();
                 recorder.connected(now - begun);
                 if let Some(lost) = self.lost_from.take().filter(|lost| *lost != node) {
-                    if let Some(totals) = recorder.node(lost, now) {
-                        totals.failovers += 1;
-                    }
+                    recorder.failover(lost, now);
                 }
                 drop(recorder);
                 self.conn = Some(conn);

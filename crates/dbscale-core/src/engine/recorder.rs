@@ -123,6 +123,18 @@ impl ThreadRecorder {
         self
     }
 
+    /// A client that lost node `lost` went on on another node at `at`.
+    pub fn failover(&mut self, lost: usize, at: Instant) {
+        if !self.per_node || self.in_ramp(at) {
+            return;
+        }
+        self.roll_to(self.index_of(at));
+        self.current.failovers += 1;
+        if let Some(totals) = self.totals.nodes.get_mut(lost) {
+            totals.failovers += 1;
+        }
+    }
+
     /// Node `node`'s figures, when kept (and the time is in the measured window).
     pub fn node(&mut self, node: usize, at: Instant) -> Option<&mut NodeTotals> {
         if !self.per_node || self.in_ramp(at) {
@@ -473,11 +485,15 @@ mod tests {
         rec.success(&outcome(0, 1), ms(5), start + ms(1500), 1, 0);
         rec.success(&outcome(0, 1), ms(7), start + ms(1600), 1, 0);
         rec.failure(0, start + ms(1700), 1, 1);
+        rec.failover(1, start + ms(1800));
         rec.close(None);
         let mut merger = merger.lock().unwrap();
         merger.finish(2.0);
         let by_node: Vec<Vec<u64>> = merger.all().iter().map(|i| i.by_node.clone()).collect();
         assert_eq!(by_node, [vec![0, 1], vec![2, 0]]);
+        let failovers: Vec<u64> = merger.all().iter().map(|i| i.failovers).collect();
+        assert_eq!(failovers, [0, 1]);
+        assert_eq!(rec.totals.nodes[1].failovers, 1);
         let nodes = &rec.totals.nodes;
         assert_eq!((nodes[0].latency.count(), nodes[1].latency.count()), (2, 1));
         assert_eq!((nodes[0].failed, nodes[1].failed), (0, 1));

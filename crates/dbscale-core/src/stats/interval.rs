@@ -26,6 +26,8 @@ pub struct IntervalStats {
     pub clients_connected: u64,
     /// Transactions per node of a cluster target (empty for one node).
     pub by_node: Vec<u64>,
+    /// Clients that went on on another node after losing theirs.
+    pub failovers: u64,
 }
 
 impl IntervalStats {
@@ -41,6 +43,7 @@ impl IntervalStats {
         self.retries += other.retries;
         self.clients_connected += other.clients_connected;
         add_by_node(&mut self.by_node, &other.by_node);
+        self.failovers += other.failovers;
     }
 }
 
@@ -67,6 +70,9 @@ pub struct IntervalSnapshot {
     /// Transactions per node of a cluster target, in the result's `nodes` order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub by_node: Vec<u64>,
+    /// Clients that lost their node and went on on another one in the interval.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failovers: u64,
     /// The drain: transactions that were still running at the end of the measured window and
     /// ended after it (counted in the run's totals, kept out of its last second).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -106,6 +112,7 @@ impl IntervalSnapshot {
             retries: self.retries,
             clients_connected: self.clients_connected,
             by_node: self.by_node.clone(),
+            failovers: self.failovers,
         };
         Ok((detail.index, stats))
     }
@@ -119,6 +126,10 @@ pub struct IntervalLatency {
     pub p95: f64,
     pub p99: f64,
     pub max: f64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Adds per-node counts element by element, growing `into` as needed.
@@ -256,6 +267,7 @@ impl IntervalMerger {
             retries: stats.retries,
             clients_connected: stats.clients_connected,
             by_node: stats.by_node,
+            failovers: stats.failovers,
             drain: index >= self.drain_index(),
         });
     }
