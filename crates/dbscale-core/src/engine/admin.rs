@@ -82,12 +82,19 @@ pub struct AdminSession {
 }
 
 impl AdminSession {
+    /// A session on the target: on a cluster with one writer, on the node that takes writes
+    /// now (an observer that reconnects after a failover follows the new primary).
     pub fn open(config: &RunConfig) -> Result<Self, Error> {
-        let endpoint = config.target.endpoint()?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| Error::Internal(format!("cannot start an event loop: {e}")))?;
+        let nodes = Nodes::new(config)?;
+        let endpoint = if nodes.has_one_writer() {
+            runtime.block_on(nodes.writer_endpoint(crate::driver::QueryProtocol::Simple))?
+        } else {
+            config.target.endpoint()?
+        };
         let target = endpoint.redacted();
         let conn = runtime.block_on(endpoint.open(crate::driver::QueryProtocol::Simple))?;
         Ok(Self {
