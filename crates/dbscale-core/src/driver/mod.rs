@@ -159,24 +159,11 @@ impl Endpoint {
             })
     }
 
+    /// A session on the first host, in order, that takes it.
     pub async fn connect(&self, protocol: QueryProtocol) -> Result<Connection, DbError> {
-        Ok(self.connect_to_host(protocol).await?.0)
-    }
-
-    /// Connects, with the index (in [`Endpoint::host_labels`]) of the host that took it.
-    pub async fn connect_to_host(
-        &self,
-        protocol: QueryProtocol,
-    ) -> Result<(Connection, usize), DbError> {
         match self {
-            Endpoint::Postgres(c) => {
-                let (connection, host) = c.connect(protocol).await?;
-                Ok((Connection::Postgres(connection), host))
-            }
-            Endpoint::Mysql(c) => {
-                let (connection, host) = c.connect(protocol).await?;
-                Ok((Connection::Mysql(connection), host))
-            }
+            Endpoint::Postgres(c) => Ok(Connection::Postgres(c.connect(protocol).await?.0)),
+            Endpoint::Mysql(c) => Ok(Connection::Mysql(c.connect(protocol).await?.0)),
         }
     }
 }
