@@ -19,6 +19,7 @@ STAGES = [
     {"micro"},
     {"scaleout"},
     {"results"},
+    {"ranking", "history"},
     {"plan"},
     {"run", "report"},
     {"capacity"},

@@ -50,9 +50,13 @@ def test_the_default_rule_agrees_on_the_large_changes() -> None:
     assert low < drop.test.change_pct < high < 0
 
 
-def _series(rng: random.Random, n: int, step_at: int | None = None, step: float = 0.0) -> list[float]:
+def _series(
+    rng: random.Random, n: int, step_at: int | None = None, step: float = 0.0
+) -> list[float]:
     return [
-        1000 * (1 + (step if step_at is not None and i >= step_at else 0)) * (1 + rng.gauss(0, 0.01))
+        1000
+        * (1 + (step if step_at is not None and i >= step_at else 0))
+        * (1 + rng.gauss(0, 0.01))
         for i in range(n)
     ]
 

@@ -25,7 +25,12 @@ def test_clear_differences_get_sure_ranks() -> None:
 
 def test_overlapping_configurations_form_a_dead_heat() -> None:
     rng = random.Random(4)
-    samples = {"a": _runs(rng, 200), "b": _runs(rng, 201), "c": _runs(rng, 199), "d": _runs(rng, 120)}
+    samples = {
+        "a": _runs(rng, 200),
+        "b": _runs(rng, 201),
+        "c": _runs(rng, 199),
+        "d": _runs(rng, 120),
+    }
     ranked = {r.key: r for r in rank_configurations(samples, higher_is_better=True)}
     assert {ranked[k].group for k in "abc"} == {1}
     assert ranked["a"].group_size == 3 and ranked["a"].dead_heat

@@ -15,7 +15,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from dbscale import interrupts
-from dbscale.cli import commands, micro_commands
+from dbscale.cli import commands, micro_commands, rank_command
 from dbscale.cli import options as o
 from dbscale.errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, Cancelled, DbscaleError
 from dbscale.run.output_format import OutputFormat
@@ -239,6 +239,9 @@ def compare_cmd(
         detect_pct=parse_change_pct(detect) if detect is not None else None,
     )
     commands.compare(dir_a, dir_b, options, as_json, html=html, env=os.environ)
+
+
+app.command("rank")(rank_command.rank_cmd)
 
 
 @app.command("report")

@@ -217,12 +217,9 @@ def price_performance(
     vcpus = info.vcpus if info.vcpus is not None and info.vcpus > 0 else None
     tpm = _tpm_figures(tput, vcpus) if tput is not None else None
     prices = _prices(record.prices)
-    if prices is None:
+    cost = target_monthly_cost(record)
+    if prices is None or cost is None:
         return PricePerformance(tpm=tpm)
-    cost = monthly_cost(
-        prices, vcpus=vcpus, memory_gib=info.memory_gib, storage_gb=info.storage_gb,
-        ha=bool(info.ha),
-    )  # fmt: skip
     per_tpm = {
         label: cost_per_unit(cost.total(reserved), tput) if tput else (None, None)
         for label, reserved in (("on_demand", False), ("reserved", True))
@@ -249,6 +246,19 @@ def price_performance(
         notes=notes,
     )
     return PricePerformance(tpm=tpm, cost=figures)
+
+
+def target_monthly_cost(record: TargetRecord) -> MonthlyCost | None:
+    """What the target costs a month, from its record's prices and size; None without prices."""
+    prices = _prices(record.prices)
+    if prices is None:
+        return None
+    info = record.info
+    vcpus = info.vcpus if info.vcpus is not None and info.vcpus > 0 else None
+    return monthly_cost(
+        prices, vcpus=vcpus, memory_gib=info.memory_gib, storage_gb=info.storage_gb,
+        ha=bool(info.ha),
+    )  # fmt: skip
 
 
 def add_price_performance(

@@ -1,0 +1,1 @@
+"""Ranking configurations across studies (`dbscale rank`)."""
