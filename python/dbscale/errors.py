@@ -16,6 +16,7 @@ EXIT_SQL = 5
 EXIT_RUN = 6
 EXIT_INCONSISTENT = 7
 EXIT_UNCHECKED = 8
+EXIT_REGRESSION = 9
 EXIT_INTERNAL = 70
 EXIT_CANCELLED = 130
 
@@ -129,6 +130,16 @@ class UncheckedError(DbscaleError):
     exit_code = EXIT_UNCHECKED
     default_hint = (
         "check the data when the server answers again: dbscale check WORKLOAD --target URL"
+    )
+
+
+class RegressionFoundError(DbscaleError):
+    """`dbscale history detect --fail-on regression` found a regression in the newest ingest."""
+
+    exit_code = EXIT_REGRESSION
+    default_hint = (
+        "see the changes above; if the runs were bad rather than the change, "
+        "`dbscale history exclude RUN_ID --reason ...` takes them out"
     )
 
 

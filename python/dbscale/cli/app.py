@@ -15,7 +15,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from dbscale import interrupts
-from dbscale.cli import commands, micro_commands, rank_command
+from dbscale.cli import commands, history_command, micro_commands, rank_command
 from dbscale.cli import options as o
 from dbscale.errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, Cancelled, DbscaleError
 from dbscale.run.output_format import OutputFormat
@@ -242,6 +242,7 @@ def compare_cmd(
 
 
 app.command("rank")(rank_command.rank_cmd)
+app.add_typer(history_command.history_app, name="history")
 
 
 @app.command("report")

@@ -37,7 +37,7 @@ def print_rank_table(table: RankTable, console: Console, top: int | None = None)
                "CV %", "min", "max"]  # fmt: skip
     if table.price_metric:
         columns.append(f"{table.price_metric}")
-    out = text_table(columns, left={"configuration", "tie", "95% CI", "rank [95%]"},
+    out = text_table(columns, left={"configuration", "tie", "rank [95%]"},
                      title=f"{table.title} ({table.unit}; {direction}) by "
                      f"{', '.join(table.by)}")  # fmt: skip
     for c in shown:
@@ -46,7 +46,8 @@ def print_rank_table(table: RankTable, console: Console, top: int | None = None)
             interval += " (range)"
         row = [rank_words(c.rank_low, c.rank_high, c.rank),
                f"dead heat {c.tie_group}" if c.dead_heat else "", c.configuration, str(c.n),
-               number(c.median), interval, number(c.cv_pct), number(c.min), number(c.max)]  # fmt: skip
+               number(c.median), interval, number(c.cv_pct), number(c.min),
+               number(c.max)]  # fmt: skip
         if table.price_metric:
             row.append(number(c.price_per_unit))
         out.add_row(*row)

@@ -113,8 +113,10 @@ def _check_request(request: RankRequest) -> None:
         raise ConfigError(f"unknown metric {request.metric!r}",
                           f"metrics: {', '.join(METRICS)}, or micro.<figure>")  # fmt: skip
     if not request.by:
-        raise ConfigError("rank needs --by: the facts that make a configuration",
-                          "e.g. --by instance_type, --by target, --by vcpus,storage_type")  # fmt: skip
+        raise ConfigError(
+            "rank needs --by: the facts that make a configuration",
+            "e.g. --by instance_type, --by target, --by vcpus,storage_type",
+        )
 
 
 def _selected(found: Measurements, request: RankRequest) -> list[Measurement]:
@@ -180,17 +182,21 @@ def rank(request: RankRequest) -> RankTable:
     metric = found.metrics.get(metric_name)
     items = _selected(found, request)
     if metric is None or not items:
-        raise ConfigError(f"no run of these studies has a value for {metric_name}",
-                          "check --metric and --where; `dbscale rank -h` lists the metrics")  # fmt: skip
+        raise ConfigError(
+            f"no run of these studies has a value for {metric_name}",
+            "check --metric and --where; `dbscale rank -h` lists the metrics",
+        )
     exempt = set(request.by) | set(request.allow)
     problems = _unlike_facts(items, exempt)
     if problems:
         raise UnlikeRunsError("these runs are unlike things: " + "; ".join(problems))
     missing = [name for name in request.by if all(m.fact(name) is None for m in items)]
     if missing:
-        raise ConfigError(f"no run has the fact {missing[0]!r} to rank by",
-                          "facts: target, instance_type, vcpus, nodes, storage_type, "
-                          "engine_version, server_version, any point axis or parameter")  # fmt: skip
+        raise ConfigError(
+            f"no run has the fact {missing[0]!r} to rank by",
+            "facts: target, instance_type, vcpus, nodes, storage_type, engine_version, "
+            "server_version, any point axis or parameter",
+        )
     groups: dict[str, list[Measurement]] = defaultdict(list)
     facts_of: dict[str, dict[str, str]] = {}
     for m in items:

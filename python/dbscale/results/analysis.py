@@ -17,6 +17,8 @@ from dbscale.errors import DbscaleError, ResultsError
 from dbscale.results.cost import add_price_performance
 from dbscale.results.directory import RUNS_FILE, read_runs
 from dbscale.results.expectations import flag_contradictions
+from dbscale.results.measurements import ALL_MICRO, ROW_COLUMNS, collect_measurements
+from dbscale.results.metrics import METRICS
 from dbscale.results.micro_records import micro_summary, read_micro
 from dbscale.results.points import (
     PERCENTILES,
@@ -47,7 +49,9 @@ class Results:
     second), `summary` (one row per point, over measured runs: summary.csv's columns, the
     price-performance ones included), `resources` (one row per run and observed second, when
     runs were observed), `micro` (one row per micro-benchmark figure and host, micro.jsonl's
-    statistics) and `micro_samples` (one row per figure sample)."""
+    statistics), `micro_samples` (one row per figure sample) and `metrics` (one row per
+    measured run and metric, as `rank` and `history` read them: the history store's frame has
+    the same columns)."""
 
     runs: pd.DataFrame
     intervals: pd.DataFrame
@@ -56,6 +60,7 @@ class Results:
     records: tuple[RunRecord, ...]
     micro: pd.DataFrame
     micro_samples: pd.DataFrame
+    metrics: pd.DataFrame
 
     def percentiles(
         self, run_id: str | Sequence[str], quantiles: Sequence[float] = tuple(PERCENTILES.values())
@@ -84,7 +89,7 @@ def _pandas() -> Any:
     return pandas
 
 
-def _frame(rows: Sequence[Mapping[str, Cell]], times: Sequence[str] = ()) -> pd.DataFrame:
+def frame_of(rows: Sequence[Mapping[str, Cell]], times: Sequence[str] = ()) -> pd.DataFrame:
     """Columns that hold numbers (None where absent) become float or int; `times` datetimes."""
     pandas = _pandas()
     frame: pd.DataFrame = pandas.DataFrame(rows)
@@ -139,14 +144,17 @@ def load_results(directory: str | Path) -> Results:
         for name, figure in m.figures.items()
         for i, value in enumerate(figure.values)
     ]  # fmt: skip
+    measured = collect_measurements(Path(directory), [*METRICS, ALL_MICRO])
+    metric_rows = [m.row() for m in measured.items]
     return Results(
-        runs=_frame(runs, _TIME_COLUMNS),
-        intervals=_frame(intervals),
-        summary=_frame(summary),
-        resources=_frame(resources),
+        metrics=frame_of(metric_rows or [dict.fromkeys(ROW_COLUMNS)], ("time",)).dropna(how="all"),
+        runs=frame_of(runs, _TIME_COLUMNS),
+        intervals=frame_of(intervals),
+        summary=frame_of(summary),
+        resources=frame_of(resources),
         records=tuple(records),
-        micro=_frame(micro_rows),
-        micro_samples=_frame(samples),
+        micro=frame_of(micro_rows),
+        micro_samples=frame_of(samples),
     )
 
 

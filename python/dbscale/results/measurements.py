@@ -16,6 +16,8 @@ their rule and other runs with errors.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +46,19 @@ WHERE_FACTS = ("provider", "service", "region", "zone", "instance_type", "vcpus"
                "group", "engine_version")  # fmt: skip
 # Where facts that may change along a series (they are what history follows, as labels do).
 VERSION_FACTS = ("engine_version", "server_version")
+KEY_LENGTH = 12
+# The facts of what was run that a series' name shows (all of them make its key).
+NAMED_FACTS = ("scale", "warehouses", "active_warehouses", "tables", "table_size", "test",
+               "scripts", "clients", "rate", "knob", "slo", "figure")  # fmt: skip
+ALL_MICRO = MICRO_PREFIX + "*"  # every micro-benchmark figure
+# The columns `load_results(dir).metrics` and the history store share.
+ROW_COLUMNS = ("study", "point_key", "run_id", "time", "metric", "value", "unit", "series_key",
+               "series", "target_key", "target")  # fmt: skip
+
+
+def _digest(facts: Mapping[str, str]) -> str:
+    text = json.dumps(sorted(facts.items()), separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:KEY_LENGTH]
 
 
 @dataclass(frozen=True)
@@ -57,9 +72,43 @@ class Measurement:
     unit: str
     what: Mapping[str, str]
     where: Mapping[str, str]
+    axes: tuple[str, ...] = ()  # the point's axes among the what facts
 
     def fact(self, name: str) -> str | None:
         return self.where.get(name, self.what.get(name))
+
+    # A series (`dbscale history`) is what was run where, but not the server's version: the
+    # version is what history follows. `series_key` hashes both, `target_key` the where alone.
+    @property
+    def stable_where(self) -> dict[str, str]:
+        return {k: v for k, v in self.where.items() if k not in VERSION_FACTS}
+
+    @property
+    def series_key(self) -> str:
+        return _digest({**{f"what.{k}": v for k, v in self.what.items()},
+                        **{f"where.{k}": v for k, v in self.stable_where.items()}})  # fmt: skip
+
+    @property
+    def target_key(self) -> str:
+        return _digest(self.stable_where)
+
+    @property
+    def series(self) -> str:
+        """`tpcb scale=1 clients=2`: the workload and the facts that size and load it (the
+        other parameters are in the series key, not in its name)."""
+        named = [f"{k}={v}" for k, v in self.what.items() if k in NAMED_FACTS or k in self.axes]
+        return " ".join([self.what.get("workload", ""), *named]).strip()
+
+    @property
+    def target(self) -> str:
+        where = self.stable_where
+        name = where.pop("target", "")
+        facts = ", ".join(f"{k}={v}" for k, v in where.items())
+        return f"{name} ({facts})" if facts else name
+
+    def row(self) -> dict[str, str | float]:
+        """The columns `load_results(dir).metrics` and the history store share."""
+        return {name: getattr(self, name) for name in ROW_COLUMNS}
 
 
 @dataclass(frozen=True)
@@ -155,6 +204,7 @@ def _run_measurements(
             continue
         target = targets.get(record.target_name or "")
         what, where = run_what(record), run_where(record, target)
+        axes = tuple(axis for axis in record.point if axis != "target")
         facts = RunFacts(_vcpus(where), target_monthly_cost(target) if target else None)
         for metric in wanted:
             value = metric.of_run(record, facts) if metric.of_run is not None else None
@@ -163,7 +213,7 @@ def _run_measurements(
                 continue
             found.items.append(
                 Measurement(study, record.run_id, point, record.started_at, metric.name,
-                            float(value), metric.unit, what, where)
+                            float(value), metric.unit, what, where, axes)
             )  # fmt: skip
     return found
 
@@ -216,7 +266,7 @@ def _micro_measurements(study: str, directory: Path, wanted: Sequence[str]) -> M
                 where[name] = _text(value)
         for figure_name, figure in record.figures.items():
             metric = micro_metric(figure_name, figure.unit, figure.higher_is_better)
-            if metric.name not in wanted:
+            if ALL_MICRO not in wanted and metric.name not in wanted:
                 continue
             found.metrics[metric.name] = metric
             what = {"workload": f"micro {record.kind}", "figure": figure_name}
@@ -232,8 +282,8 @@ def _micro_measurements(study: str, directory: Path, wanted: Sequence[str]) -> M
 def collect_measurements(
     directory: Path, metrics: Sequence[str], *, require_pass: bool = False
 ) -> Measurements:
-    """The measurements of `metrics` in one results directory (a name from `METRICS` or a
-    `micro.` figure), and the runs left out with why."""
+    """The measurements of `metrics` in one results directory (names from `METRICS`, `micro.`
+    figures, `micro.*` for all of them), and the runs left out with why."""
     if not (directory / RUNS_FILE).is_file() and not (directory / "micro.jsonl").is_file():
         raise ResultsError(f"{directory} holds no {RUNS_FILE}", "name a `dbscale run` results dir")
     study = directory.name

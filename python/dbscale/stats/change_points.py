@@ -25,6 +25,7 @@ the change (Student-t, as a % of the mean before) and the p-value.
 
 from __future__ import annotations
 
+import itertools
 import math
 import statistics
 from collections.abc import Sequence
@@ -155,7 +156,7 @@ class _Divergence:
 
 def _stretches(points: Sequence[int], length: int) -> list[tuple[int, int]]:
     bounds = [0, *points, length]
-    return [(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if a < b]
+    return [(a, b) for a, b in itertools.pairwise(bounds) if a < b]
 
 
 def _window_change_points(
@@ -253,9 +254,7 @@ def change_points(
         raise ValueError("the p-value must be between 0 and 1")
     if len(values) < 2:
         return []
-    if p_value < 0.05:
-        weak_p = p_value * WEAK_FACTOR
-    else:
-        weak_p = p_value * 2 if p_value < 0.5 else p_value
+    # The split pass's relaxed p: 10 x p below 0.05, 2 x p below 0.5, else p itself.
+    weak_p = p_value * (WEAK_FACTOR if p_value < 0.05 else 2 if p_value < 0.5 else 1)
     weak = weak_change_points(values, window, weak_p, otava)
     return merge(values, weak, p_value, min_magnitude, otava)

@@ -42,7 +42,7 @@ class Ranked:
 def _competition_ranks(medians: Mapping[str, float], higher_is_better: bool) -> dict[str, int]:
     sign = -1.0 if higher_is_better else 1.0
     ordered = sorted(medians.values(), key=lambda v: sign * v)
-    first = {}
+    first: dict[float, int] = {}
     for position, value in enumerate(ordered, start=1):
         first.setdefault(value, position)
     return {key: first[value] for key, value in medians.items()}

@@ -1,0 +1,104 @@
+"""`dbscale history add DIR... --label k=v`: the studies' measured runs as one ingest: a row per
+run and metric, and a point per series and metric (the median of this ingest's runs). A run
+already in the store is not added again (said, not silently doubled)."""
+
+from __future__ import annotations
+
+import uuid
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from dbscale.errors import ConfigError
+from dbscale.history.rows import POINT, RUN, HistoryRow, labels_text, point_figures
+from dbscale.history.store import HistoryStore
+from dbscale.results.measurements import ALL_MICRO, Measurement, collect_measurements
+from dbscale.results.metrics import METRICS
+
+INGEST_ID_LENGTH = 12
+AUTOMATIC_LABELS = ("server_version",)  # where facts that label a point unless --label does
+
+
+@dataclass
+class Ingest:
+    ingest_id: str
+    rows: list[HistoryRow] = field(default_factory=list)
+    already: dict[str, set[str]] = field(default_factory=dict)  # study -> runs already stored
+    left_out: dict[str, int] = field(default_factory=dict)  # reason -> runs
+    path: Path | None = None
+
+    @property
+    def runs(self) -> int:
+        return len({r.run_id for r in self.rows if r.kind == RUN})
+
+    @property
+    def series(self) -> int:
+        return len({r.series_key for r in self.rows})
+
+
+def parse_labels(pairs: Sequence[str]) -> dict[str, str]:
+    labels: dict[str, str] = {}
+    for pair in pairs:
+        name, equals, value = pair.partition("=")
+        if not equals or not name.strip():
+            raise ConfigError(f"--label {pair!r} is not NAME=VALUE",
+                              "e.g. --label version=16.4 --label commit=abc123")  # fmt: skip
+        labels[name.strip()] = value.strip()
+    return labels
+
+
+def _row(m: Measurement, ingest: str, at: str, labels: Mapping[str, str]) -> HistoryRow:
+    higher = METRICS[m.metric].higher_is_better if m.metric in METRICS else True
+    return HistoryRow(
+        ingest_id=ingest, ingested_at=at, kind=RUN, series_key=m.series_key, series=m.series,
+        target_key=m.target_key, target=m.target, labels=labels_text(labels), study=m.study,
+        point_key=m.point_key, run_id=m.run_id, time=m.time, metric=m.metric, value=m.value,
+        unit=m.unit, higher_is_better=higher, n=1, ci_low=None, ci_high=None,
+    )  # fmt: skip
+
+
+def point_row(runs: Sequence[HistoryRow]) -> HistoryRow:
+    """A series' point from its runs in one ingest (also after an exclusion, from those left)."""
+    first = runs[0]
+    median, low, high = point_figures([r.value for r in runs])
+    studies = ",".join(sorted({r.study for r in runs}))
+    return HistoryRow(
+        **{**first.to_json(), "kind": POINT, "run_id": "", "study": studies,
+           "time": min(r.time for r in runs), "value": median, "n": len(runs),
+           "ci_low": low, "ci_high": high},  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+def build_ingest(
+    directories: Sequence[Path], labels: Mapping[str, str], now: datetime, known_runs: set[str]
+) -> Ingest:
+    ingest = Ingest(uuid.uuid4().hex[:INGEST_ID_LENGTH])
+    at = now.isoformat(timespec="seconds").replace("+00:00", "Z")
+    for directory in directories:
+        found = collect_measurements(directory, [*METRICS, ALL_MICRO])
+        reasons = {(x.run_id, x.reason) for x in found.left_out if not x.reason.startswith("no ")}
+        for _run, reason in reasons:
+            ingest.left_out[reason] = ingest.left_out.get(reason, 0) + 1
+        for m in found.items:
+            if m.run_id in known_runs:
+                ingest.already.setdefault(m.study, set()).add(m.run_id)
+                continue
+            point_labels = {k: m.where[k] for k in AUTOMATIC_LABELS if k in m.where}
+            ingest.rows.append(_row(m, ingest.ingest_id, at, {**point_labels, **labels}))
+    groups: dict[tuple[str, str], list[HistoryRow]] = defaultdict(list)
+    for row in ingest.rows:
+        groups[(row.series_key, row.metric)].append(row)
+    ingest.rows += [point_row(runs) for runs in groups.values()]
+    return ingest
+
+
+def add_to_history(
+    store: HistoryStore, directories: Sequence[Path], labels: Mapping[str, str], now: datetime
+) -> Ingest:
+    known = {r.run_id for r in store.rows() if r.kind == RUN} if store.exists else set()
+    ingest = build_ingest(directories, labels, now, known)
+    if ingest.rows:
+        ingest.path = store.add(ingest.rows)
+    return ingest
