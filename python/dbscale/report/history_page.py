@@ -47,8 +47,9 @@ def series_chart(result: SeriesChanges) -> Chart:
     changes = [{"point": f.index + 0.5, "kind": f.direction,
                 "text": f"{pct(f.change_pct)} near {f.point.label_words()}"}
                for f in result.findings]  # fmt: skip
+    domain = {"domain": [0.5, len(points) + 0.5], "nice": False}
     x = {"field": "point", "type": "quantitative", "title": "point (in time order)",
-         "axis": {"tickMinStep": 1}, "scale": {"domain": [0.5, len(points) + 0.5], "nice": False}}  # fmt: skip
+         "axis": {"tickMinStep": 1}, "scale": domain}  # fmt: skip
     y_title = f"{s.metric} ({s.unit})"
     y = {"field": "value", "type": "quantitative", "title": y_title, "scale": {"zero": False}}
     scale = {"domain": list(KIND_COLORS), "range": list(KIND_COLORS.values())}
