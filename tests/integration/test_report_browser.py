@@ -1,9 +1,6 @@
-"""The report of a real small study, opened in headless Chromium: the page loads from a file with
-no network request and no console error or warning, and every chart draws as SVG. The screenshot
-is kept in test-artifacts/report.png (gitignored) for a person to look at.
-
-Chromium is Debian's (`make system-deps` installs it), driven by Playwright for Python (the dev
-extra); without them the test skips, and fails in CI (DBSCALE_REQUIRE_SERVERS=1).
+"""The report of a real small study, opened in headless Chromium (tests/integration/browser.py):
+the page loads from a file with no network request and no console error or warning, and every
+chart draws as SVG. The screenshot is kept in test-artifacts/report.png (gitignored).
 """
 
 from __future__ import annotations
@@ -16,31 +13,15 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import REPO, skip_or_fail
+from tests.integration.browser import ARTIFACTS, launched_browser, open_page
 from tests.integration.conftest import dbscale, read_runs
-
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = REPO / "test-artifacts"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 pytestmark = [pytest.mark.server, pytest.mark.native, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    if not CHROMIUM.is_file():
-        skip_or_fail(f"no {CHROMIUM}: `make system-deps` installs Debian's chromium")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        skip_or_fail("Playwright for Python is missing: `make venv` installs the dev extra")
-        raise
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
+    yield from launched_browser()
 
 
 @pytest.fixture(scope="module")
@@ -54,32 +35,6 @@ def study(tpcb_url: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     done.assert_ok()
     assert f"report: {out / 'report.html'}" in done.err
     return out
-
-
-def _open(browser: Any, page_file: Path, screenshot: Path) -> dict[str, Any]:
-    """Loads the page, waits for every chart, and returns what it saw."""
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    console: list[str] = []
-    outside: list[str] = []
-    page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
-    page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
-    page.on(
-        "request",
-        lambda r: None if r.url.startswith(("file:", "data:", "blob:")) else outside.append(r.url),
-    )
-    page.goto(page_file.as_uri())
-    page.wait_for_function("document.body.dataset.charts === 'done'", timeout=60_000)
-    charts = page.evaluate(
-        """Array.from(document.querySelectorAll('.vis')).map(el => ({
-            id: el.id, rendered: el.dataset.rendered,
-            marks: el.querySelectorAll('svg.marks').length,
-            paths: el.querySelectorAll('svg.marks path, svg.marks line').length}))"""
-    )
-    text = page.inner_text("body")
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(screenshot), full_page=True)
-    page.close()
-    return {"console": console, "outside": outside, "charts": charts, "text": text}
 
 
 def _spec_ids(html: str) -> list[str]:
@@ -102,7 +57,7 @@ def test_the_report_of_a_real_study_draws_every_chart(study: Path, browser: Any)
         "latency-spectrum",
     ]  # fmt: skip
     assert len(html.encode()) < 5 * 1024 * 1024
-    seen = _open(browser, page_file, ARTIFACTS / "report.png")
+    seen = open_page(browser, page_file, ARTIFACTS / "report.png")
     assert seen["console"] == []
     assert seen["outside"] == []
     assert [c["id"] for c in seen["charts"]] == [f"chart-{i}" for i in ids]
@@ -122,7 +77,7 @@ def test_images_and_the_compare_page(study: Path, browser: Any, tmp_path: Path) 
     assert "throughput-vs-clients.svg" in images
     page_file = tmp_path / "compare.html"
     dbscale("compare", str(study), str(study), "--html", str(page_file)).assert_ok()
-    seen = _open(browser, page_file, ARTIFACTS / "compare.png")
+    seen = open_page(browser, page_file, ARTIFACTS / "compare.png")
     assert seen["console"] == []
     assert seen["outside"] == []
     assert [c["rendered"] for c in seen["charts"]] == ["true"]
