@@ -106,7 +106,7 @@ def test_micro_figures_rank_by_place(tmp_path: Path) -> None:
                                           "values": [rng.gauss(level, 1.0) for _ in range(3)]}},
             ))  # fmt: skip
     table = rank(RankRequest([directory], "micro.cpu_per_vcpu", ["target"]))
-    assert [c.configuration for c in table.configurations][0] == "b"
+    assert table.configurations[0].configuration == "b"
     assert {c.n for c in table.configurations} == {6}
     assert table.unit == "iterations/s"
     heat = [c for c in table.configurations if c.dead_heat]
@@ -123,8 +123,8 @@ def test_capacity_searches_rank_like_runs(tmp_path: Path) -> None:
                                     capacity=capacity)  # fmt: skip
         search = CapacityFile(
             workload="tpcb", target=name, vcpus=2, knob="rate", unit="transactions/s",
-            objectives=[objective], max_errors=0.001, resolution=0.02, settle_s=2, measure_s=(5, 10),
-            confirm=3, capacity=capacity, finished=True, per_vcpu=capacity / 2,
+            objectives=[objective], max_errors=0.001, resolution=0.02, settle_s=2,
+            measure_s=(5, 10), confirm=3, capacity=capacity, finished=True, per_vcpu=capacity / 2,
             levels=[{"run_key": f"{name}-level", "level": capacity}],
         )  # fmt: skip
         write_capacity(directory, CapacityStudy(searches=[search]))
