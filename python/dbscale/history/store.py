@@ -97,10 +97,10 @@ class HistoryStore:
                 os.fsync(written.fileno())
             partial.rename(final)
         except (OSError, duckdb.Error) as exc:
-            partial.unlink(missing_ok=True)
             raise ResultsError(f"cannot write {final}: {exc}", "check the disk and the store's "
                                "permissions; nothing was added") from None  # fmt: skip
-        finally:
+        finally:  # an error or an interrupt leaves no partial file behind
+            partial.unlink(missing_ok=True)
             con.close()
         return final
 
