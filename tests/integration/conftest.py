@@ -89,6 +89,17 @@ def read_runs(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
+# A plan's local PostgreSQL in sizes of 1 and 2 vCPUs (a format string: `{dir}` from
+# `local_sizes_dir`), as the size studies declare it.
+LOCAL_SIZES_TARGET = """
+  - name: pg
+    url: local
+    vcpus: [1, 2]
+    memory_gib_per_vcpu: 0.5
+    storage_gb: 10
+    local: {{dir: {dir}, settings: {{fsync: off}}}}"""
+
+
 def local_sizes_dir(name: str) -> Path:
     """A directory for a local server in sizes of 1 and 2 CPUs (under /var/tmp: a path short
     enough for its Unix socket); skips (fails in CI) without PostgreSQL's server programs,

@@ -15,7 +15,7 @@ import pytest
 
 from dbscale.errors import EXIT_OK, EXIT_REGRESSION, EXIT_USAGE
 from tests.integration.browser import ARTIFACTS, launched_browser, open_page
-from tests.integration.conftest import dbscale, local_sizes_dir
+from tests.integration.conftest import LOCAL_SIZES_TARGET, dbscale, local_sizes_dir
 
 pytestmark = [pytest.mark.server, pytest.mark.native, pytest.mark.slow]
 
@@ -25,13 +25,8 @@ PRICES = """
 SIZES_PLAN = (
     """
 name: rank-sizes
-targets:
-  - name: pg
-    url: local
-    vcpus: [1, 2]
-    memory_gib_per_vcpu: 0.5
-    storage_gb: 10
-    local: {{dir: {dir}, settings: {{fsync: off}}}}"""
+targets:"""
+    + LOCAL_SIZES_TARGET
     + PRICES
     + """
 workload: {{name: tpcb, params: {{scale: 1}}}}

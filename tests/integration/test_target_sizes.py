@@ -16,17 +16,14 @@ from types import ModuleType
 import pytest
 
 from dbscale.errors import EXIT_TARGET
-from tests.integration.conftest import dbscale, local_sizes_dir
+from tests.integration.conftest import LOCAL_SIZES_TARGET, dbscale, local_sizes_dir
 
-PLAN = """
+PLAN = (
+    """
 name: local-sizes
-targets:
-  - name: pg
-    url: local
-    vcpus: [1, 2]
-    memory_gib_per_vcpu: 0.5
-    storage_gb: 10
-    local: {{dir: {dir}, settings: {{fsync: off}}}}
+targets:"""
+    + LOCAL_SIZES_TARGET
+    + """
     prices:
       date: 2024-05-01
       source: example rates for the test, not a real price list
@@ -46,6 +43,7 @@ matrix: {{tls: [disable, require]}}
 repeat: 5
 warmup_runs: 0
 """
+)
 
 
 @pytest.mark.slow

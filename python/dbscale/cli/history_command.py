@@ -16,6 +16,10 @@ from dbscale.cli.rank_command import split_words, write_output
 from dbscale.errors import ConfigError, RegressionFoundError, ResultsError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from rich.console import Console
+
     from dbscale.history.detect import SeriesChanges
     from dbscale.history.store import HistoryStore
 
@@ -31,22 +35,32 @@ Store = Annotated[
     typer.Option("--store", help="The history store (default: $DBSCALE_HISTORY, else "
                  "./dbscale-history).", metavar="DIR"),
 ]  # fmt: skip
-Metrics = Annotated[
-    list[str] | None,
-    typer.Option("--metric", help="Metrics to show (default: tps, p99_ms, tpmc, capacity).",
-                 metavar="M[,M]"),
-]  # fmt: skip
-Last = Annotated[int | None, typer.Option("--last", help="Only the last N points of each series.",
-                                          min=2)]  # fmt: skip
-SeriesFilter = Annotated[
-    str | None, typer.Option("--series", help="Only series whose key or words contain this.")
+Metrics = o.HistoryMetrics
+Last = Annotated[
+    int | None,
+    typer.Option("--last", help="Only the last N points of each series.", min=2, metavar="N"),
 ]
-Window = Annotated[int, typer.Option("--window", help="Change points: the sliding window.", min=2)]
-PValue = Annotated[float, typer.Option("--p-value", help="Change points: the p-value a change "
-                                       "must be under.", min=1e-9, max=0.5)]  # fmt: skip
-Magnitude = Annotated[float, typer.Option("--min-change", help="Change points: the smallest "
-                                          "change kept, in %.", min=0)]  # fmt: skip
-Html = Annotated[Path | None, typer.Option("--html", help="Also write the series as an HTML page.")]
+SeriesFilter = Annotated[
+    str | None,
+    typer.Option("--series", help="Only series whose key or words contain this.", metavar="TEXT"),
+]
+Window = Annotated[
+    int, typer.Option("--window", help="Change points: the sliding window.", min=2, metavar="N")
+]
+PValue = Annotated[
+    float,
+    typer.Option("--p-value", help="Change points: the p-value a change must be under.",
+                 min=1e-9, max=0.5, metavar="P"),
+]  # fmt: skip
+Magnitude = Annotated[
+    float,
+    typer.Option("--min-change", help="Change points: the smallest change kept, in %.", min=0,
+                 metavar="PCT"),
+]  # fmt: skip
+Html = Annotated[
+    Path | None,
+    typer.Option("--html", help="Also write the series as an HTML page.", metavar="FILE"),
+]
 
 
 def _store(path: Path | None) -> HistoryStore:
@@ -57,15 +71,10 @@ def _store(path: Path | None) -> HistoryStore:
 
 @history_app.command("add")
 def add_cmd(
-    directories: Annotated[list[Path], typer.Argument(help="Results directories to add.")],
-    label: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--label",
-            help="What changed: version=16.4, commit=abc123 (repeatable).",
-            metavar="NAME=VALUE",
-        ),
-    ] = None,
+    directories: Annotated[
+        list[Path], typer.Argument(help="Results directories to add.", metavar="DIR")
+    ],
+    label: o.Labels = None,
     store: Store = None,
 ) -> None:
     """Add studies' measured runs as one ingest: a point per series, the runs kept."""
@@ -117,14 +126,10 @@ def show_cmd(metric: Metrics = None, last: Last = None, series: SeriesFilter = N
              as_json: o.AsJson = False, html: Html = None,
              store: Store = None) -> None:  # fmt: skip
     """Each series' points in time order, its changes marked."""
-    from dbscale.history.output import changes_json, print_series
+    from dbscale.history.output import print_series
 
     results = _changes(store, metric, last, series, window, p_value, min_change)
-    _page(results, html)
-    if as_json:
-        data_console().print_json(json.dumps(changes_json(results)))
-    else:
-        print_series(results, data_console())
+    _emit(results, html, as_json, print_series)
 
 
 @history_app.command("detect")
@@ -136,16 +141,12 @@ def detect_cmd(metric: Metrics = None, last: Last = None, series: SeriesFilter =
                as_json: o.AsJson = False, html: Html = None,
                store: Store = None) -> None:  # fmt: skip
     """Change points per series (E-divisive means with a t-test; A/B with few points)."""
-    from dbscale.history.output import changes_json, marker, print_changes
+    from dbscale.history.output import marker, print_changes
 
     if fail_on not in (None, "regression"):
         raise ConfigError(f"--fail-on {fail_on!r} is not known", "the one choice is: regression")
     results = _changes(store, metric, last, series, window, p_value, min_change)
-    _page(results, html)
-    if as_json:
-        data_console().print_json(json.dumps(changes_json(results)))
-    else:
-        print_changes(results, data_console())
+    _emit(results, html, as_json, print_changes)
     regressions = [(r, f) for r in results for f in r.regressions_in_newest]
     if fail_on and regressions:
         r, f = regressions[0]
@@ -155,20 +156,35 @@ def detect_cmd(metric: Metrics = None, last: Last = None, series: SeriesFilter =
                                    f"{f.point.label_words()}{more}")  # fmt: skip
 
 
-def _page(results: list[SeriesChanges], html: Path | None) -> None:
-    if html is None:
-        return
-    from dbscale.report import default_cache_dir
-    from dbscale.report.history_page import render_history_html
+def _emit(
+    results: list[SeriesChanges],
+    html: Path | None,
+    as_json: bool,
+    printer: Callable[[Sequence[SeriesChanges], Console], None],
+) -> None:
+    """The page when asked for, then JSON or the console's table."""
+    from dbscale.history.output import changes_json
 
-    write_output(html, render_history_html(results, cache_dir=default_cache_dir(os.environ)),
-                 "history page")  # fmt: skip
+    if html is not None:
+        from dbscale.report import default_cache_dir
+        from dbscale.report.history_page import render_history_html
+
+        page = render_history_html(results, cache_dir=default_cache_dir(os.environ))
+        write_output(html, page, "history page")
+    if as_json:
+        data_console().print_json(json.dumps(changes_json(results)))
+    else:
+        printer(results, data_console())
 
 
 @history_app.command("exclude")
 def exclude_cmd(
-    run_ids: Annotated[list[str], typer.Argument(help="Run ids (runs.jsonl's run_id).")],
-    reason: Annotated[str, typer.Option("--reason", help="Why the runs are known to be bad.")],
+    run_ids: Annotated[
+        list[str], typer.Argument(help="Run ids (runs.jsonl's run_id).", metavar="RUN_ID")
+    ],
+    reason: Annotated[
+        str, typer.Option("--reason", help="Why the runs are known to be bad.", metavar="TEXT")
+    ],
     store: Store = None,
 ) -> None:
     """Take runs known to be bad out of every series (the store keeps them, marked)."""
@@ -191,7 +207,7 @@ def exclude_cmd(
 
 @history_app.command("export")
 def export_cmd(
-    out: Annotated[Path, typer.Option("--out", "-o", help="The file to write.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The file to write.", metavar="FILE")],
     fmt: Annotated[
         str, typer.Option("--format", help="csv or ndjson.", metavar="csv|ndjson")
     ] = "csv",

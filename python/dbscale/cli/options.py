@@ -286,3 +286,34 @@ Format = Annotated[
     ),
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="Print it as JSON.")]
+
+
+# `dbscale rank` and `dbscale history`: facts and metrics, several per flag (a,b) or repeated.
+RANK_METRICS_HELP = (
+    "tps, tpmc, tpm, tps_per_vcpu, tpm_per_vcpu, tpmc_per_vcpu, p50_ms..p999_ms, errors_pct, "
+    "cost_per_tpm[_reserved], capacity, capacity_per_vcpu, cost_per_capacity, or micro.<figure>."
+)
+BY_HELP = (
+    "The facts that make a configuration: target, instance_type, vcpus, nodes, storage_type, "
+    "engine_version, a point axis or parameter."
+)
+ALLOW_HELP = "Facts of what was run that may differ (e.g. warehouses scaled with the machine)."
+RankMetric = Annotated[str, typer.Option("--metric", help=RANK_METRICS_HELP, metavar="METRIC")]
+ByFacts = Annotated[list[str] | None, typer.Option("--by", metavar="FACT[,FACT]", help=BY_HELP)]
+AllowFacts = Annotated[
+    list[str] | None, typer.Option("--allow", metavar="FACT[,FACT]", help=ALLOW_HELP)
+]
+WhereFacts = Annotated[
+    list[str] | None,
+    typer.Option("--where", help="Only runs with this fact.", metavar="FACT=VALUE"),
+]
+Labels = Annotated[
+    list[str] | None,
+    typer.Option("--label", metavar="NAME=VALUE",
+                 help="What changed: version=16.4, commit=abc123 (repeatable)."),
+]  # fmt: skip
+HistoryMetrics = Annotated[
+    list[str] | None,
+    typer.Option("--metric", metavar="M[,M]",
+                 help="Metrics (default: tps, p99_ms, tpmc, capacity)."),
+]  # fmt: skip

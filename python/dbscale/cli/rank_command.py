@@ -41,38 +41,13 @@ def write_output(path: Path, text: str, what: str) -> None:
 
 def rank_cmd(
     directories: Annotated[
-        list[Path], typer.Argument(help="Results directories (studies) to rank together.")
+        list[Path],
+        typer.Argument(help="Results directories (studies) to rank together.", metavar="DIR"),
     ],
-    metric: Annotated[
-        str,
-        typer.Option(
-            "--metric",
-            help="tps, tpmc, tpm, tps_per_vcpu, tpm_per_vcpu, tpmc_per_vcpu, "
-            "p50_ms..p999_ms, errors_pct, cost_per_tpm[_reserved], capacity, "
-            "capacity_per_vcpu, cost_per_capacity, or micro.<figure>.",
-        ),
-    ] = "tps",
-    by: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--by",
-            help="The facts that make a configuration: target, instance_type, "
-            "vcpus, nodes, storage_type, engine_version, a point axis or parameter.",
-            metavar="FACT[,FACT]",
-        ),
-    ] = None,
-    allow: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--allow",
-            help="Facts of what was run that may differ (e.g. warehouses scaled with the machine).",
-            metavar="FACT[,FACT]",
-        ),
-    ] = None,
-    where: Annotated[
-        list[str] | None,
-        typer.Option("--where", help="Only runs with this fact.", metavar="FACT=VALUE"),
-    ] = None,
+    metric: o.RankMetric = "tps",
+    by: o.ByFacts = None,
+    allow: o.AllowFacts = None,
+    where: o.WhereFacts = None,
     require: Annotated[
         str | None,
         typer.Option(
@@ -81,13 +56,16 @@ def rank_cmd(
             metavar="pass",
         ),
     ] = None,
-    top: Annotated[int, typer.Option("--top", help="Configurations shown.", min=1)] = 10,
+    top: Annotated[
+        int, typer.Option("--top", help="Configurations shown.", min=1, metavar="N")
+    ] = 10,
     as_json: o.AsJson = False,
     csv_path: Annotated[
-        Path | None, typer.Option("--csv", help="Also write the table as CSV.")
+        Path | None, typer.Option("--csv", help="Also write the table as CSV.", metavar="FILE")
     ] = None,
     html: Annotated[
-        Path | None, typer.Option("--html", help="Also write the ranking as an HTML page.")
+        Path | None,
+        typer.Option("--html", help="Also write the ranking as an HTML page.", metavar="FILE"),
     ] = None,
 ) -> None:
     """Rank configurations by a metric: medians with intervals, rank intervals, dead heats."""
