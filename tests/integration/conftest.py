@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import REPO, PgTestServer, skip_or_fail
+from tests.integration.browser import launched_browser
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,12 @@ def dbscale(
         cwd=cwd or _WORK_DIR, check=False,
     )  # fmt: skip
     return Outcome(done.returncode, done.stdout, done.stderr)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Chromium for a module's pages (tests/integration/browser.py)."""
+    yield from launched_browser()
 
 
 @pytest.fixture(scope="session")

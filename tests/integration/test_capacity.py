@@ -13,10 +13,9 @@ import pytest
 
 from dbscale.errors import EXIT_USAGE
 from tests.conftest import PgTestServer
+from tests.integration.browser import open_page
 from tests.integration.conftest import dbscale, read_runs
-from tests.integration.test_report_browser import _open, browser
 
-__all__ = ["browser"]  # the Chromium fixture, shared with the report's browser test
 
 pytestmark = [pytest.mark.server, pytest.mark.native, pytest.mark.slow]
 
@@ -59,7 +58,7 @@ def test_the_search_finds_a_known_knee_and_repeats(
     assert all(r["rate_tps"] for r in records if r["run_key"] != "probe")
     page = (tmp_path / "one" / "report.html").read_text()
     assert 'id="capacity-curve"' in page
-    seen = _open(browser, tmp_path / "one" / "report.html", tmp_path / "one" / "report.png")
+    seen = open_page(browser, tmp_path / "one" / "report.html", tmp_path / "one" / "report.png")
     assert seen["console"] == [] and seen["outside"] == []
     [curve] = [c for c in seen["charts"] if c["id"] == "chart-capacity-curve"]
     assert curve["rendered"] == "true" and curve["paths"] > 0, curve

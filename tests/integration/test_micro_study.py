@@ -20,10 +20,9 @@ import pytest
 from dbscale.errors import EXIT_CANCELLED, EXIT_TARGET, EXIT_USAGE
 from dbscale.targets.local.server import free_port
 from tests.conftest import REPO
+from tests.integration.browser import open_page
 from tests.integration.conftest import dbscale, local_sizes_dir
-from tests.integration.test_report_browser import _open, browser
 
-__all__ = ["browser"]  # the Chromium fixture, shared with the report's browser test
 
 pytestmark = [pytest.mark.server, pytest.mark.native, pytest.mark.slow]
 
@@ -105,7 +104,7 @@ def test_the_report_draws_the_machine(sized_study: Path, browser: Any) -> None:
     page_file = sized_study / "report.html"
     html = page_file.read_text()
     assert 'id="machine"' in html and "cpu per vCPU" in html
-    seen = _open(browser, page_file, sized_study / "report.png")
+    seen = open_page(browser, page_file, sized_study / "report.png")
     assert seen["console"] == [] and seen["outside"] == []
     charts = {c["id"].removeprefix("chart-"): c for c in seen["charts"]}
     for chart_id in MICRO_IDS:

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from dbscale.errors import EXIT_OK, EXIT_REGRESSION, EXIT_USAGE
-from tests.integration.browser import ARTIFACTS, launched_browser, open_page
+from tests.integration.browser import ARTIFACTS, open_page
 from tests.integration.conftest import LOCAL_SIZES_TARGET, dbscale, local_sizes_dir
 
 pytestmark = [pytest.mark.server, pytest.mark.native, pytest.mark.slow]
@@ -52,11 +51,6 @@ repeat: 4
 warmup_runs: 1
 """
 )
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    yield from launched_browser()
 
 
 @pytest.fixture(scope="module")

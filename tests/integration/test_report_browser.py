@@ -7,21 +7,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.integration.browser import ARTIFACTS, launched_browser, open_page
+from tests.integration.browser import ARTIFACTS, open_page
 from tests.integration.conftest import dbscale, read_runs
 
 pytestmark = [pytest.mark.server, pytest.mark.native, pytest.mark.slow]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    yield from launched_browser()
 
 
 @pytest.fixture(scope="module")
