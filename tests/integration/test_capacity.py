@@ -16,7 +16,6 @@ from tests.conftest import PgTestServer
 from tests.integration.browser import open_page
 from tests.integration.conftest import dbscale, read_runs
 
-
 pytestmark = [pytest.mark.server, pytest.mark.native, pytest.mark.slow]
 
 SLEEP = "SELECT pg_sleep(0.002);\n"

@@ -23,7 +23,6 @@ from tests.conftest import REPO
 from tests.integration.browser import open_page
 from tests.integration.conftest import dbscale, local_sizes_dir
 
-
 pytestmark = [pytest.mark.server, pytest.mark.native, pytest.mark.slow]
 
 MICRO = """
