@@ -107,7 +107,8 @@ def test_rank_refuses_unlike_runs_until_told(studies: dict[str, Path]) -> None:
     assert done.code == EXIT_USAGE
     assert done.err.splitlines() == [
         "error: these runs are unlike things: clients differs (2 in sizes; 4 in sizes4)",
-        "hint: rank like runs only (--where FACT=VALUE), or --allow FACT when it differs by design",
+        "hint: rank like runs only (--where FACT=VALUE), or --allow clients when that differs by "
+        "design (e.g. warehouses scaled with the machine)",
     ]
     allowed = dbscale("rank", str(studies["sizes"]), str(studies["sizes4"]), "--metric", "tps",
                       "--by", "vcpus", "--allow", "clients", "--json")  # fmt: skip

@@ -126,10 +126,10 @@ def _selected(found: Measurements, request: RankRequest) -> list[Measurement]:
     return kept
 
 
-def _unlike_facts(items: Sequence[Measurement], exempt: set[str]) -> list[str]:
+def _unlike_facts(items: Sequence[Measurement], exempt: set[str]) -> dict[str, str]:
     """Each fact of what was run with more than one value, described with where each is."""
     names = sorted({name for m in items for name in m.what} - exempt)
-    problems = []
+    problems = {}
     for name in names:
         seen: Counter[tuple[str, str]] = Counter((m.what.get(name, "none"), m.study) for m in items)
         values = sorted({value for value, _ in seen})
@@ -142,7 +142,7 @@ def _unlike_facts(items: Sequence[Measurement], exempt: set[str]) -> list[str]:
             if len(values) > MAX_VALUES_LISTED
             else ""
         )
-        problems.append(f"{name} differs ({'; '.join(shown)}{more})")
+        problems[name] = f"{name} differs ({'; '.join(shown)}{more})"
     return problems
 
 
@@ -189,7 +189,11 @@ def rank(request: RankRequest) -> RankTable:
     exempt = set(request.by) | set(request.allow)
     problems = _unlike_facts(items, exempt)
     if problems:
-        raise UnlikeRunsError("these runs are unlike things: " + "; ".join(problems))
+        raise UnlikeRunsError(
+            "these runs are unlike things: " + "; ".join(problems.values()),
+            f"rank like runs only (--where FACT=VALUE), or --allow {','.join(problems)} when "
+            "that differs by design (e.g. warehouses scaled with the machine)",
+        )
     missing = [name for name in request.by if all(m.fact(name) is None for m in items)]
     if missing:
         raise ConfigError(
