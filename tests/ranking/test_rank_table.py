@@ -83,8 +83,12 @@ def test_unlike_runs_are_refused(tmp_path: Path) -> None:
         rank(RankRequest([directory], "tps", ["target"]))
     allowed = rank(RankRequest([directory], "tps", ["target"], allow=["clients"]))
     assert len(allowed.configurations) == 3
+    records[6]["warmup"] = True  # a warm-up of medium (clients 4)
+    records[0]["warmup"] = True  # and one of small (clients 16)
+    directory = write_results(tmp_path / "study", records)
     only = rank(RankRequest([directory], "tps", ["target"], where={"clients": "4"}))
     assert [c.configuration for c in only.configurations] == ["large", "medium"]
+    assert [r.run_id for r in only.left_out] == [records[6]["run_id"]]  # not small's
     with pytest.raises(ConfigError, match="unknown metric 'tpx'"):
         rank(RankRequest([directory], "tpx", ["target"]))
     with pytest.raises(ConfigError, match="no run has the fact 'region'"):

@@ -222,7 +222,8 @@ def rank(request: RankRequest) -> RankTable:
     kept_runs = {m.run_id for m in items}
     left = [LeftOutRun(study=x.study, run_id=x.run_id, point=x.point_key, reason=x.reason)
             for x in found.left_out
-            if x.run_id not in kept_runs and x.reason != f"no {price_metric}"]  # fmt: skip
+            if x.run_id not in kept_runs and x.reason != f"no {price_metric}"
+            and all(x.facts.get(k, v) == v for k, v in request.where.items())]  # fmt: skip
     common = {k: v for k, v in items[0].what.items()
               if all(m.what.get(k) == v for m in items)}  # fmt: skip
     return RankTable(

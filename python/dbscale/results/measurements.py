@@ -117,6 +117,7 @@ class LeftOut:
     run_id: str
     point_key: str
     reason: str
+    facts: Mapping[str, str] = field(default_factory=dict)  # what and where, when known
 
 
 @dataclass
@@ -198,18 +199,19 @@ def _run_measurements(
     found = Measurements(metrics={m.name: m for m in wanted})
     for record in records:
         point = record.group_key
-        reason = _left_out_reason(record, require_pass)
-        if reason is not None:
-            found.left_out.append(LeftOut(study, record.run_id, point, reason))
-            continue
         target = targets.get(record.target_name or "")
         what, where = run_what(record), run_where(record, target)
+        reason = _left_out_reason(record, require_pass)
+        if reason is not None:
+            found.left_out.append(LeftOut(study, record.run_id, point, reason, {**what, **where}))
+            continue
         axes = tuple(axis for axis in record.point if axis != "target")
         facts = RunFacts(_vcpus(where), target_monthly_cost(target) if target else None)
         for metric in wanted:
             value = metric.of_run(record, facts) if metric.of_run is not None else None
             if value is None:
-                found.left_out.append(LeftOut(study, record.run_id, point, f"no {metric.name}"))
+                found.left_out.append(LeftOut(study, record.run_id, point, f"no {metric.name}",
+                                              {**what, **where}))  # fmt: skip
                 continue
             found.items.append(
                 Measurement(study, record.run_id, point, record.started_at, metric.name,
