@@ -165,13 +165,14 @@ def _window_change_points(
     """E-divisive in one window: the best candidate over every stretch between the points found
     so far, kept while its t-test (within its stretch) is significant."""
     divergence = _Divergence(values)
+    best: dict[tuple[int, int], tuple[int, float]] = {}  # a stretch's split, found once
     found: list[tuple[int, float]] = []
     while True:
-        candidates = [
-            (*divergence.best_split(a, b), a, b)
-            for a, b in _stretches([i for i, _ in found], len(values))
-            if b - a > 1
-        ]
+        stretches = [s for s in _stretches([i for i, _ in found], len(values)) if s[1] - s[0] > 1]
+        for a, b in stretches:
+            if (a, b) not in best:
+                best[(a, b)] = divergence.best_split(a, b)
+        candidates = [(*best[(a, b)], a, b) for a, b in stretches]
         if not candidates:
             return found
         tau, q, a, b = max(candidates, key=lambda c: c[1])
@@ -180,15 +181,14 @@ def _window_change_points(
         found = sorted([*found, (tau, q)])
 
 
-def _test_between_neighbours(
-    values: Sequence[float], points: list[tuple[int, float]], otava: bool
-) -> list[ChangePoint]:
-    indexes = [i for i, _ in points]
-    bounds = [0, *indexes, len(values)]
-    return [
-        ChangePoint(index, q, t_test(values[bounds[k]:index], values[index:bounds[k + 2]], otava))
-        for k, (index, q) in enumerate(points)
-    ]  # fmt: skip
+def _tested(
+    values: Sequence[float], indexes: Sequence[int], k: int, q: float, otava: bool
+) -> ChangePoint:
+    """Point `k` of the sorted `indexes`, tested between its neighbouring points."""
+    index = indexes[k]
+    before = indexes[k - 1] if k > 0 else 0
+    after = indexes[k + 1] if k + 1 < len(indexes) else len(values)
+    return ChangePoint(index, q, t_test(values[before:index], values[index:after], otava))
 
 
 def weak_change_points(
@@ -209,7 +209,8 @@ def weak_change_points(
             found.setdefault(index + start, q)
         last = points[-1][0] + start if points else 0
         start = max(last, start + step)
-    return _test_between_neighbours(values, sorted(found.items()), otava)
+    indexes = sorted(found)
+    return [_tested(values, indexes, k, found[i], otava) for k, i in enumerate(indexes)]
 
 
 def merge(
@@ -230,13 +231,11 @@ def merge(
             if points[weakest].test.magnitude > min_magnitude:
                 return points
         del points[weakest]
-        retested = _test_between_neighbours(
-            values, [(p.index, p.divergence) for p in points], otava
-        )
+        indexes = [p.index for p in points]
         neighbours = (weakest, weakest + 1) if otava else (weakest - 1, weakest)
         for k in neighbours:
             if 0 <= k < len(points):
-                points[k] = retested[k]
+                points[k] = _tested(values, indexes, k, points[k].divergence, otava)
     return points
 
 
