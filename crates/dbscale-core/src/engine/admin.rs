@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::block_on;
 use super::nodes::Nodes;
 use crate::config::RunConfig;
-use crate::driver::{Connection, Dialect, Endpoint, Rows};
+use crate::driver::{Connection, Dialect, Endpoint, QueryProtocol, Rows};
 use crate::workload::{PrepareSummary, Workload};
 use crate::Error;
 
@@ -60,15 +60,19 @@ pub fn probe(config: &RunConfig) -> Result<ServerFacts, Error> {
     })?
 }
 
-/// Where loads and checks go: the target as given, or the node that takes writes when a
-/// cluster has one (its first URL may be a standby, e.g. after a failover).
-fn resolve(config: &RunConfig) -> Result<(Endpoint, Workload), Error> {
+/// Where loads, checks and admin sessions go: the target as given, or the node that takes
+/// writes when a cluster has one (its first URL may be a standby, e.g. after a failover).
+async fn admin_endpoint(config: &RunConfig) -> Result<Endpoint, Error> {
     let nodes = Nodes::new(config)?;
-    let endpoint = if nodes.has_one_writer() {
-        block_on(nodes.writer_endpoint(crate::driver::QueryProtocol::Simple))??
+    if nodes.has_one_writer() {
+        nodes.writer_endpoint(QueryProtocol::Simple).await
     } else {
-        config.target.endpoint()?
-    };
+        Ok(config.target.endpoint()?)
+    }
+}
+
+fn resolve(config: &RunConfig) -> Result<(Endpoint, Workload), Error> {
+    let endpoint = block_on(admin_endpoint(config))??;
     let workload = Workload::from_config(&config.workload)?;
     Ok((endpoint, workload))
 }
@@ -89,14 +93,9 @@ impl AdminSession {
             .enable_all()
             .build()
             .map_err(|e| Error::Internal(format!("cannot start an event loop: {e}")))?;
-        let nodes = Nodes::new(config)?;
-        let endpoint = if nodes.has_one_writer() {
-            runtime.block_on(nodes.writer_endpoint(crate::driver::QueryProtocol::Simple))?
-        } else {
-            config.target.endpoint()?
-        };
+        let endpoint = runtime.block_on(admin_endpoint(config))?;
         let target = endpoint.redacted();
-        let conn = runtime.block_on(endpoint.open(crate::driver::QueryProtocol::Simple))?;
+        let conn = runtime.block_on(endpoint.open(QueryProtocol::Simple))?;
         Ok(Self {
             runtime,
             conn: Some(conn),

@@ -228,13 +228,12 @@ impl Sysbench {
         rows: u32,
         rng: &mut SmallRng,
     ) -> Result<u64, Error> {
-        let (columns, width) = ("id, k, c, pad", 4);
-        let tuple = format!("({})", vec!["?"; width].join(", "));
+        const WIDTH: usize = 4; // id, k, c, pad
         let statement = |n: u32| {
-            let values = vec![tuple.as_str(); n as usize].join(",");
+            let values = vec!["(?, ?, ?, ?)"; n as usize].join(",");
             Statement::new(
                 "load",
-                format!("INSERT INTO sbtest{t}({columns}) VALUES {values}"),
+                format!("INSERT INTO sbtest{t}(id, k, c, pad) VALUES {values}"),
             )
         };
         let full = rows.min(ROWS_PER_INSERT);
@@ -252,7 +251,7 @@ impl Sysbench {
         while next <= rows {
             let last = rows.min(next + full - 1);
             self.fill_batch(&mut batch, next, last, rng);
-            let mut params = Vec::with_capacity(batch.rows.len() * width);
+            let mut params = Vec::with_capacity(batch.rows.len() * WIDTH);
             for (i, &(id, k)) in batch.rows.iter().enumerate() {
                 params.push(Param::Int(i64::from(id)));
                 params.extend([
