@@ -103,7 +103,7 @@ def _changes(store: Path | None, metric: list[str] | None, last: int | None,
     from dbscale.results.metrics import DEFAULT_HISTORY_METRICS
 
     history = _store(store)
-    if not history.exists:
+    if not history.has_ingests:
         raise ResultsError(
             f"the history store {history.path} holds no ingest",
             "add studies first: dbscale history add DIR... --label version=...",
@@ -191,7 +191,7 @@ def exclude_cmd(
     from dbscale.history.store import Exclusion
 
     history = _store(store)
-    known = {r.run_id for r in history.rows() if r.run_id} if history.exists else set()
+    known = history.run_ids()
     missing = [r for r in run_ids if r not in known]
     if missing:
         raise ConfigError(
@@ -217,7 +217,7 @@ def export_cmd(
     from dbscale.history.export import export_rows
 
     history = _store(store)
-    if not history.exists:
+    if not history.has_ingests:
         raise ResultsError(f"the history store {history.path} holds no ingest",
                            "add studies first: dbscale history add DIR...")  # fmt: skip
     write_output(out, export_rows(history, fmt), f"{fmt} export")

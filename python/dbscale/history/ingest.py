@@ -7,7 +7,7 @@ from __future__ import annotations
 import uuid
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -64,10 +64,9 @@ def point_row(runs: Sequence[HistoryRow]) -> HistoryRow:
     first = runs[0]
     median, low, high = point_figures([r.value for r in runs])
     studies = ",".join(sorted({r.study for r in runs}))
-    return HistoryRow(
-        **{**first.to_json(), "kind": POINT, "run_id": "", "study": studies,
-           "time": min(r.time for r in runs), "value": median, "n": len(runs),
-           "ci_low": low, "ci_high": high},  # type: ignore[arg-type]
+    return replace(
+        first, kind=POINT, run_id="", study=studies, time=min(r.time for r in runs),
+        value=median, n=len(runs), ci_low=low, ci_high=high,
     )  # fmt: skip
 
 
@@ -97,8 +96,7 @@ def build_ingest(
 def add_to_history(
     store: HistoryStore, directories: Sequence[Path], labels: Mapping[str, str], now: datetime
 ) -> Ingest:
-    known = {r.run_id for r in store.rows() if r.kind == RUN} if store.exists else set()
-    ingest = build_ingest(directories, labels, now, known)
+    ingest = build_ingest(directories, labels, now, store.run_ids())
     if ingest.rows:
         ingest.path = store.add(ingest.rows)
     return ingest

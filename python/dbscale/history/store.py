@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dbscale.errors import DbscaleError, ResultsError
-from dbscale.history.rows import COLUMNS, SQL_TYPES, HistoryRow
+from dbscale.history.rows import COLUMNS, RUN, SQL_TYPES, HistoryRow
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -63,7 +63,7 @@ class HistoryStore:
         self.path = path
 
     @classmethod
-    def at(cls, path: Path | None, env: dict[str, str] | os._Environ[str]) -> HistoryStore:
+    def at(cls, path: Path | None, env: Mapping[str, str]) -> HistoryStore:
         """--store, else $DBSCALE_HISTORY, else ./dbscale-history."""
         return cls(path or Path(env.get(STORE_ENV) or DEFAULT_STORE))
 
@@ -71,7 +71,7 @@ class HistoryStore:
         return sorted((self.path / folder).glob("*.parquet"))
 
     @property
-    def exists(self) -> bool:
+    def has_ingests(self) -> bool:
         return bool(self._files(INGESTS))
 
     def _write(
@@ -114,7 +114,8 @@ class HistoryStore:
         return self._write(EXCLUSIONS, exclusions[0].excluded_at, columns,
                            [[e.run_id, e.reason, e.excluded_at] for e in exclusions])  # fmt: skip
 
-    def _query(self, folder: str, columns: Sequence[str]) -> list[tuple[Any, ...]]:
+    def _query(self, folder: str, select: str, where: str = "") -> list[tuple[Any, ...]]:
+        """`SELECT select FROM` every file of `folder` [`WHERE where`]."""
         files = self._files(folder)
         if not files:
             return []
@@ -123,7 +124,7 @@ class HistoryStore:
         con = duckdb.connect()
         try:
             found: list[tuple[Any, ...]] = con.execute(
-                f"SELECT {', '.join(columns)} FROM read_parquet([{listed}], union_by_name = true)"
+                f"SELECT {select} FROM read_parquet([{listed}], union_by_name = true) {where}"
             ).fetchall()
         except duckdb.Error as exc:
             raise ResultsError(f"cannot read the history store {self.path}: {exc}",
@@ -134,10 +135,15 @@ class HistoryStore:
 
     def rows(self) -> list[HistoryRow]:
         """Every ingest's rows, in the order they were added."""
-        return [HistoryRow(*values) for values in self._query(INGESTS, COLUMNS)]
+        return [HistoryRow(*values) for values in self._query(INGESTS, ", ".join(COLUMNS))]
+
+    def run_ids(self) -> set[str]:
+        """Every run in the store (DuckDB reads only that column)."""
+        found = self._query(INGESTS, "DISTINCT run_id", f"WHERE kind = '{RUN}'")
+        return {run_id for (run_id,) in found}
 
     def exclusions(self) -> list[Exclusion]:
-        return [Exclusion(*v) for v in self._query(EXCLUSIONS, ("run_id", "reason", "excluded_at"))]
+        return [Exclusion(*v) for v in self._query(EXCLUSIONS, "run_id, reason, excluded_at")]
 
     def frame(self) -> pd.DataFrame:
         """Every row as a pandas DataFrame (the columns of `load_results(dir).metrics`, and the

@@ -89,10 +89,15 @@ def _pandas() -> Any:
     return pandas
 
 
-def frame_of(rows: Sequence[Mapping[str, Cell]], times: Sequence[str] = ()) -> pd.DataFrame:
-    """Columns that hold numbers (None where absent) become float or int; `times` datetimes."""
+def frame_of(
+    rows: Sequence[Mapping[str, Cell]],
+    times: Sequence[str] = (),
+    columns: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Columns that hold numbers (None where absent) become float or int; `times` datetimes;
+    `columns`, when given, are there even without rows."""
     pandas = _pandas()
-    frame: pd.DataFrame = pandas.DataFrame(rows)
+    frame: pd.DataFrame = pandas.DataFrame(rows, columns=columns)
     for column in frame.columns:
         if column in times:
             frame[column] = pandas.to_datetime(frame[column], utc=True, errors="coerce")
@@ -145,9 +150,8 @@ def load_results(directory: str | Path) -> Results:
         for i, value in enumerate(figure.values)
     ]  # fmt: skip
     measured = collect_measurements(Path(directory), [*METRICS, ALL_MICRO])
-    metric_rows = [m.row() for m in measured.items]
     return Results(
-        metrics=frame_of(metric_rows or [dict.fromkeys(ROW_COLUMNS)], ("time",)).dropna(how="all"),
+        metrics=frame_of([m.row() for m in measured.items], ("time",), ROW_COLUMNS),
         runs=frame_of(runs, _TIME_COLUMNS),
         intervals=frame_of(intervals),
         summary=frame_of(summary),

@@ -35,7 +35,7 @@ from dbscale.results.metrics import (
     RunFacts,
     micro_metric,
 )
-from dbscale.results.micro_records import read_micro
+from dbscale.results.micro_records import MICRO_FILE, read_micro
 from dbscale.results.record import RunRecord
 from dbscale.targets.facts import TargetRecord, load_target_records
 from dbscale.values import format_value
@@ -286,7 +286,7 @@ def collect_measurements(
 ) -> Measurements:
     """The measurements of `metrics` in one results directory (names from `METRICS`, `micro.`
     figures, `micro.*` for all of them), and the runs left out with why."""
-    if not (directory / RUNS_FILE).is_file() and not (directory / "micro.jsonl").is_file():
+    if not (directory / RUNS_FILE).is_file() and not (directory / MICRO_FILE).is_file():
         raise ResultsError(f"{directory} holds no {RUNS_FILE}", "name a `dbscale run` results dir")
     study = directory.name
     records = read_runs(directory / RUNS_FILE) if (directory / RUNS_FILE).is_file() else []

@@ -19,10 +19,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from dbscale.results.cost import MonthlyCost
+from dbscale.results.cost import SECONDS_PER_MINUTE, MonthlyCost
 from dbscale.results.record import RunRecord
 
-SECONDS_PER_MINUTE = 60.0
 MICRO_PREFIX = "micro."
 
 
