@@ -5,6 +5,7 @@ script workload whose statement got slower, caught in the newest ingest."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 from pathlib import Path
@@ -85,6 +86,17 @@ def test_rank_by_target_across_studies(studies: dict[str, Path], tmp_path: Path)
     assert sorted(c["rank"] for c in configurations.values()) == [1, 2, 3] or any(
         c["dead_heat"] for c in configurations.values()
     )
+    # A tie group is a dead heat exactly when it has several members, and its members' rank
+    # intervals share a rank; configurations of different groups are ordered by rank.
+    groups: dict[int, list[dict[str, Any]]] = {}
+    for c in table["configurations"]:
+        groups.setdefault(c["tie_group"], []).append(c)
+    for members in groups.values():
+        assert all(c["dead_heat"] == (len(members) > 1) for c in members)
+        assert max(c["rank_low"] for c in members) <= min(c["rank_high"] for c in members)
+    ordered = [groups[g] for g in sorted(groups)]
+    for better, worse in itertools.pairwise(ordered):
+        assert max(c["rank"] for c in better) < min(c["rank"] for c in worse)
     for c in configurations.values():
         assert c["n"] == 4 and len(c["values"]) == 4
         assert c["rank_low"] <= c["rank"] <= c["rank_high"]
