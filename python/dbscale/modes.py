@@ -1,5 +1,6 @@
-"""The wire and connection modes a run can choose: shared by the command line, which must build
-its options before anything heavier is imported, and the config models."""
+"""The enums the stages share: the wire and connection modes a run can choose, a target's
+dialect and a workload's family. The command line builds its options from them before anything
+heavier is imported, and the config models use them."""
 
 from __future__ import annotations
 
@@ -40,3 +41,26 @@ class Routing(StrEnum):
     PRIMARY = "primary"  # the node that takes writes, found again after a failover
     PREFER_STANDBY = "prefer-standby"  # standbys, the primary when none will do
     STANDBY = "standby"  # standbys only
+
+
+class Dialect(StrEnum):
+    """The wire protocol a target speaks (driver/mod.rs `Dialect`). MariaDB speaks MySQL's.
+    Older files say `postgres` (targets.json) or `mariadb`: both are read as the same."""
+
+    POSTGRESQL = "postgresql"
+    MYSQL = "mysql"
+
+    @classmethod
+    def _missing_(cls, value: object) -> Dialect | None:
+        aliases = {"postgres": cls.POSTGRESQL, "mariadb": cls.MYSQL}
+        return aliases.get(str(value).lower())
+
+
+class WorkloadFamily(StrEnum):
+    """The kind of benchmark a workload is (`workload::Family`, read from the core's catalog):
+    what its data, rules and figures are like. Code asks a workload's family, never its name."""
+
+    TPCB = "tpcb"  # pgbench's TPC-B-like scripts
+    SYSBENCH = "sysbench"  # sysbench's OLTP tests
+    TPCC = "tpcc"  # TPC-C: warehouses, consistency conditions, tpmC
+    SCRIPT = "script"  # pgbench script files

@@ -21,6 +21,7 @@ _SYSBENCH_PARAMS = {
 _DECLARED = Catalog.from_json(
     {
         "tpcb": {
+            "family": "tpcb",
             "description": "TPC-B-like",
             "aliases": ["tpcb-like"],
             "params": {
@@ -29,22 +30,30 @@ _DECLARED = Catalog.from_json(
                 "fillfactor": {"default": 100, "doc": ""},
             },
         },
-        "tpcb-select-only": {"description": "", "params": {"scale": {"default": 1, "doc": ""}}},
+        "tpcb-select-only": {
+            "family": "tpcb",
+            "description": "",
+            "params": {"scale": {"default": 1, "doc": ""}},
+        },
         "script": {
+            "family": "script",
             "description": "",
             "params": {"scale": {"default": 1, "doc": ""}, "vacuum": {"default": True, "doc": ""}},
         },
         "sysbench:oltp_write_only": {
+            "family": "sysbench",
             "description": "",
             "aliases": ["oltp_write_only"],
             "params": _SYSBENCH_PARAMS,
         },
         "sysbench:oltp_update_index": {
+            "family": "sysbench",
             "description": "",
             "aliases": ["oltp_update_index"],
             "params": _SYSBENCH_PARAMS,
         },
         "tpcc": {
+            "family": "tpcc",
             "description": "",
             "params": {
                 "warehouses": {"default": 1, "doc": ""},

@@ -9,6 +9,7 @@ from dbscale.plan.catalog import Catalog
 
 CATALOG_JSON = {
     "tpcb": {
+        "family": "tpcb",
         "description": "TPC-B-like",
         "aliases": ["tpcb-like", "pgbench"],
         "params": {
@@ -17,11 +18,12 @@ CATALOG_JSON = {
         },
     },
     "tpcb-select-only": {
+        "family": "tpcb",
         "description": "pgbench -S",
         "aliases": ["select-only"],
         "params": {"scale": {"default": 1, "doc": "scale factor"}},
     },
-    "noaliases": {"description": "shape without aliases", "params": {}},
+    "noaliases": {"family": "script", "description": "shape without aliases", "params": {}},
 }
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from rich.console import Console
 
 from dbscale.core.result import Interval
+from dbscale.modes import WorkloadFamily
 from dbscale.plan.sysbench_flags import flag_for
 from dbscale.results.record import RunRecord
 from dbscale.run.console import print_run, summary_table
@@ -98,10 +99,12 @@ def test_reconnects_are_not_ignored_errors() -> None:
 
 
 def test_auto_picks_the_workload_familys_shape() -> None:
-    assert shape_for(OutputFormat.AUTO, "sysbench:oltp_insert") is OutputFormat.SYSBENCH
-    assert shape_for(OutputFormat.AUTO, "tpcb") is OutputFormat.PGBENCH
-    assert shape_for(OutputFormat.SYSBENCH, "tpcb") is OutputFormat.SYSBENCH
-    assert shape_for(OutputFormat.PGBENCH, "sysbench:oltp_insert") is OutputFormat.PGBENCH
+    sysbench, tpcb = WorkloadFamily.SYSBENCH, WorkloadFamily.TPCB
+    assert shape_for(OutputFormat.AUTO, sysbench) is OutputFormat.SYSBENCH
+    assert shape_for(OutputFormat.AUTO, tpcb) is OutputFormat.PGBENCH
+    assert shape_for(OutputFormat.AUTO, WorkloadFamily.TPCC) is OutputFormat.PGBENCH
+    assert shape_for(OutputFormat.SYSBENCH, tpcb) is OutputFormat.SYSBENCH
+    assert shape_for(OutputFormat.PGBENCH, sysbench) is OutputFormat.PGBENCH
 
 
 def test_plain_progress_puts_sysbench_lines_on_stdout() -> None:
@@ -110,11 +113,16 @@ def test_plain_progress_puts_sysbench_lines_on_stdout() -> None:
         Console(file=err, width=200), out=Console(file=out, width=200),
         output_format=OutputFormat.AUTO,
     )  # fmt: skip
-    progress.begin(RunSlot("default #1", 1, 1, 3.0, workload="sysbench:oltp_read_write", clients=8))
+    sysbench = WorkloadFamily.SYSBENCH
+    progress.begin(
+        RunSlot("default #1", 1, 1, 3.0, workload="oltp_read_write", family=sysbench, clients=8)
+    )
     progress.update([_interval(INTERVAL)])
     assert out.getvalue().startswith("[ 1s ] thds: 8 tps: 1234.56")
     assert "progress:" not in err.getvalue()
-    progress.begin(RunSlot("default #1", 1, 1, 3.0, workload="tpcb", clients=8))
+    progress.begin(
+        RunSlot("default #1", 1, 1, 3.0, workload="tpcb", family=WorkloadFamily.TPCB, clients=8)
+    )
     progress.update([_interval(INTERVAL)])
     assert err.getvalue().splitlines()[-1].startswith("progress: 1.0 s, 1234.6 tps")
 
@@ -122,7 +130,7 @@ def test_plain_progress_puts_sysbench_lines_on_stdout() -> None:
 def test_run_block_and_table_show_queries() -> None:
     out = io.StringIO()
     console = Console(file=out, width=200)
-    print_run(console, _record(RECORD), "default #1")
+    print_run(console, _record(RECORD), "default #1", family=WorkloadFamily.SYSBENCH)
     assert SYSBENCH_BLOCK in out.getvalue()
     out.truncate(0)
     print_run(console, _record(RECORD), "default #1", OutputFormat.PGBENCH)

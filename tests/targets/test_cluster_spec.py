@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from dbscale.modes import Routing
-from dbscale.plan.cluster_routing import default_routing
+from dbscale.modes import Dialect
 from dbscale.targets.spec import TargetEntry, expand_sizes, target_info
 from dbscale.targets.url import node_urls
 
@@ -55,18 +54,22 @@ def test_cluster_fields_are_checked(fields: dict[str, object], message: str) -> 
         TargetEntry.model_validate({"name": "t", **fields})
 
 
-def test_routing_defaults_keep_the_workload_valid() -> None:
+def test_a_targets_dialect_comes_from_its_local_engine_or_its_url() -> None:
+    """The routing default that keeps a workload valid on a cluster is the core's
+    (engine/nodes.rs `cluster_routing`); Python sends only a routing the user set."""
     galera = TargetEntry.model_validate({"name": "g", "nodes": ["mysql://a/db", "mysql://b/db"]})
     pg = TargetEntry.model_validate(
         {"name": "p", "url": "local-cluster", "nodes": 2, "local": {"engine": "postgresql-sync"}}
     )
-    single = TargetEntry.model_validate({"name": "s", "url": "mysql://a/db"})
-    assert default_routing(galera, "tpcc") is Routing.AFFINITY
-    assert default_routing(galera, "oltp_read_write") is Routing.ROUND_ROBIN
-    assert default_routing(pg, "tpcb") is Routing.PRIMARY
-    assert default_routing(single, "tpcc") is None
-    chosen = galera.model_copy(update={"routing": Routing.FIRST})
-    assert default_routing(chosen, "tpcc") is Routing.FIRST
+    local_galera = TargetEntry.model_validate(
+        {"name": "l", "url": "local-cluster", "nodes": 3, "local": {"engine": "mariadb-galera"}}
+    )
+    assert galera.dialect is Dialect.MYSQL and local_galera.dialect is Dialect.MYSQL
+    assert pg.dialect is Dialect.POSTGRESQL
+    assert (
+        TargetEntry.model_validate({"name": "e", "url": "embedded"}).dialect is Dialect.POSTGRESQL
+    )
+    assert galera.routing is None
 
 
 def test_comma_joined_urls_are_nodes_and_a_libpq_host_list_is_one_url() -> None:

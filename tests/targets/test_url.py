@@ -92,7 +92,8 @@ def test_malformed_targets(raw: str) -> None:
 
 
 def test_socket_discovery_reads_the_servers_directories(tmp_path: Path) -> None:
-    from dbscale.targets.socket_dir import loopback_postgres, socket_candidates
+    from dbscale.targets.socket_dir import socket_candidates
+    from dbscale.targets.url import loopback_postgres
 
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / ".s.PGSQL.5544").touch()

@@ -103,7 +103,7 @@ def _dry_run_limits(study: Study) -> None:
     """The limits of the targets reachable by URL (private ones are not started by a dry run)
     against the points planned on them."""
     from dbscale.run.target_limits import read_and_warn
-    from dbscale.targets.spec import is_private_url
+    from dbscale.targets.url import is_private_url
 
     err = message_console()
     for target in study.plan.targets_or_embedded():

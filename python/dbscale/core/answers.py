@@ -8,6 +8,7 @@ from __future__ import annotations
 from pydantic import Field, JsonValue
 
 from dbscale.core.result import ContractPart
+from dbscale.modes import WorkloadFamily
 
 
 class DataStep(ContractPart):
@@ -126,9 +127,10 @@ class ParamEntry(ContractPart):
 
 
 class WorkloadEntry(ContractPart):
-    """A workload's catalog entry (`workload::CatalogEntry`)."""
+    """A workload's catalog entry (`workload::WorkloadInfo`)."""
 
     name: str
     aliases: tuple[str, ...] = ()
+    family: WorkloadFamily
     description: str = ""
     params: dict[str, ParamEntry] = Field(default_factory=dict)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from dbscale.modes import Routing
+
 
 class ContractPart(BaseModel):
     """A part of the contract: frozen; fields it does not declare are kept (`native.strict`
@@ -273,7 +275,7 @@ class RunResult(ContractPart):
     ramp_errors: int = 0
     connections: int | None = None  # shared by the clients; None: one each
     connections_by_host: list[HostConnections] = Field(default_factory=list)
-    routing: str | None = None  # a cluster's: round-robin, affinity, primary, ...
+    routing: Routing | None = None  # how a cluster's clients used its nodes
     nodes: list[NodeFigures] = Field(default_factory=list)
     failovers: int = 0
     availability: NodeAvailability | None = None  # the whole target's (tracked runs)

@@ -28,10 +28,11 @@ from dbscale.micro import cpu, disk, net
 from dbscale.micro.results import RESULT_TYPES, MicroResult, MicroWhere, NetResult
 from dbscale.micro.settings import MicroSettings
 from dbscale.observe.procfs import ProcFs
-from dbscale.observe.server_process import find_listener, parse_endpoint
+from dbscale.observe.server_process import find_listener
 from dbscale.targets import OpenTarget
 from dbscale.targets.local.confinement import format_cpu_list, thread_affinity
 from dbscale.targets.spec import HostAccess
+from dbscale.targets.url import endpoint_of
 
 Note = Callable[[str], None]
 SERVER_START_TIMEOUT_S = 30.0
@@ -77,7 +78,7 @@ def loopback_place(url: str, disk_dir: str | None) -> Place:
     directory (PostgreSQL's working directory is its data directory), the network over
     loopback. Without read access to the server's process, all CPUs and a `disk_dir` to give."""
     proc = ProcFs()
-    pid = find_listener(proc, parse_endpoint(url))
+    pid = find_listener(proc, endpoint_of(url))
     cpus = None
     directory = Path(disk_dir) if disk_dir else None
     if pid is not None:
@@ -92,7 +93,7 @@ def loopback_place(url: str, disk_dir: str | None) -> Place:
 
 def remote_place(host: HostAccess, url: str) -> Place:
     disk_dir = Path(host.disk_dir) if host.disk_dir else None
-    address = host.address or parse_endpoint(url).host
+    address = host.address or endpoint_of(url).host
     return Place("remote", disk_dir=disk_dir, host=host, net_host=address)
 
 

@@ -15,11 +15,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from dbscale.core import Session
 from dbscale.core.config import RunConfig
 from dbscale.errors import DbscaleError
+from dbscale.modes import Dialect
 from dbscale.observe.procfs import ProcFs
 from dbscale.observe.resources import CLK_TCK
-from dbscale.observe.server_process import ServerTimes, find_listener, parse_endpoint
+from dbscale.observe.server_process import ServerTimes, find_listener
 from dbscale.observe.server_process import read_server_times as read_times
 from dbscale.redaction import redact_url
+from dbscale.targets.url import endpoint_of
 
 GALERA_COUNTERS = (
     "wsrep_local_commits", "wsrep_local_cert_failures", "wsrep_local_bf_aborts",
@@ -107,7 +109,7 @@ class _Node:
 class ClusterSampler:
     """Samples every node of a several-node target; `sample()` once a second, `finish()`."""
 
-    def __init__(self, config: RunConfig, dialect: str, proc: ProcFs) -> None:
+    def __init__(self, config: RunConfig, dialect: Dialect, proc: ProcFs) -> None:
         self.dialect, self.proc = dialect, proc
         urls = [config.target.url, *config.target.more_urls]
         self.nodes = [_Node(url) for url in urls]
@@ -118,7 +120,7 @@ class ClusterSampler:
             except DbscaleError as exc:
                 node.note = f"not reachable: {exc.message}"
             try:
-                node.pid = find_listener(proc, parse_endpoint(node.url))
+                node.pid = find_listener(proc, endpoint_of(node.url))
             except (OSError, ValueError):
                 node.pid = None
 
@@ -135,7 +137,7 @@ class ClusterSampler:
         if node.session is None:
             return
         try:
-            if self.dialect == "mysql":
+            if self.dialect is Dialect.MYSQL:
                 self._galera(node)
             else:
                 self._postgres(node)
@@ -201,7 +203,7 @@ class ClusterSampler:
         engine = (
             "galera"
             if any("wsrep_local_commits" in n.first for n in self.nodes)
-            else ("postgresql-replication" if self.dialect == "postgresql" else "unknown")
+            else ("postgresql-replication" if self.dialect is Dialect.POSTGRESQL else "unknown")
         )
         return ClusterObservation(
             engine=engine,

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from dbscale.core.config import RunConfig
 from dbscale.core.result import Interval, RunResult
+from dbscale.modes import Dialect
 from dbscale.observe.cgroup import CgroupCpu, cpu_cgroup
 from dbscale.observe.cluster import ClusterSampler
 from dbscale.observe.host_facts import HostFacts
@@ -25,13 +26,7 @@ from dbscale.observe.procfs import ProcFs
 from dbscale.observe.resources import CLK_TCK, ResourceSampler, ResourceSnapshot, Row, resource_row
 from dbscale.observe.retention import CompactRows, StatsTrail, WaitTrail
 from dbscale.observe.section import ObservedServer, ObserveSection, Overhead
-from dbscale.observe.server_process import (
-    allowed_cpus,
-    dialect_of,
-    find_listener,
-    parse_endpoint,
-    postmaster_of_backend,
-)
+from dbscale.observe.server_process import allowed_cpus, find_listener, postmaster_of_backend
 from dbscale.observe.server_stats import (
     MYSQL_GAUGES,
     counter_deltas,
@@ -42,6 +37,7 @@ from dbscale.observe.session import ObserverSession, ServerIdentity
 from dbscale.observe.session_gaps import SessionGap, mark_gaps
 from dbscale.observe.tables import column_table
 from dbscale.observe.verdict import client_saturation, judge
+from dbscale.targets.url import dialect_of, endpoint_of
 
 CLIENT_WARNING = (
     "warning: the client (load generator) is a bottleneck ({evidence}); this run measures "
@@ -123,7 +119,7 @@ class RunObserver:
             if self.server_pid is not None:  # read now: a server restarted mid-run is another
                 self.server_vcpus = allowed_cpus(self.proc, self.server_pid)
             if self.pooler_url is not None:
-                self.pooler_pid = find_listener(self.proc, parse_endpoint(self.pooler_url))
+                self.pooler_pid = find_listener(self.proc, endpoint_of(self.pooler_url))
         except (OSError, ValueError) as exc:
             self._data.notes.append(f"local server not looked for: {_one_line(exc)}")
         if self.config.target.more_urls:
@@ -164,7 +160,7 @@ class RunObserver:
     # -- discovery -----------------------------------------------------------------------------
 
     def _find_server(self) -> int | None:
-        endpoint = parse_endpoint(self.config.target.url)
+        endpoint = endpoint_of(self.config.target.url)
         pid = find_listener(self.proc, endpoint)
         if pid is None and self.session is not None and self.session.identity.session_pid:
             pid = postmaster_of_backend(self.proc, endpoint, self.session.identity.session_pid)
@@ -364,7 +360,7 @@ class RunObserver:
                         deltas["database.xact_commit"] - own_queries, 0
                     )
                 window += last[0] - first[0]
-            if self.dialect == "mysql":
+            if self.dialect is Dialect.MYSQL:
                 inside = self._data.stats.gauges(start, end)
                 deltas.update(gauge_means(inside, MYSQL_GAUGES))
             server = server.model_copy(update={"stats_window_s": round(window, 3), "stats": deltas})

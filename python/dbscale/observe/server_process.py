@@ -9,90 +9,17 @@ Reaped children's I/O likewise lands in the parent's /proc/PID/io.
 
 from __future__ import annotations
 
-import socket
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, unquote, urlsplit
 
 from dbscale.observe.procfs import (
     ProcFs,
     parse_listening_inodes,
     parse_unix_inodes,
 )
+from dbscale.targets.url import Endpoint, is_local_host
 from dbscale.values import parse_cpu_list
 
-DEFAULT_PORTS = {"postgresql": 5432, "mysql": 3306}
-LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "localhost.localdomain"})
 SERVER_COMMANDS = frozenset({"postgres", "postmaster", "mysqld", "mariadbd"})
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """Where the target listens, as far as this machine can tell from the URL."""
-
-    dialect: str  # "postgresql" or "mysql"
-    host: str  # "" for the default Unix socket, a directory or socket path, or a host name
-    port: int
-
-    @property
-    def unix_socket(self) -> str | None:
-        if not self.host.startswith("/"):
-            return None
-        if self.dialect == "postgresql":
-            return f"{self.host.rstrip('/')}/.s.PGSQL.{self.port}"
-        return self.host
-
-
-def dialect_of(url: str) -> str:
-    scheme = url.split("://", 1)[0].lower() if "://" in url else ""
-    return "mysql" if scheme in ("mysql", "mariadb") else "postgresql"
-
-
-def parse_endpoint(url: str) -> Endpoint:
-    """Host and port from a URL (`?host=/dir` and `?port=` too) or a libpq key=value string."""
-    dialect = dialect_of(url)
-    host, port = "", None
-    if "://" in url:
-        parts = urlsplit(url)
-        query = dict(parse_qsl(parts.query))
-        host = unquote(parts.hostname or "") or query.get("host", "") or query.get("socket", "")
-        try:
-            port = parts.port
-        except ValueError:
-            port = None
-        if port is None and query.get("port", "").isdigit():
-            port = int(query["port"])
-    else:
-        pairs = dict(p.split("=", 1) for p in url.split() if "=" in p)
-        host = pairs.get("host", pairs.get("hostaddr", "")).strip("'")
-        port_text = pairs.get("port", "").strip("'")
-        port = int(port_text) if port_text.isdigit() else None
-    return Endpoint(dialect, host, port or DEFAULT_PORTS[dialect])
-
-
-def is_local_host(host: str) -> bool:
-    """Loopback, a socket path, or an address of this machine (one we can bind to)."""
-    if host == "" or host.startswith("/") or host.lower() in LOOPBACK_NAMES:
-        return True
-    try:
-        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
-    except OSError:
-        return False
-    for family, _, _, _, address in infos:
-        try:
-            with socket.socket(family, socket.SOCK_STREAM) as probe:
-                probe.bind((address[0], 0))
-            return True
-        except OSError:
-            continue
-    return False
-
-
-def on_this_machine(url: str) -> bool:
-    """Whether a target's (first) host is this machine: loopback, a socket, or our address."""
-    try:
-        return is_local_host(parse_endpoint(url).host)
-    except ValueError:
-        return False
 
 
 def find_listener(proc: ProcFs, endpoint: Endpoint) -> int | None:

@@ -11,6 +11,7 @@ from typing import Any
 
 from dbscale.core import Session
 from dbscale.core.config import RunConfig
+from dbscale.modes import Dialect
 from dbscale.observe.server_stats import (
     MYSQL_PS_ENABLED_SQL,
     MYSQL_PS_WAITS_SQL,
@@ -37,7 +38,7 @@ MYSQL_SETTINGS = (
 
 @dataclass
 class ServerIdentity:
-    dialect: str
+    dialect: Dialect
     version: str | None = None
     version_num: int = 0
     session_pid: int | None = None  # PostgreSQL: the observer's own backend
@@ -48,7 +49,7 @@ class ServerIdentity:
 class ObserverSession:
     """Wraps one native Session; `queries` counts what we sent."""
 
-    def __init__(self, config: RunConfig, dialect: str) -> None:
+    def __init__(self, config: RunConfig, dialect: Dialect) -> None:
         self._session = Session(config)
         self.dialect = dialect
         self.queries = 0
@@ -59,7 +60,7 @@ class ObserverSession:
         return list(self._session.query(sql))
 
     def _identify(self) -> ServerIdentity:
-        if self.dialect == "mysql":
+        if self.dialect is Dialect.MYSQL:
             [[version, comment]] = self.rows("SELECT @@version, @@version_comment")
             names = ", ".join(f"'{n}'" for n in MYSQL_SETTINGS)
             settings = {
@@ -68,7 +69,7 @@ class ObserverSession:
             }
             enabled = self.rows(MYSQL_PS_ENABLED_SQL)
             return ServerIdentity(
-                "mysql",
+                Dialect.MYSQL,
                 f"{version} ({comment})" if comment else str(version),
                 session_pid=None,
                 settings=settings,
@@ -85,10 +86,10 @@ class ObserverSession:
                 f"SELECT name, current_setting(name) FROM pg_settings WHERE name IN ({names})"
             )
         }
-        return ServerIdentity("postgresql", str(version), int(num), int(pid), settings)
+        return ServerIdentity(Dialect.POSTGRESQL, str(version), int(num), int(pid), settings)
 
     def stats(self) -> Snapshot:
-        if self.dialect == "mysql":
+        if self.dialect is Dialect.MYSQL:
             return parse_mysql_status(self.rows(mysql_status_sql()))
         [[text]] = self.rows(pg_stats_sql(self.identity.version_num))
         return parse_pg_stats(str(text))
@@ -97,7 +98,7 @@ class ObserverSession:
         return self.rows(waits_sql(self.dialect))
 
     def ps_waits(self) -> dict[str, tuple[int, float]] | None:
-        if self.dialect != "mysql" or not self.identity.performance_schema:
+        if self.dialect is not Dialect.MYSQL or not self.identity.performance_schema:
             return None
         return parse_ps_waits(self.rows(MYSQL_PS_WAITS_SQL))
 

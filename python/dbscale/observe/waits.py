@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from dbscale.modes import Dialect
 from dbscale.observe.section import WaitsRecord
 
 # An active PostgreSQL backend with no wait event is running on a CPU (or waiting for one).
@@ -160,5 +161,5 @@ class WaitHistogram:
         )
 
 
-def waits_sql(dialect: str) -> str:
-    return MYSQL_WAITS_SQL if dialect == "mysql" else PG_WAITS_SQL
+def waits_sql(dialect: Dialect) -> str:
+    return MYSQL_WAITS_SQL if dialect is Dialect.MYSQL else PG_WAITS_SQL

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from dbscale.core.config import WorkloadConfig, plain_message
 from dbscale.errors import DbscaleError, PlanError
+from dbscale.modes import WorkloadFamily
 from dbscale.plan.catalog import Catalog, WorkloadInfo
 from dbscale.plan.data import DataPlan, build_data_plan
 from dbscale.plan.document import PathKey, PlanDocument
@@ -31,15 +32,15 @@ from dbscale.plan.sources import (
     DEMO_WORKLOAD,
     RunOptions,
     assemble_document,
+    default_clients,
 )
 from dbscale.plan.study import TLS_NEEDS_TCP, Point, Study, order_steps
 from dbscale.plan.targets import prepare_targets
-from dbscale.plan.tpcc_sizing import TPCC_NAMES, sized
+from dbscale.plan.tpcc_sizing import sized
 from dbscale.plan.workload_check import check_workloads
 from dbscale.results.directory import default_results_dir
-from dbscale.targets.socket_dir import loopback_postgres
-from dbscale.targets.spec import TargetEntry, is_private_url
-from dbscale.targets.url import TargetSpec, resolve_target
+from dbscale.targets.spec import TargetEntry
+from dbscale.targets.url import TargetSpec, is_private_url, loopback_postgres, resolve_target
 from dbscale.values import AxisValue, point_key
 
 __all__ = [
@@ -71,6 +72,8 @@ def build_study(
     targets = _resolve_targets(doc, plan, env)
     catalog = load_catalog()
     workloads = check_workloads(doc, plan, matrix, catalog)
+    if plain and options.workload is not None and not options.clients:
+        plan = _with_default_clients(plan, workloads)
     scripts = resolve_scripts(doc, plan)
     points = _with_local_poolers(_points(doc, plan, matrix, targets, workloads, scripts))
     _check_point_workloads(points, catalog)
@@ -90,6 +93,13 @@ def build_study(
         source=doc.source,
         demo=plain and options.workload is None,
     )
+
+
+def _with_default_clients(plan: PlanSchema, workloads: dict[str, WorkloadInfo]) -> PlanSchema:
+    """A plain run without --clients: its workload family's default client count."""
+    [entry] = plan.workload_entries()
+    clients = default_clients(workloads[entry.display].family, entry.params)
+    return plan.model_copy(update={"load": plan.load.model_copy(update={"clients": clients})})
 
 
 def _check_point_workloads(points: list[Point], catalog: Catalog) -> None:
@@ -208,10 +218,10 @@ def _points(
                 params[axis.name] = value
             elif axis.kind == "load":
                 load_update[axis.name] = values[axis.name]
-        workload = workloads[entry.display].name
+        info = workloads[entry.display]
         faults = fault_steps(doc, plan, values, target)
         hosts = target.node_count
-        params, sized_clients = sized(workload, params, target.node_vcpus, hosts, target.name)
+        params, sized_clients = sized(info.family, params, target.node_vcpus, hosts, target.name)
         if sized_clients is not None:
             load_update["clients"] = sized_clients
         load = LoadSettings.model_validate({**plan.load.model_dump(), **load_update})
@@ -220,7 +230,8 @@ def _points(
             key=point_key(values),
             values=values,
             target=target,
-            workload=workload,
+            workload=info.name,
+            family=info.family,
             params=params,
             load=load,
             skipped=_skip_reason(target, load),
@@ -271,7 +282,7 @@ def _refuse_unchecked(doc: PlanDocument, plan: PlanSchema, points: list[Point]) 
     if plan.prepare.check == "never":
         return
     for point in points:
-        if point.workload not in TPCC_NAMES:
+        if point.family is not WorkloadFamily.TPCC:
             raise doc.error(
                 ("prepare", "check"),
                 f"check: run needs workloads with consistency conditions; {point.workload} has "

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from dbscale.core.answers import WorkloadEntry
 from dbscale.errors import ConfigError, InternalError
-from dbscale.plan.sysbench_flags import SYSBENCH_PREFIX, flag_for
-from dbscale.plan.tpcc_sizing import SIZING_PARAMS, TPCC_NAMES
+from dbscale.modes import WorkloadFamily
+from dbscale.plan.sysbench_flags import flag_for
+from dbscale.plan.tpcc_sizing import SIZING_PARAMS
 
 if TYPE_CHECKING:
     from dbscale.core.config import WorkloadConfig
@@ -30,6 +31,7 @@ class ParamInfo:
 class WorkloadInfo:
     name: str
     description: str
+    family: WorkloadFamily
     aliases: tuple[str, ...] = ()
     params: dict[str, ParamInfo] = field(default_factory=dict)
 
@@ -61,11 +63,12 @@ class Catalog:
             params = {
                 key: ParamInfo(key, spec.default, spec.doc) for key, spec in entry.params.items()
             }
-            if entry.name in TPCC_NAMES:
+            if entry.family is WorkloadFamily.TPCC:
                 params.update({k: ParamInfo(k, 0.0, doc) for k, doc in SIZING_PARAMS.items()})
             workloads[name] = WorkloadInfo(
                 name=entry.name,
                 description=entry.description,
+                family=entry.family,
                 aliases=entry.aliases,
                 params=params,
             )
@@ -106,7 +109,8 @@ class Catalog:
                 known = ", ".join(workload.params) or "none"
                 close = difflib.get_close_matches(key, list(workload.params), n=1)
                 maybe = f"did you mean {close[0]!r}? " if close else ""
-                flag = flag_for(key) if workload.name.startswith(SYSBENCH_PREFIX) else None
+                sysbench = workload.family is WorkloadFamily.SYSBENCH
+                flag = flag_for(key) if sysbench else None
                 if flag is not None:
                     maybe = f"sysbench's --{key.replace('_', '-')} is not a parameter: use {flag}; "
                 raise ConfigError(

@@ -9,23 +9,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from dbscale.modes import Dialect, WorkloadFamily
 from dbscale.values import ParamValue
 
 # Rows per second of `dbscale prepare`, by workload family and server (tables, then keys).
+TPCB, SYSBENCH, TPCC = WorkloadFamily.TPCB, WorkloadFamily.SYSBENCH, WorkloadFamily.TPCC
 ROWS_PER_S = {
-    ("tpcb", "postgresql"): 1.1e6,  # scale 100: 10.0 M rows in 8.8 s
-    ("tpcb", "mysql"): 4.8e5,  # as sysbench's rows on MariaDB
-    ("sysbench", "postgresql"): 6.6e5,  # 4 x 1 M rows in 6.0 s
-    ("sysbench", "mysql"): 4.8e5,  # 4 x 1 M rows in 8.3 s (MariaDB)
+    (TPCB, Dialect.POSTGRESQL): 1.1e6,  # scale 100: 10.0 M rows in 8.8 s
+    (TPCB, Dialect.MYSQL): 4.8e5,  # as sysbench's rows on MariaDB
+    (SYSBENCH, Dialect.POSTGRESQL): 6.6e5,  # 4 x 1 M rows in 6.0 s
+    (SYSBENCH, Dialect.MYSQL): 4.8e5,  # 4 x 1 M rows in 8.3 s (MariaDB)
 }
 # TPC-C loads whole warehouses (about 500,000 rows each).
-WAREHOUSES_PER_S = {"postgresql": 58.7 / 60, "mysql": 45.7 / 60}
+WAREHOUSES_PER_S = {Dialect.POSTGRESQL: 58.7 / 60, Dialect.MYSQL: 45.7 / 60}
 DEFAULTS = {"scale": 1, "tables": 1, "table_size": 10_000, "warehouses": 1}
 # Bytes on disk, tables and indexes, measured after `dbscale prepare` (2026-11-27): TPC-B scale 5
 # took 78.8 MB on PostgreSQL 15 (158 bytes per row); sysbench 2 x 200,000 rows 102 MB (PostgreSQL)
 # and 98.7 MB (MariaDB; 255 and 247 per row); TPC-C 2 warehouses 223 MB (PostgreSQL) and 195 MB
 # (MariaDB: 92 MB per warehouse and 11 MB of items). The larger of the two, rounded up.
-BYTES_PER_ROW = {"tpcb": 160, "sysbench": 260}
+BYTES_PER_ROW = {TPCB: 160, SYSBENCH: 260}
 BYTES_PER_WAREHOUSE = 115e6
 
 
@@ -35,7 +37,7 @@ class LoadEstimate:
     unit: str  # "rows" or "warehouses"
     seconds: float
     bytes: float = 0.0  # on disk once loaded
-    family: str = ""  # tpcb, sysbench or tpcc: one family's tables replace each other's
+    family: WorkloadFamily = TPCB  # one family's tables replace each other's (scripts: TPC-B's)
 
 
 def _number(params: Mapping[str, ParamValue], key: str) -> float:
@@ -46,26 +48,21 @@ def _number(params: Mapping[str, ParamValue], key: str) -> float:
         return float(DEFAULTS[key])
 
 
-def server_kind(url: str, local_engine: str | None = None) -> str:
-    """`mysql` for MySQL/MariaDB targets, else `postgresql` (embedded and local ones too)."""
-    if url.strip().lower().startswith(("mysql://", "mariadb://")) or local_engine == "mariadb":
-        return "mysql"
-    return "postgresql"
-
-
-def estimate_load(workload: str, params: Mapping[str, ParamValue], server: str) -> LoadEstimate:
-    """The data set of `workload` with `params` on a `server` (see `server_kind`)."""
-    if workload in ("tpcc", "tpc-c"):
+def estimate_load(
+    family: WorkloadFamily, params: Mapping[str, ParamValue], server: Dialect
+) -> LoadEstimate:
+    """The data set of a workload of `family` with `params` on a `server`."""
+    if family is TPCC:
         warehouses = _number(params, "warehouses")
         return LoadEstimate(warehouses, "warehouses", warehouses / WAREHOUSES_PER_S[server],
-                            warehouses * BYTES_PER_WAREHOUSE, "tpcc")  # fmt: skip
-    if workload.startswith("sysbench:"):
+                            warehouses * BYTES_PER_WAREHOUSE, TPCC)  # fmt: skip
+    if family is SYSBENCH:
         rows = _number(params, "tables") * _number(params, "table_size")
-        return LoadEstimate(rows, "rows", rows / ROWS_PER_S[("sysbench", server)],
-                            rows * BYTES_PER_ROW["sysbench"], "sysbench")  # fmt: skip
+        return LoadEstimate(rows, "rows", rows / ROWS_PER_S[(SYSBENCH, server)],
+                            rows * BYTES_PER_ROW[SYSBENCH], SYSBENCH)  # fmt: skip
     rows = 100_000 * _number(params, "scale")
-    return LoadEstimate(rows, "rows", rows / ROWS_PER_S[("tpcb", server)],
-                        rows * BYTES_PER_ROW["tpcb"], "tpcb")  # fmt: skip
+    return LoadEstimate(rows, "rows", rows / ROWS_PER_S[(TPCB, server)],
+                        rows * BYTES_PER_ROW[TPCB], TPCB)  # fmt: skip
 
 
 def describe(estimates: list[LoadEstimate]) -> str:

@@ -18,12 +18,12 @@ from dbscale.core.config import (
     SecondsOrZero,
 )
 from dbscale.micro.settings import MicroSettings
-from dbscale.modes import QueryProtocol, TlsMode
-from dbscale.observe.server_process import on_this_machine
+from dbscale.modes import QueryProtocol, TlsMode, WorkloadFamily
 from dbscale.plan.faults import FaultStep
 from dbscale.plan.objectives import CapacityPlan
 from dbscale.scaleout.settings import ScaleOut
 from dbscale.targets.spec import NAME_PATTERN, TargetEntry
+from dbscale.targets.url import on_this_machine
 from dbscale.values import ParamValue
 
 
@@ -224,10 +224,9 @@ def _check_micro_reach(target: TargetEntry, micro: MicroSettings) -> None:
         )
 
 
-def default_protocol(workload: str) -> QueryProtocol:
+def default_protocol(family: WorkloadFamily) -> QueryProtocol:
     """What the peer tool does by default: sysbench and go-tpc (TPC-C) use server-side prepared
     statements, pgbench the simple protocol. Numbers only compare when dbscale does the same."""
-    name = workload.strip().lower()
-    if name.startswith(("sysbench:", "oltp_", "select_random_", "tpcc", "tpc-c")):
+    if family in (WorkloadFamily.SYSBENCH, WorkloadFamily.TPCC):
         return QueryProtocol.PREPARED
     return QueryProtocol.SIMPLE

@@ -5,7 +5,7 @@ command line's flags and `--set` pairs applied over it, each value remembering i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -13,7 +13,7 @@ from typing import Any
 
 from dbscale.core.config import MAX_DURATION_S, option_name
 from dbscale.errors import PlanError
-from dbscale.modes import ConnectMode, QueryProtocol, Routing, TlsMode
+from dbscale.modes import ConnectMode, QueryProtocol, Routing, TlsMode, WorkloadFamily
 from dbscale.plan.document import (
     PathKey,
     PlanDocument,
@@ -180,9 +180,6 @@ def _plain_run_document(options: RunOptions) -> PlanDocument:
         "cooldown": 0.0,
         "prepare": {"load": "never"},
     }
-    if not options.clients and not demo:
-        workload = data["workload"]
-        data["load"]["clients"] = default_clients(workload["name"], workload["params"])
     if demo:
         if not options.clients:
             data["matrix"] = {"clients": list(DEMO_CLIENTS)}
@@ -190,10 +187,11 @@ def _plain_run_document(options: RunOptions) -> PlanDocument:
     return PlanDocument(data, "command line", {(): "command line"})
 
 
-def default_clients(workload: str, params: dict[str, Any]) -> int:
-    """Clients when --clients is not given: 1, except TPC-C's terminals: 10 per active warehouse
-    with waits (the spec's), 1 per active warehouse without (the Cloud Report's)."""
-    if workload.lower() not in ("tpcc", "tpc-c"):
+def default_clients(family: WorkloadFamily, params: Mapping[str, Any]) -> int:
+    """A plain run's clients when --clients is not given (once the catalog has named the
+    workload's family): 1, except TPC-C's terminals: 10 per active warehouse with waits (the
+    spec's), 1 per active warehouse without (the Cloud Report's)."""
+    if family is not WorkloadFamily.TPCC:
         return 1
     active = params.get("active_warehouses") or params.get("warehouses") or 1
     wait = str(params.get("wait", True)).strip().lower() not in ("false", "0", "no", "off")

@@ -20,10 +20,9 @@ from dbscale.core.config import (
     make_run_config,
 )
 from dbscale.errors import InternalError
-from dbscale.modes import TlsMode
-from dbscale.plan.cluster_routing import default_routing
+from dbscale.modes import TlsMode, WorkloadFamily
 from dbscale.plan.faults import FaultStep
-from dbscale.plan.load_estimate import LoadEstimate, estimate_load, server_kind
+from dbscale.plan.load_estimate import LoadEstimate, estimate_load
 from dbscale.plan.micro_steps import MicroStep, client_steps, target_steps
 from dbscale.plan.schema import (
     LoadSettings,
@@ -55,6 +54,7 @@ class Point:
     values: dict[str, AxisValue]
     target: TargetEntry
     workload: str  # the catalog name
+    family: WorkloadFamily  # the catalog's kind of workload
     params: dict[str, ParamValue]
     load: LoadSettings
     skipped: str | None = None
@@ -128,7 +128,7 @@ class Point:
                 url=self.url(opened),
                 more_urls=nodes if load.transport is Transport.TCP else [],
                 tls=load.tls,
-                routing=default_routing(self.target, self.workload),
+                routing=self.target.routing,  # unset: the core's default for the cluster
             ),
             track_availability=self.target.node_count > 1 or bool(self.faults),
             workload=WorkloadConfig(
@@ -139,7 +139,7 @@ class Point:
             ),
             **{
                 **load.settings(),
-                "protocol": load.protocol or default_protocol(self.workload),
+                "protocol": load.protocol or default_protocol(self.family),
             },
         )
 
@@ -235,8 +235,7 @@ def estimate_s(steps: Sequence[Step], cooldown_s: float) -> float:
 
 
 def point_load(point: Point) -> LoadEstimate:
-    engine = point.target.local.engine if point.target.local is not None else None
-    return estimate_load(point.workload, point.params, server_kind(point.target.url, engine))
+    return estimate_load(point.family, point.params, point.target.dialect)
 
 
 def data_loads(steps: Sequence[Step], load: str) -> tuple[list[LoadEstimate], list[LoadEstimate]]:

@@ -4,8 +4,6 @@ their job, so `--set time=30` (a sysbench habit) is answered with `-T 30s` rathe
 
 from __future__ import annotations
 
-# The prefix of the sysbench family's workload names (`sysbench:oltp_read_write`).
-SYSBENCH_PREFIX = "sysbench:"
 _TARGET = "--target mysql://user[:password]@host[:port]/db[?socket=PATH] (or postgresql://...)"
 _FLAGS: dict[str, str] = {
     "time": "-T/--duration (e.g. -T 30s)",

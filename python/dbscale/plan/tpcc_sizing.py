@@ -7,6 +7,7 @@ These are plan parameters: each point turns them into the engine's `active_wareh
 from __future__ import annotations
 
 from dbscale.errors import PlanError
+from dbscale.modes import WorkloadFamily
 from dbscale.values import ParamValue
 
 SIZING_PARAMS = {
@@ -16,15 +17,18 @@ SIZING_PARAMS = {
     "connections_per_vcpu": "connections per vCPU of each host the workers share (the Cloud "
     "Report: 4)",
 }
-TPCC_NAMES = ("tpcc", "tpc-c")
 
 
 def sized(
-    workload: str, params: dict[str, ParamValue], vcpus: int | float | None, hosts: int, target: str
+    family: WorkloadFamily,
+    params: dict[str, ParamValue],
+    vcpus: int | float | None,
+    hosts: int,
+    target: str,
 ) -> tuple[dict[str, ParamValue], int | None]:
     """The engine's parameters and the client count for a point; (params, None) when the
-    point uses no sizing parameter."""
-    if workload not in TPCC_NAMES or not any(k in params for k in SIZING_PARAMS):
+    point uses no sizing parameter (or is not TPC-C)."""
+    if family is not WorkloadFamily.TPCC or not any(k in params for k in SIZING_PARAMS):
         return params, None
     if vcpus is None:
         raise PlanError(

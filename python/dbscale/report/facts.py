@@ -9,8 +9,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from dbscale.redaction import redact_url
 from dbscale.results.record import RunRecord
+from dbscale.targets.url import short_address
 
 Value = str | int | float | bool | None
 
@@ -51,14 +51,7 @@ def target_label(record: RunRecord) -> str:
     if record.target_name:
         return record.target_name
     url = record.target or (record.config.target.url if record.config is not None else "")
-    return _short_url(redact_url(url)) if url else "?"
-
-
-def _short_url(url: str) -> str:
-    if "://" not in url:
-        return url
-    rest = url.split("://", 1)[1]
-    return rest.split("@", 1)[1] if "@" in rest else rest
+    return short_address(url) if url else "?"
 
 
 def vcpus(record: RunRecord) -> int | float | None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from dbscale.modes import WorkloadFamily
 from dbscale.results.points import Interval, PointSummary
 from dbscale.results.record import RunRecord
 from dbscale.results.text_tables import text_table
@@ -158,8 +159,10 @@ def print_run(
     record: RunRecord,
     label: str,
     output_format: OutputFormat = OutputFormat.AUTO,
+    family: WorkloadFamily | None = None,
 ) -> None:
-    """The block after one run, in the shape asked for; a warm-up gets one line, and so does
+    """The block after one run, in the shape asked for (`family`: the workload's, whose own
+    shape `auto` means); a warm-up gets one line, and so does
     every run on a terminal unless a shape is asked for (the blocks would scroll a study away)."""
     if compact_output(console, output_format) and not record.warmup:
         console.print(run_line(record, label), highlight=False, markup=False, soft_wrap=True)
@@ -174,7 +177,7 @@ def print_run(
         )
         return
     console.print(f"[bold]{label}[/bold]")
-    sysbench = shape_for(output_format, record.workload) is OutputFormat.SYSBENCH
+    sysbench = shape_for(output_format, family) is OutputFormat.SYSBENCH
     for line in final_lines(record) if sysbench else pgbench_lines(record):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
     extra = transaction_log_lines(record) + tpcc_lines(record) + host_lines(record)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from dbscale.plan.sysbench_flags import SYSBENCH_PREFIX
+from dbscale.modes import WorkloadFamily
 
 
 class OutputFormat(StrEnum):
@@ -19,8 +19,8 @@ class OutputFormat(StrEnum):
     LINES = "lines"
 
 
-def shape_for(output_format: OutputFormat, workload: str) -> OutputFormat:
+def shape_for(output_format: OutputFormat, family: WorkloadFamily | None) -> OutputFormat:
     """PGBENCH or SYSBENCH: the one asked for, else the workload family's own."""
     if output_format not in (OutputFormat.AUTO, OutputFormat.LINES):
         return output_format
-    return OutputFormat.SYSBENCH if workload.startswith(SYSBENCH_PREFIX) else OutputFormat.PGBENCH
+    return OutputFormat.SYSBENCH if family is WorkloadFamily.SYSBENCH else OutputFormat.PGBENCH

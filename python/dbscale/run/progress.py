@@ -17,6 +17,7 @@ from rich.live import Live
 from rich.text import Text
 
 from dbscale.core.result import Interval, IntervalLatency
+from dbscale.modes import WorkloadFamily
 from dbscale.run.output_format import OutputFormat, shape_for
 from dbscale.run.sysbench_format import interval_line
 from dbscale.values import format_eta
@@ -33,6 +34,7 @@ class RunSlot:
     duration_s: float
     eta_s: float | None = None
     workload: str = ""
+    family: WorkloadFamily | None = None
     clients: int = 0
     transactions: int | None = None  # per client: a counted run, `duration_s` only its limit
 
@@ -105,11 +107,11 @@ class PlainProgress:
         self.console = console
         self.out = out or console
         self.output_format = output_format
-        self._shape = shape_for(output_format, "")
+        self._shape = shape_for(output_format, None)
         self._clients = 0
 
     def begin(self, slot: RunSlot) -> None:
-        self._shape = shape_for(self.output_format, slot.workload)
+        self._shape = shape_for(self.output_format, slot.family)
         self._clients = slot.clients
         eta = (
             f", study ETA {format_eta(slot.eta_s)}"

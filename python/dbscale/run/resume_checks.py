@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dbscale.errors import PlanError
-from dbscale.observe.server_process import is_local_host, on_this_machine
 from dbscale.plan.micro_steps import MicroStep
 from dbscale.plan.study import Study
 from dbscale.results.micro_records import MicroRecord
 from dbscale.results.record import RunRecord
+from dbscale.targets.url import is_local_host, on_this_machine
 
 
 def done_run_keys(records: Sequence[RunRecord]) -> set[str]:

@@ -207,7 +207,7 @@ class StudyRunner:
         slot = RunSlot(
             step.label, index, total, config.duration_s,
             None if config.transactions is not None else eta_s,
-            workload=config.workload.name, clients=config.clients,
+            workload=config.workload.name, family=step.point.family, clients=config.clients,
             transactions=config.transactions,
         )  # fmt: skip
         return self._run(step, config, slot)
@@ -342,7 +342,7 @@ class StudyRunner:
         self._keep(record, f"run {slot.index} ({step.label})")
         if done.faults and opened.cluster is not None:
             self._heal(opened.cluster)  # after the record is kept: a failure loses nothing
-        print_run(self.out, record, step.label, self.output_format)
+        print_run(self.out, record, step.label, self.output_format, point.family)
         if not compact_output(self.out, self.output_format):
             print_verdict(self.out, record)
         print_stall(self.out, record, step.label)

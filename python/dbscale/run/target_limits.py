@@ -16,9 +16,10 @@ from pathlib import Path
 from dbscale.errors import DbscaleError
 from dbscale.modes import QueryProtocol
 from dbscale.observe.procfs import ProcFs
-from dbscale.observe.server_process import find_listener, parse_endpoint
+from dbscale.observe.server_process import find_listener
 from dbscale.plan.study import Point, point_load
 from dbscale.targets.facts import server_settings
+from dbscale.targets.url import dialect_of, endpoint_of
 
 # Connections dbscale itself opens beside the clients: the observer's session, a probe.
 OWN_CONNECTIONS = 2
@@ -83,7 +84,7 @@ def data_directory(url: str) -> Path | None:
     """The data directory of a server on this machine: its process's working directory
     (PostgreSQL's and MariaDB's both run in theirs); None when it cannot be read."""
     try:
-        pid = find_listener(ProcFs(), parse_endpoint(url))
+        pid = find_listener(ProcFs(), endpoint_of(url))
         return Path(f"/proc/{pid}/cwd").readlink() if pid is not None else None
     except (OSError, ValueError):
         return None
@@ -106,10 +107,6 @@ def disk_warning(target: str, points: Sequence[Point], directory: Path | None) -
         f"log and index builds) and the disk of {directory} has {free / 1e9:,.1f} GB free: a "
         "load would fill it (free space, or smaller data sets)"
     )
-
-
-def dialect_of(url: str) -> str:
-    return "mysql" if url.lower().startswith(("mysql://", "mariadb://")) else "postgres"
 
 
 def read_and_warn(

@@ -23,7 +23,7 @@ from dbscale.errors import (
     TargetUnreachableError,
 )
 from dbscale.files import write_atomic
-from dbscale.modes import TlsMode
+from dbscale.modes import Dialect, TlsMode
 from dbscale.targets.cluster.record import ClusterRecord
 from dbscale.targets.hooks import HookResult
 from dbscale.targets.local.evidence import LocalEvidence, PoolerFacts
@@ -32,19 +32,19 @@ from dbscale.targets.spec import TargetInfo
 TARGETS_DIR = "targets"
 # Settings shown first (and diffed by `dbscale compare`); all of them are stored.
 KEY_SETTINGS = {
-    "postgres": (
+    Dialect.POSTGRESQL: (
         "server_version", "max_connections", "shared_buffers", "effective_cache_size", "work_mem",
         "maintenance_work_mem", "synchronous_commit", "fsync", "full_page_writes", "wal_level",
         "max_wal_size", "checkpoint_timeout", "random_page_cost", "huge_pages", "jit",
         "max_worker_processes", "ssl",
     ),
-    "mysql": (
+    Dialect.MYSQL: (
         "version", "max_connections", "innodb_buffer_pool_size", "innodb_flush_log_at_trx_commit",
         "sync_binlog", "innodb_log_file_size", "innodb_redo_log_capacity", "innodb_io_capacity",
         "innodb_flush_method", "transaction_isolation", "binlog_format", "thread_handling",
     ),
 }  # fmt: skip
-_SHOW = {"postgres": "SHOW ALL", "mysql": "SHOW GLOBAL VARIABLES"}
+_SHOW = {Dialect.POSTGRESQL: "SHOW ALL", Dialect.MYSQL: "SHOW GLOBAL VARIABLES"}
 # Per-instance addresses and paths: they differ between any two starts, so diffs skip them.
 NOT_COMPARED = frozenset({
     "port", "unix_socket_directories", "data_directory", "config_file", "hba_file", "ident_file",
@@ -94,7 +94,9 @@ def wait_accepting(
         delay_s = min(delay_s * 2, 2.0)
 
 
-def server_settings(url: str, dialect: str, tls: TlsMode | None = None) -> dict[str, str | None]:
+def server_settings(
+    url: str, dialect: Dialect, tls: TlsMode | None = None
+) -> dict[str, str | None]:
     """Every server setting by name, as the server shows it."""
     sql = _SHOW.get(dialect)
     if sql is None:
@@ -104,7 +106,7 @@ def server_settings(url: str, dialect: str, tls: TlsMode | None = None) -> dict[
     return {str(row[0]): row[1] for row in rows if len(row) >= 2}
 
 
-def key_settings(dialect: str, settings: Mapping[str, str | None]) -> dict[str, str | None]:
+def key_settings(dialect: Dialect, settings: Mapping[str, str | None]) -> dict[str, str | None]:
     return {k: settings[k] for k in KEY_SETTINGS.get(dialect, ()) if k in settings}
 
 
@@ -129,7 +131,7 @@ class ServerRecord(_Tolerant):
     """What the server said about itself when the target was entered."""
 
     version: str | None = None
-    dialect: str | None = None
+    dialect: Dialect | None = None  # older files: "postgres"
     tls: bool | None = None
     key_settings: dict[str, str | None] = Field(default_factory=dict)
     settings: dict[str, str | None] = Field(default_factory=dict)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from dbscale.errors import DbscaleError, TargetError
+from dbscale.modes import Dialect
 from dbscale.redaction import redact_url
 from dbscale.targets import OpenTarget
 from dbscale.targets.cluster import ClusterShape, LocalCluster, make_cluster
@@ -194,7 +195,7 @@ class TargetPool(Mapping[str, OpenTarget]):
             # Without hooks a target should be up already: one attempt, its error as it is.
             timeout_s = target.hooks.connect_timeout if target.hooks else 0.0
             probe = wait_accepting(active.opened.url, timeout_s, target=target.name)
-            dialect = probe.dialect
+            dialect = Dialect(probe.dialect)
             settings = server_settings(active.opened.url, dialect)
             record.server = ServerRecord(
                 version=probe.server_version,

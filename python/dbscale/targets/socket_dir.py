@@ -8,26 +8,11 @@ from __future__ import annotations
 
 from contextlib import closing
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from dbscale import core
 from dbscale.core.config import TargetConfig, WorkloadConfig, make_run_config
 from dbscale.errors import ConfigError, DbscaleError
-
-LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})
-DEFAULT_PORT = 5432
-
-
-def loopback_postgres(url: str) -> tuple[str, int] | None:
-    """(host, port) of a `postgresql://` URL on this machine, else None."""
-    try:
-        parts = urlsplit(url)
-        port = parts.port or DEFAULT_PORT
-    except ValueError:
-        return None
-    if parts.scheme not in ("postgresql", "postgres") or (parts.hostname or "") not in LOOPBACK:
-        return None
-    return parts.hostname or "", port
+from dbscale.targets.url import loopback_postgres
 
 
 def socket_candidates(setting: str, port: int) -> list[Path]:

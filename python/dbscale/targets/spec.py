@@ -17,14 +17,12 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, JsonValue, model_validator
 
 from dbscale.errors import PlanError
-from dbscale.modes import Routing
+from dbscale.modes import Dialect, Routing
 from dbscale.redaction import redact_url
-from dbscale.targets.url import EMBEDDED
+from dbscale.targets.url import EMBEDDED, LOCAL, LOCAL_CLUSTER, dialect_of, is_private_url
 from dbscale.targets.variables import fill, target_variables, text_value
 from dbscale.values import JsonObject, seconds_validator
 
-LOCAL = "local"
-LOCAL_CLUSTER = "local-cluster"
 CLUSTER_ENGINES = ("mariadb-galera", "postgresql-sync")
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$"  # target, workload and plan names
 HOURS_PER_MONTH = 730.0  # the clouds' monthly pricing convention (8760 h / 12)
@@ -243,6 +241,13 @@ class TargetProfile(BaseModel):
         return is_private_url(str(getattr(self, "url", "")))
 
     @property
+    def dialect(self) -> Dialect:
+        """What the target speaks: a local server's engine's, else its URL's."""
+        if self.local is not None:
+            return Dialect.MYSQL if self.local.engine.startswith("mariadb") else Dialect.POSTGRESQL
+        return dialect_of(str(getattr(self, "url", "")))
+
+    @property
     def exclusive_group(self) -> str | None:
         """Targets that are one server in turn: a study leaves one before entering the next.
         Its `group`, else the directory of a local server that others may share."""
@@ -344,11 +349,6 @@ def shared_groups(targets: Iterable[TargetProfile]) -> set[str]:
         if group is not None:
             names.setdefault(group, set()).add(str(getattr(target, "name", "")))
     return {group for group, members in names.items() if len(members) > 1}
-
-
-def is_private_url(url: str) -> bool:
-    """`local`, `local-cluster` and `embedded` name servers dbscale starts itself."""
-    return url.strip().lower() in (LOCAL, LOCAL_CLUSTER, EMBEDDED)
 
 
 T = TypeVar("T", bound=TargetProfile)

@@ -5,7 +5,6 @@ use std::time::Instant;
 
 use super::outcome::{Ending, RunTotals};
 use super::recorder::{NodeTotals, ThreadTotals};
-use super::routing_name;
 use super::transaction_log;
 use super::{RunShared, Setup};
 use crate::stats::result::{CpuTime, NodeResult, TransactionLogSummary};
@@ -119,7 +118,7 @@ fn add_nodes(result: &mut RunResult, shared: &RunShared, start: Instant, threads
         .collect();
     result.availability = availability.next();
     result.failovers = sums.iter().map(|s| s.failovers).sum();
-    result.routing = Some(routing_name(shared.nodes.routing()).to_string());
+    result.routing = Some(shared.nodes.routing());
     super::verdict::note_failovers(&mut result.verdict, result.failovers);
 }
 

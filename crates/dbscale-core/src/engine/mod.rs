@@ -34,7 +34,6 @@ use crate::Error;
 pub use admin::{check, cleanup, prepare, probe, AdminSession, ServerFacts};
 use gate::StartGate;
 pub use merge::merge_workers;
-pub use nodes::routing_name;
 use nodes::Nodes;
 pub use schedule::ArrivalSchedule;
 use transaction_log::TransactionLog;

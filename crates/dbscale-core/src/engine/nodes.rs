@@ -14,6 +14,7 @@ use crate::driver::postgres::SessionAttrs;
 use crate::driver::{
     CancelKey, ConnectFailure, Connection, DbError, Dialect, Endpoint, ErrorClass, QueryProtocol,
 };
+use crate::workload::{family_of, Family};
 use crate::Error;
 
 /// How long a node that lost or refused a session is tried after the others.
@@ -41,7 +42,9 @@ pub struct Nodes {
 }
 
 impl Nodes {
-    /// The target's hosts as nodes, with the routing its config (or its URL) asks for.
+    /// The target's hosts as nodes, with the routing its config asks for, else the one its URL
+    /// implies (a host list's `target_session_attrs`), else for several URLs (a cluster's nodes)
+    /// the one that keeps the workload valid there: see [`cluster_routing`].
     pub fn new(config: &RunConfig) -> Result<Self, Error> {
         let endpoints = config.target.endpoints()?;
         let several_urls = endpoints.len() > 1;
@@ -55,6 +58,9 @@ impl Nodes {
                 implied = implied_routing(attrs, random);
             }
             nodes.extend(hosts);
+        }
+        if several_urls {
+            implied = cluster_routing(endpoints[0].dialect(), family_of(&config.workload.name));
         }
         let routing = config.target.routing.unwrap_or(implied);
         let labels: Vec<String> = nodes.iter().map(Endpoint::redacted).collect();
@@ -296,6 +302,19 @@ impl Nodes {
 }
 
 /// The routing libpq's options ask of one URL's host list.
+/// A cluster given as several URLs, when the plan does not say: a PostgreSQL cluster has one
+/// writer, so clients go where writes go (`primary`); a MySQL-protocol cluster is taken for
+/// multi-master (Galera), where TPC-C pins each warehouse's terminals to one node (`affinity`:
+/// the Cloud Report's partitioned load; hot rows written through several nodes conflict at
+/// commit) and other workloads spread round-robin.
+fn cluster_routing(dialect: Dialect, family: Option<Family>) -> Routing {
+    match (dialect, family) {
+        (Dialect::Postgres, _) => Routing::Primary,
+        (Dialect::Mysql, Some(Family::Tpcc)) => Routing::Affinity,
+        (Dialect::Mysql, _) => Routing::RoundRobin,
+    }
+}
+
 fn implied_routing(attrs: SessionAttrs, random: bool) -> Routing {
     match attrs {
         SessionAttrs::ReadWrite | SessionAttrs::Primary => Routing::Primary,
@@ -306,7 +325,7 @@ fn implied_routing(attrs: SessionAttrs, random: bool) -> Routing {
     }
 }
 
-pub fn routing_name(routing: Routing) -> &'static str {
+fn routing_name(routing: Routing) -> &'static str {
     match routing {
         Routing::First => "first",
         Routing::RoundRobin => "round-robin",
@@ -332,7 +351,7 @@ mod tests {
     #[test]
     fn several_urls_are_nodes_spread_round_robin_and_a_lost_one_is_tried_last() {
         let n = nodes(
-            r#"{"url": "postgresql://u@a/db", "more_urls": ["postgresql://u@b/db", "postgresql://u@c/db"]}"#,
+            r#"{"url": "postgresql://u@a/db", "more_urls": ["postgresql://u@b/db", "postgresql://u@c/db"], "routing": "round-robin"}"#,
         );
         assert_eq!(n.len(), 3);
         assert_eq!(n.routing(), Routing::RoundRobin);
@@ -347,6 +366,24 @@ mod tests {
         );
         assert!(n.returns_home());
         assert!(n.availability.is_some());
+    }
+
+    #[test]
+    fn a_cluster_of_urls_routes_as_keeps_its_workload_valid_unless_told() {
+        let with = |url: &str, more: &str, workload: &str| {
+            let config = RunConfig::from_json(&format!(
+                r#"{{"target": {{"url": "{url}", "more_urls": ["{more}"]}}, "workload": {{"name": "{workload}"}}}}"#
+            ))
+            .expect("config");
+            Nodes::new(&config).expect("nodes").routing()
+        };
+        let (pg, pg2) = ("postgresql://u@a/db", "postgresql://u@b/db");
+        let (my, my2) = ("mysql://u@a/db", "mysql://u@b/db");
+        assert_eq!(with(pg, pg2, "tpcc"), Routing::Primary);
+        assert_eq!(with(pg, pg2, "tpcb"), Routing::Primary);
+        assert_eq!(with(my, my2, "tpc-c"), Routing::Affinity);
+        assert_eq!(with(my, my2, "sysbench:oltp_read_write"), Routing::RoundRobin);
+        assert_eq!(with(my, my2, "no-such-workload"), Routing::RoundRobin);
     }
 
     #[test]

@@ -10,6 +10,7 @@ use super::counts::RunCounts;
 use super::interval::IntervalSnapshot;
 use super::latency::{LatencyHistogram, LatencySummary};
 use super::tpcc::TpccSummary;
+use crate::config::Routing;
 use crate::driver::{ConnectMode, QueryProtocol};
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
@@ -72,7 +73,7 @@ pub struct RunResult {
     pub connections_by_host: Vec<HostConnections>,
     /// How clients used a cluster's nodes (`round-robin`, `affinity`, `primary`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub routing: Option<String>,
+    pub routing: Option<Routing>,
     /// Each node's figures, for a target of several nodes or a run tracking availability.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nodes: Vec<NodeResult>,

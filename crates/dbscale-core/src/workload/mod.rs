@@ -57,11 +57,27 @@ impl QueryCounts {
     }
 }
 
+/// The kind of benchmark a workload is: what its data, rules and figures are like. Python reads
+/// it from the catalog instead of knowing workload names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    /// pgbench's TPC-B-like scripts (pgbench_* tables)
+    Tpcb,
+    /// sysbench's OLTP tests (sbtest tables)
+    Sysbench,
+    /// TPC-C (warehouses, consistency conditions, tpmC)
+    Tpcc,
+    /// pgbench script files
+    Script,
+}
+
 /// A workload's entry in the catalog.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct WorkloadInfo {
     pub name: &'static str,
     pub aliases: &'static [&'static str],
+    pub family: Family,
     pub description: &'static str,
     #[serde(serialize_with = "serialize_specs")]
     #[schemars(with = "std::collections::BTreeMap<String, ParamEntry>")]
@@ -95,6 +111,14 @@ fn serialize_specs<S: serde::Serializer>(
         map.serialize_entry(spec.name, &entry)?;
     }
     map.end()
+}
+
+/// The family of the workload called `name` (or by an alias of it), if it is known.
+pub fn family_of(name: &str) -> Option<Family> {
+    catalog()
+        .into_iter()
+        .find(|w| w.name.eq_ignore_ascii_case(name) || w.aliases.iter().any(|a| a.eq_ignore_ascii_case(name)))
+        .map(|w| w.family)
 }
 
 /// Every workload dbscale knows.

@@ -29,6 +29,7 @@ pub fn catalog() -> Vec<WorkloadInfo> {
     vec![WorkloadInfo {
         name: NAME,
         aliases: &[],
+        family: crate::workload::Family::Script,
         description:
             "pgbench script files (script:FILE[@WEIGHT]) and TPC-B built-ins in a weighted mix",
         params: PARAMS,

@@ -155,6 +155,7 @@ pub fn catalog() -> Vec<WorkloadInfo> {
         .map(|v| WorkloadInfo {
             name: v.name,
             aliases: v.aliases,
+            family: crate::workload::Family::Sysbench,
             description: v.description,
             params: v.params,
         })

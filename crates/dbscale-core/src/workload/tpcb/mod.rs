@@ -64,6 +64,7 @@ pub fn catalog() -> Vec<WorkloadInfo> {
         .map(|(name, aliases, _, description)| WorkloadInfo {
             name,
             aliases,
+            family: crate::workload::Family::Tpcb,
             description,
             params: PARAMS,
         })

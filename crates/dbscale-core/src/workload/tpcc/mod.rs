@@ -63,6 +63,7 @@ pub fn catalog() -> Vec<WorkloadInfo> {
     vec![WorkloadInfo {
         name: "tpcc",
         aliases: &["tpc-c"],
+        family: crate::workload::Family::Tpcc,
         description: "TPC-C: New-Order, Payment, Order-Status, Delivery, Stock-Level over 9 tables (go-tpc's schema); tpmC, efficiency, pass rules, audits",
         params: PARAMS,
     }]
