@@ -39,6 +39,15 @@ class DbscaleError(Exception):
         return f"{self.label}: {first_line}\nhint: {self.hint}"
 
 
+class HintedValueError(ValueError):
+    """A model validator's refusal that keeps its hint: pydantic passes the exception on, and
+    the plan's validation (plan/build.py) makes it the error's `hint:`."""
+
+    def __init__(self, message: str, hint: str | None) -> None:
+        super().__init__(message)
+        self.hint = hint
+
+
 class ConfigError(DbscaleError):
     """Bad options, values, workload names or parameters."""
 

@@ -94,11 +94,14 @@ def test_objectives_parse(text: str, percentile: float, limit: float) -> None:
 def test_bad_objectives_are_one_error(text: str) -> None:
     with pytest.raises(ConfigError) as info:
         parse_objective(text)
-    assert "--slo" in info.value.message and info.value.hint
+    assert repr(text) in info.value.message and info.value.hint
 
 
 def test_shares_parse() -> None:
-    assert parse_share("0.1%", "--max-errors") == pytest.approx(0.001)
-    assert parse_share("0.02", "--max-errors") == 0.02
-    with pytest.raises(ConfigError):
-        parse_share("150%", "--max-errors")
+    assert parse_share("0.1%", 0.0, 1.0, "0.1%") == pytest.approx(0.001)
+    assert parse_share("0.02", 0.0, 1.0, "0.1%") == 0.02
+    assert parse_share("50%", 0.001, 0.5, "2%") == 0.5
+    for text, low, high in [("150%", 0.0, 1.0), ("100%", 0.0, 1.0), ("51%", 0.001, 0.5),
+                            ("0.01%", 0.001, 0.5), ("nan", 0.0, 1.0), ("x", 0.0, 1.0)]:  # fmt: skip
+        with pytest.raises(ConfigError):
+            parse_share(text, low, high, "e.g.")

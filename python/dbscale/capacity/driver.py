@@ -12,16 +12,17 @@ again. capacity.json is rewritten after every level.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Protocol
 
 from rich.console import Console
 
 from dbscale.capacity.judge import LevelVerdict, State, judge
 from dbscale.capacity.levels import level_facts
 from dbscale.capacity.search import CapacityAnswer, CapacitySearch, Phase
-from dbscale.errors import ConfigError, RunError, TargetError
+from dbscale.errors import ConfigError, RunError
 from dbscale.plan.objectives import CapacitySettings, Knob, Objective
 from dbscale.plan.study import Point, RunStep
 from dbscale.results.capacity_file import (
@@ -34,13 +35,25 @@ from dbscale.results.capacity_file import (
 )
 from dbscale.results.cost import monthly_cost
 from dbscale.results.record import RunRecord
-from dbscale.run.runner import StudyRunner
 from dbscale.targets.spec import TargetEntry
 
 Note = Callable[[str], None]
 RATE_CEILING = 1.25  # of the saturated throughput: offered beyond it cannot be delivered
 RATE_FLOOR = 1e-3  # of the saturated throughput
 CLIENTS_CEILING = 4096
+
+
+class LevelRunner(Protocol):
+    """What a search needs of the study it runs in (run/executor.py's RunExecutor): a level
+    run and recorded, and the runs recorded so far (a resumed search replays them)."""
+
+    @property
+    def records(self) -> Sequence[RunRecord]: ...
+
+    def run_level(self, step: RunStep) -> RunRecord:
+        """Runs the step and records it (each second's histogram kept); TargetError when its
+        target cannot be entered."""
+        ...
 
 
 class CapacityBook:
@@ -61,20 +74,19 @@ class CapacityDriver:
 
     def __init__(
         self,
-        runner: StudyRunner,
+        levels: LevelRunner,
         base: Point,
         settings: CapacitySettings,
         out: Console,
         book: CapacityBook,
         point: str = "",
     ) -> None:
-        self.runner, self.base, self.settings, self.out = runner, base, settings, out
+        self.levels_runner, self.base, self.settings, self.out = levels, base, settings, out
         self.book, self.point = book, point
-        self.recorded = {r.run_key: r for r in runner.results.records if r.run_key}
+        self.recorded = {r.run_key: r for r in levels.records if r.run_key}
         self.levels: list[LevelResult] = []
         self.saturated: float | None = None
         self.answers: list[tuple[Objective, CapacityAnswer]] = []
-        self.runs = 0
 
     # -- the search ----------------------------------------------------------------------------
 
@@ -207,12 +219,8 @@ class CapacityDriver:
         found = self.recorded.get(key)
         if found is not None:
             return found  # resumed: the recorded run stands for the level
-        self.runs += 1
         step = RunStep("measured", key, point, repetition=0, title=label)
-        if not self.runner.enter(step):
-            raise TargetError(f"target {point.target.name} could not be entered",
-                              "see the messages above")  # fmt: skip
-        record = self.runner.run_step(step, self.runs, self.runs, None, interval_histograms=True)
+        record = self.levels_runner.run_level(step)
         self.recorded[key] = record
         return record
 

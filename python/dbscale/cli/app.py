@@ -121,54 +121,15 @@ def run_cmd(
 @app.command("capacity")
 def capacity_cmd(
     workload: o.Workload = None,
-    slo: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--slo",
-            help="A latency objective, repeatable: 'p99<=20ms', "
-            "'p99.9<=100ms'. Each gets its own capacity.",
-            metavar="pQ<=LIMIT",
-        ),
-    ] = None,
-    max_errors: Annotated[
-        str,
-        typer.Option(
-            "--max-errors", help="Share of failed transactions a level may have.", metavar="SHARE"
-        ),
-    ] = "0.1%",
-    knob: Annotated[
-        str,
-        typer.Option(
-            "--knob",
-            help="rate: the offered rate (open model, at --clients connections); clients: "
-            "closed-loop clients; warehouses: TPC-C's active warehouses, whose own pass rule "
-            "holds too (tpccbench's search).",
-            metavar="rate|clients|warehouses",
-        ),
-    ] = "rate",
-    resolution: Annotated[
-        str, typer.Option("--resolution", help="How close the bracket closes: 2%.", metavar="SHARE")
-    ] = "2%",
-    settle: Annotated[
-        str,
-        typer.Option(
-            "--settle", help="Unjudged time at the start of each level.", metavar="DURATION"
-        ),
-    ] = "10s",
-    measure: Annotated[
-        str,
-        typer.Option(
-            "--measure",
-            help="Judged time of a level: SHORTEST..LONGEST (an "
-            "undecided level is measured longer).",
-            metavar="DURATION[..DURATION]",
-        ),
-    ] = "30s..2m",
-    confirm: Annotated[
-        int, typer.Option("--confirm", help="Extra runs the answer must pass.", metavar="N")
-    ] = 3,
+    slo: o.Slo = None,
+    max_errors: o.MaxErrors = None,
+    knob: o.Knob = None,
+    resolution: o.Resolution = None,
+    settle: o.Settle = None,
+    measure: o.Measure = None,
+    confirm: o.Confirm = None,
     target: o.Targets = None,
-    clients: o.Clients = None,
+    clients: o.CapacityClients = None,
     protocol: o.Protocol = None,
     threads: o.Threads = None,
     tls: o.Tls = None,
@@ -177,20 +138,23 @@ def capacity_cmd(
     out: o.Out = None,
     seed: o.Seed = None,
     resume: o.Resume = None,
+    dry_run: o.DryRun = False,
 ) -> None:
     """The highest load the target sustains within latency objectives (docs/capacity.md)."""
-    from dbscale.cli.capacity_command import capacity
     from dbscale.plan.build import RunOptions
+    from dbscale.plan.sources import CapacityFlags
 
+    search = CapacityFlags(
+        slo=slo or [], max_errors=max_errors, knob=knob, resolution=resolution, settle=settle,
+        measure=measure, confirm=confirm,
+    )  # fmt: skip
+    # The search's plan: its levels are its runs, so no repetitions or warm-ups of its own.
     options = RunOptions(
         workload=workload or None, target=target, clients=clients or [], protocol=protocol,
         threads=threads, tls=tls, set_params=set_params or [], defines=defines or [], out=out,
-        seed=seed, resume=resume,
+        seed=seed, resume=resume, repeat=1, warmup_runs=0, warmup="0", capacity=search,
     )  # fmt: skip
-    capacity(
-        options, slos=slo or [], max_errors=max_errors, knob=knob, resolution=resolution,
-        settle=settle, measure=measure, confirm=confirm, env=os.environ, now=datetime.now(UTC),
-    )  # fmt: skip
+    commands.run(options, env=os.environ, now=datetime.now(UTC), dry_run=dry_run)
 
 
 @app.command("recipes")

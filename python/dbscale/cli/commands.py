@@ -85,11 +85,14 @@ def run(
                 out=out,
                 version=__version__,
                 output_format=shape,
+                # a capacity search's failed level is a failed level, not the end
+                keep_going=study.plan.keep_going or searching,
             )
             if searching:  # each point searched for its capacity (docs/capacity.md)
                 from dbscale.capacity.study import run_capacity_study
 
-                run_capacity_study(runner, study, out)
+                with runner.searching() as levels:
+                    run_capacity_study(levels, study, results.path, out)
             else:
                 runner.run()
     finally:  # however the study ended (Ctrl-C too): the report of what finished

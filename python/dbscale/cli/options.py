@@ -11,6 +11,7 @@ import typer
 
 from dbscale.modes import ConnectMode, QueryProtocol, TlsMode
 from dbscale.modes import Routing as RoutingMode
+from dbscale.plan import objectives as capacity
 from dbscale.run.output_format import OutputFormat
 
 Workload = Annotated[
@@ -286,6 +287,80 @@ Format = Annotated[
     ),
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="Print it as JSON.")]
+
+# `dbscale capacity`'s search (a plan's `capacity:` section); defaults from plan/objectives.py.
+Slo = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--slo",
+        help="A latency objective, repeatable: 'p99<=20ms', 'p99.9<=100ms'. Each gets its own "
+        "capacity.",
+        metavar="pQ<=LIMIT",
+    ),
+]
+MaxErrors = Annotated[
+    str | None,
+    typer.Option(
+        "--max-errors",
+        help="Share of failed transactions a level may have (default "
+        f"{capacity.DEFAULT_MAX_ERRORS}).",
+        metavar="SHARE",
+    ),
+]
+Knob = Annotated[
+    str | None,
+    typer.Option(
+        "--knob",
+        help="rate: the offered rate (open model, at --clients connections); clients: "
+        "closed-loop clients; warehouses: TPC-C's active warehouses, whose own pass rule holds "
+        f"too (tpccbench's search). Default {capacity.DEFAULT_KNOB}.",
+        metavar="rate|clients|warehouses",
+    ),
+]
+Resolution = Annotated[
+    str | None,
+    typer.Option(
+        "--resolution",
+        help=f"How close the bracket closes (default {capacity.DEFAULT_RESOLUTION}).",
+        metavar="SHARE",
+    ),
+]
+Settle = Annotated[
+    str | None,
+    typer.Option(
+        "--settle",
+        help=f"Unjudged time at the start of each level (default {capacity.DEFAULT_SETTLE}).",
+        metavar="DURATION",
+    ),
+]
+Measure = Annotated[
+    str | None,
+    typer.Option(
+        "--measure",
+        help="Judged time of a level: SHORTEST..LONGEST (an undecided level is measured "
+        f"longer; default {capacity.DEFAULT_MEASURE}).",
+        metavar="DURATION[..DURATION]",
+    ),
+]
+Confirm = Annotated[
+    int | None,
+    typer.Option(
+        "--confirm",
+        help=f"Extra runs the answer must pass (default {capacity.DEFAULT_CONFIRM}).",
+        metavar="N",
+    ),
+]
+CapacityClients = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--clients",
+        "-c",
+        help=f"Connections the search offers its rates over (default "
+        f"{capacity.DEFAULT_RATE_CLIENTS}), or the first count of a --knob clients search "
+        "(default 1).",
+        metavar="N",
+    ),
+]
 
 
 # `dbscale rank` and `dbscale history`: facts and metrics, several per flag (a,b) or repeated.

@@ -79,6 +79,13 @@ def build_study(
     _check_point_workloads(points, catalog)
     _refuse_idle_workers(plan, points)
     _refuse_unchecked(doc, plan, points)
+    if options.capacity is not None and len([p for p in points if p.skipped is None]) != 1:
+        raise PlanError(
+            "dbscale capacity searches one configuration; these options give "
+            f"{len([p for p in points if p.skipped is None])} points",
+            "give one client count and one target (no lists, no matrix); a plan with a "
+            "`capacity:` section searches each of its points (dbscale run PLAN)",
+        )
     if options.resume is not None and options.out is not None:
         raise PlanError("--resume and --out both name a results directory", "give only --resume")
     name = plan.name or (
@@ -96,9 +103,13 @@ def build_study(
 
 
 def _with_default_clients(plan: PlanSchema, workloads: dict[str, WorkloadInfo]) -> PlanSchema:
-    """A plain run without --clients: its workload family's default client count."""
-    [entry] = plan.workload_entries()
-    clients = default_clients(workloads[entry.display].family, entry.params)
+    """A plain run without --clients: a capacity search's (the knob's), else its workload
+    family's default client count."""
+    if plan.capacity is not None:
+        clients = plan.capacity.default_clients()
+    else:
+        [entry] = plan.workload_entries()
+        clients = default_clients(workloads[entry.display].family, entry.params)
     return plan.model_copy(update={"load": plan.load.model_copy(update={"clients": clients})})
 
 
@@ -153,7 +164,8 @@ def _validate(doc: PlanDocument) -> PlanSchema:
             raise doc.error(
                 loc, "unknown key", f"known keys here: {', '.join(known)}" if known else None
             ) from None
-        raise doc.error(loc, plain_message(first)) from None
+        hint = getattr((first.get("ctx") or {}).get("error"), "hint", None)
+        raise doc.error(loc, plain_message(first), hint) from None
 
 
 def _known_keys(path: PathKey, parent: Any) -> list[str]:

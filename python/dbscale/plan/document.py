@@ -26,6 +26,7 @@ class PlanDocument:
     data: dict[str, Any]
     source: str  # what the document came from, for messages
     origins: dict[PathKey, str] = field(default_factory=dict)
+    command: str = "run"  # the dbscale command whose flags filled it, for hints
 
     def where(self, path: PathKey) -> str:
         """The origin of `path` (or of its nearest ancestor that has one)."""
@@ -42,7 +43,7 @@ class PlanDocument:
         if flag is not None:
             return PlanError(
                 f"{flag.group(1)}: {message}",
-                hint or f"`dbscale run --help` describes {flag.group(1)}",
+                hint or f"`dbscale {self.command} --help` describes {flag.group(1)}",
             )
         return PlanError(f"{origin}: {format_path(path)}: {message}", hint)
 
@@ -84,7 +85,7 @@ class PlanDocument:
             parent.pop(path[-1], None)
 
     def copy(self) -> PlanDocument:
-        return PlanDocument(copy.deepcopy(self.data), self.source, dict(self.origins))
+        return PlanDocument(copy.deepcopy(self.data), self.source, dict(self.origins), self.command)
 
 
 def _has_child(node: Any, part: str | int) -> bool:

@@ -19,8 +19,8 @@ from dbscale.core.config import (
 )
 from dbscale.micro.settings import MicroSettings
 from dbscale.modes import QueryProtocol, TlsMode, WorkloadFamily
+from dbscale.plan.capacity_plan import CapacityPlan
 from dbscale.plan.faults import FaultStep
-from dbscale.plan.objectives import CapacityPlan
 from dbscale.scaleout.settings import ScaleOut
 from dbscale.targets.spec import NAME_PATTERN, TargetEntry
 from dbscale.targets.url import on_this_machine

@@ -45,6 +45,28 @@ PLAN_SUFFIXES = (".yaml", ".yml")
 
 
 @dataclass(frozen=True)
+class CapacityFlags:
+    """`dbscale capacity`'s search flags as typed; None (or no objective): not given, so the
+    plan's value or the `capacity:` section's default (plan/capacity_plan.py) holds."""
+
+    slo: Sequence[str] = ()
+    max_errors: str | None = None
+    knob: str | None = None
+    resolution: str | None = None
+    settle: str | None = None
+    measure: str | None = None
+    confirm: int | None = None
+
+    def given(self) -> dict[str, object]:
+        values: dict[str, object] = {
+            "slo": list(self.slo) or None, "max_errors": self.max_errors, "knob": self.knob,
+            "resolution": self.resolution, "settle": self.settle, "measure": self.measure,
+            "confirm": self.confirm,
+        }  # fmt: skip
+        return {k: v for k, v in values.items() if v is not None}
+
+
+@dataclass(frozen=True)
 class RunOptions:
     """`dbscale run`'s command line as typed (strings where the CLI takes text)."""
 
@@ -84,6 +106,7 @@ class RunOptions:
     ray: str | None = None  # scale-out: the Ray cluster's address
     workers: int | None = None
     workers_per_node: int | None = None
+    capacity: CapacityFlags | None = None  # `dbscale capacity`: each point searched
 
     @property
     def targets(self) -> list[str]:
@@ -289,6 +312,17 @@ def apply_flags(doc: PlanDocument, options: RunOptions, *, plain: bool) -> None:
     if not plain:
         for pair in options.set_params:
             _apply_set(doc, pair)
+    if options.capacity is not None:
+        _set_capacity(doc, options.capacity)
+
+
+def _set_capacity(doc: PlanDocument, flags: CapacityFlags) -> None:
+    """`dbscale capacity`'s flags as the plan's `capacity:` section (over a plan's own)."""
+    doc.command = "capacity"
+    for key, value in flags.given().items():
+        doc.set(("capacity", key), value, f"command line (--{key.replace('_', '-')})")
+    if doc.get(("capacity", "slo")) is None:  # refused by the section's model, naming --slo
+        doc.set(("capacity", "slo"), [], "command line (--slo)")
 
 
 def _set_routing(doc: PlanDocument, routing: Routing) -> None:

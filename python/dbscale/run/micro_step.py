@@ -1,12 +1,16 @@
 """A study's micro step: run on its host (micro/on_host.py), its figures taken from the result
-(micro/figures.py), appended to micro.jsonl at once, and one line on the console."""
+(micro/figures.py), appended to micro.jsonl at once, and one line on the console. A micro step
+cut by Ctrl-C is not recorded: its figures need its whole run."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 
 from rich.console import Console
 
+from dbscale import interrupts
+from dbscale.errors import Cancelled
 from dbscale.micro.figures import figures_of
 from dbscale.micro.on_host import (
     Place,
@@ -17,7 +21,7 @@ from dbscale.micro.on_host import (
     run_micro,
 )
 from dbscale.plan.micro_steps import MicroStep
-from dbscale.results.micro_records import MicroFigureSummary, MicroRecord
+from dbscale.results.micro_records import MicroFigureSummary, MicroRecord, append_micro
 from dbscale.results.text_tables import text_table
 from dbscale.targets import OpenTarget
 from dbscale.targets.spec import TargetInfo, target_info
@@ -57,6 +61,29 @@ def run_micro_step(
         target_info=info.record(), where=place.describe(), settings=step.fingerprint,
         result=result.record(), figures=figures_of(step.kind, result.record()),
     )  # fmt: skip
+
+
+def keep_micro_step(
+    step: MicroStep,
+    opened: Mapping[str, OpenTarget],
+    *,
+    results: Path,
+    version: str,
+    note: Callable[[str], None],
+) -> MicroRecord:
+    """Runs the step and appends its record to the study's micro.jsonl."""
+    note(f"{step.label} (~{step.estimate_s:.0f} s) ...")
+    try:
+        record = run_micro_step(step, opened, version=version, note=note)
+    except KeyboardInterrupt:
+        raise Cancelled(
+            f"cancelled by {interrupts.cause()} during {step.label}; a micro-benchmark's "
+            "figures need its whole run, so this one is not recorded",
+            f"what ran before it is in {results}; dbscale run ... --resume {results} runs it "
+            "again and finishes the study",
+        ) from None
+    append_micro(results, record)
+    return record
 
 
 def _headline_figures(record: MicroRecord) -> list[str]:
