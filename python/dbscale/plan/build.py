@@ -19,7 +19,7 @@ from dbscale.errors import DbscaleError, PlanError
 from dbscale.modes import WorkloadFamily
 from dbscale.plan.catalog import Catalog, WorkloadInfo
 from dbscale.plan.data import DataPlan, build_data_plan
-from dbscale.plan.document import PathKey, PlanDocument
+from dbscale.plan.document import PathKey, PlanDocument, PlanLocator
 from dbscale.plan.faults import fault_steps
 from dbscale.plan.matrix import Matrix, parse_matrix
 from dbscale.plan.schema import LoadSettings, PlanSchema, Transport
@@ -67,25 +67,21 @@ def build_study(
     """Checks every option and the whole plan; nothing runs if anything is wrong."""
     doc, plain = assemble_document(options)
     plan = _validate(doc)
+    locator = doc.locator()  # from here on the validated plan is read; origins only name values
     plan = plan.model_copy(update={"targets": prepare_targets(plan.targets, env)})  # issue 6
-    matrix = parse_matrix(doc, plan)
-    targets = _resolve_targets(doc, plan, env)
+    matrix = parse_matrix(locator, plan)
+    targets = _resolve_targets(locator, plan, env)
     catalog = load_catalog()
-    workloads = check_workloads(doc, plan, matrix, catalog)
+    workloads = check_workloads(locator, plan, matrix, catalog)
     if plain and options.workload is not None and not options.clients:
         plan = _with_default_clients(plan, workloads)
-    scripts = resolve_scripts(doc, plan)
-    points = _with_local_poolers(_points(doc, plan, matrix, targets, workloads, scripts))
+    scripts = resolve_scripts(locator, plan)
+    points = _with_local_poolers(_points(locator, plan, matrix, targets, workloads, scripts))
     _check_point_workloads(points, catalog)
     _refuse_idle_workers(plan, points)
-    _refuse_unchecked(doc, plan, points)
-    if options.capacity is not None and len([p for p in points if p.skipped is None]) != 1:
-        raise PlanError(
-            "dbscale capacity searches one configuration; these options give "
-            f"{len([p for p in points if p.skipped is None])} points",
-            "give one client count and one target (no lists, no matrix); a plan with a "
-            "`capacity:` section searches each of its points (dbscale run PLAN)",
-        )
+    _refuse_unchecked(locator, plan, points)
+    if options.capacity is not None:
+        _refuse_several_searches(points)
     if options.resume is not None and options.out is not None:
         raise PlanError("--resume and --out both name a results directory", "give only --resume")
     name = plan.name or (
@@ -97,7 +93,7 @@ def build_study(
         points=points,
         steps=order_steps(plan, points),
         out_dir=out_dir,
-        source=doc.source,
+        source=locator.source,
         demo=plain and options.workload is None,
     )
 
@@ -111,6 +107,18 @@ def _with_default_clients(plan: PlanSchema, workloads: dict[str, WorkloadInfo]) 
         [entry] = plan.workload_entries()
         clients = default_clients(workloads[entry.display].family, entry.params)
     return plan.model_copy(update={"load": plan.load.model_copy(update={"clients": clients})})
+
+
+def _refuse_several_searches(points: list[Point]) -> None:
+    """`dbscale capacity` searches one configuration (a plan searches each of its points)."""
+    runnable = [p for p in points if p.skipped is None]
+    if len(runnable) != 1:
+        raise PlanError(
+            f"dbscale capacity searches one configuration; these options give {len(runnable)} "
+            "points",
+            "give one client count and one target (no lists, no matrix); a plan with a "
+            "`capacity:` section searches each of its points (dbscale run PLAN)",
+        )
 
 
 def _check_point_workloads(points: list[Point], catalog: Catalog) -> None:
@@ -182,7 +190,7 @@ def _known_keys(path: PathKey, parent: Any) -> list[str]:
 
 
 def _resolve_targets(
-    doc: PlanDocument, plan: PlanSchema, env: Mapping[str, str]
+    locator: PlanLocator, plan: PlanSchema, env: Mapping[str, str]
 ) -> dict[str, TargetEntry]:
     """Targets with PGPASSWORD merged into their URLs; malformed URLs refused with their line."""
     resolved: dict[str, TargetEntry] = {}
@@ -195,9 +203,9 @@ def _resolve_targets(
             try:
                 spec = resolve_target(raw, env)
             except DbscaleError as exc:
-                if doc.where(("targets", i, field)).startswith("command line"):
+                if locator.where(("targets", i, field)).startswith("command line"):
                     raise  # the flag's own message names --target
-                raise doc.error(("targets", i, field), exc.message, exc.hint) from None
+                raise locator.error(("targets", i, field), exc.message, exc.hint) from None
             update[field] = spec.url or raw
         resolved[target.name] = target.model_copy(update=update)
     return resolved
@@ -208,7 +216,7 @@ def target_spec(target: TargetEntry) -> TargetSpec:
 
 
 def _points(
-    doc: PlanDocument,
+    locator: PlanLocator,
     plan: PlanSchema,
     matrix: Matrix,
     targets: dict[str, TargetEntry],
@@ -231,7 +239,7 @@ def _points(
             elif axis.kind == "load":
                 load_update[axis.name] = values[axis.name]
         info = workloads[entry.display]
-        faults = fault_steps(doc, plan, values, target)
+        faults = fault_steps(locator, plan, values, target)
         hosts = target.node_count
         params, sized_clients = sized(info.family, params, target.node_vcpus, hosts, target.name)
         if sized_clients is not None:
@@ -251,7 +259,7 @@ def _points(
             defines=defines,
             faults=faults,
         )
-        _refuse_impossible(doc, plan, point)
+        _refuse_impossible(locator, plan, point)
         same = first_of.setdefault(point.fingerprint, point.key)
         if same != point.key and point.skipped is None:
             # Sized axes can meet (0.5 and 1 warehouse per vCPU are 1 warehouse at 1 vCPU):
@@ -260,7 +268,7 @@ def _points(
         points.append(point)
     if not any(p.skipped is None for p in points):
         reasons = sorted({p.skipped or "" for p in points})
-        raise PlanError(f"{doc.source}: every point is skipped: {'; '.join(reasons)}", None)
+        raise PlanError(f"{locator.source}: every point is skipped: {'; '.join(reasons)}", None)
     return points
 
 
@@ -289,13 +297,13 @@ def _with_local_poolers(points: list[Point]) -> list[Point]:
     return updated
 
 
-def _refuse_unchecked(doc: PlanDocument, plan: PlanSchema, points: list[Point]) -> None:
+def _refuse_unchecked(locator: PlanLocator, plan: PlanSchema, points: list[Point]) -> None:
     """`prepare.check: run` needs workloads with consistency conditions (TPC-C)."""
     if plan.prepare.check == "never":
         return
     for point in points:
         if point.family is not WorkloadFamily.TPCC:
-            raise doc.error(
+            raise locator.error(
                 ("prepare", "check"),
                 f"check: run needs workloads with consistency conditions; {point.workload} has "
                 "none (only tpcc has)",
@@ -303,13 +311,13 @@ def _refuse_unchecked(doc: PlanDocument, plan: PlanSchema, points: list[Point]) 
             )
 
 
-def _refuse_impossible(doc: PlanDocument, plan: PlanSchema, point: Point) -> None:
+def _refuse_impossible(locator: PlanLocator, plan: PlanSchema, point: Point) -> None:
     load, target = point.load, point.target
     if load.transport is not Transport.UNIX or load.pooling:
         return
     if load.tls in TLS_NEEDS_TCP:
-        raise doc.error(
-            ("matrix",) if "matrix" in doc.data else ("load", "tls"),
+        raise locator.error(
+            ("matrix",) if "matrix" in locator.sections else ("load", "tls"),
             f"point {point.key}: tls={load.tls.value} cannot run over a Unix socket",
             "exclude it: matrix.exclude: [{transport: unix, tls: " + load.tls.value + "}]",
         )
@@ -322,7 +330,7 @@ def _refuse_impossible(doc: PlanDocument, plan: PlanSchema, point: Point) -> Non
     )
     if not has_socket:
         index = [t.name for t in plan.targets_or_embedded()].index(target.name)
-        raise doc.error(
+        raise locator.error(
             ("targets", index) if plan.targets else ("targets",),
             f"target {target.name} has no socket_dir or socket_url for transport=unix",
             f"give its socket directory: --set targets.{target.name}.socket_dir=DIR "

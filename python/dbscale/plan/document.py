@@ -19,14 +19,16 @@ from dbscale.errors import PlanError
 PathKey = tuple[str | int, ...]
 
 
-@dataclass
-class PlanDocument:
-    """The plan as plain data, plus the origin of every value in it."""
+@dataclass(frozen=True)
+class PlanLocator:
+    """Where each value of a plan came from, and nothing else: what the checks after
+    validation need to name a value's flag or file line. They read the validated plan itself;
+    the document stays with the steps before validation."""
 
-    data: dict[str, Any]
     source: str  # what the document came from, for messages
-    origins: dict[PathKey, str] = field(default_factory=dict)
+    origins: Mapping[PathKey, str]
     command: str = "run"  # the dbscale command whose flags filled it, for hints
+    sections: frozenset[str] = frozenset()  # the document's top-level keys, as written
 
     def where(self, path: PathKey) -> str:
         """The origin of `path` (or of its nearest ancestor that has one)."""
@@ -46,6 +48,26 @@ class PlanDocument:
                 hint or f"`dbscale {self.command} --help` describes {flag.group(1)}",
             )
         return PlanError(f"{origin}: {format_path(path)}: {message}", hint)
+
+
+@dataclass
+class PlanDocument:
+    """The plan as plain data, plus the origin of every value in it."""
+
+    data: dict[str, Any]
+    source: str  # what the document came from, for messages
+    origins: dict[PathKey, str] = field(default_factory=dict)
+    command: str = "run"  # the dbscale command whose flags filled it, for hints
+
+    def locator(self) -> PlanLocator:
+        """The origins as they are now (a copy), for the checks after validation."""
+        return PlanLocator(self.source, dict(self.origins), self.command, frozenset(self.data))
+
+    def where(self, path: PathKey) -> str:
+        return PlanLocator(self.source, self.origins, self.command).where(path)
+
+    def error(self, path: PathKey, message: str, hint: str | None = None) -> PlanError:
+        return PlanLocator(self.source, self.origins, self.command).error(path, message, hint)
 
     def get(self, path: PathKey, default: Any = None) -> Any:
         node: Any = self.data

@@ -26,7 +26,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_valida
 from dbscale.values import AxisValue, duration_seconds
 
 if TYPE_CHECKING:
-    from dbscale.plan.document import PlanDocument
+    from dbscale.plan.document import PlanLocator
     from dbscale.plan.schema import PlanSchema
     from dbscale.targets.spec import TargetEntry
 
@@ -88,7 +88,7 @@ def scenarios(raw: list[FaultStep] | dict[str, list[FaultStep]] | None) -> dict[
 
 
 def fault_steps(
-    doc: PlanDocument, plan: PlanSchema, values: Mapping[str, AxisValue], target: TargetEntry
+    locator: PlanLocator, plan: PlanSchema, values: Mapping[str, AxisValue], target: TargetEntry
 ) -> tuple[FaultStep, ...]:
     """A point's fault steps (its scenario's), checked against its target: dbscale must run
     the target's nodes (`url: local-cluster`), name nodes it has, and promote only
@@ -108,7 +108,7 @@ def fault_steps(
     if not steps:
         return ()
     if not target.is_local_cluster:
-        raise doc.error(
+        raise locator.error(
             path,
             f"fault steps act on the nodes of a cluster dbscale runs; target {target.name} is not "
             "`url: local-cluster`",
@@ -119,19 +119,19 @@ def fault_steps(
     for step in steps:
         index = step.node_index(0, 1)
         if index is not None and index >= target.node_count:
-            raise doc.error(
+            raise locator.error(
                 path, f"{step.label}: target {target.name} has {target.node_count} node(s)"
             )
         if step.node in ("primary", "standby") and engine != "postgresql-sync":
-            raise doc.error(
+            raise locator.error(
                 path,
                 f"{step.label}: every node of a {engine} cluster takes writes",
                 "name the node: n1, n2, ...",
             )
         if step.action == "promote" and engine != "postgresql-sync":
-            raise doc.error(path, f"{step.label}: only a PostgreSQL standby can be promoted")
+            raise locator.error(path, f"{step.label}: only a PostgreSQL standby can be promoted")
         if step.at_s >= duration:
-            raise doc.error(
+            raise locator.error(
                 path, f"{step.label}: the measured run lasts {duration:g} s", "step earlier"
             )
     return steps

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from dbscale.errors import PlanError
-from dbscale.plan.document import PathKey, PlanDocument
+from dbscale.plan.document import PathKey, PlanLocator
 from dbscale.plan.faults import FAULT_AXIS, scenarios
 from dbscale.plan.schema import LOAD_FIELD_BY_NAME, LOAD_FIELDS, LoadSettings, PlanSchema
 from dbscale.values import AxisValue
@@ -81,55 +81,55 @@ def _matches(values: dict[str, AxisValue], rule: dict[str, list[AxisValue]]) -> 
     return all(values.get(name) in allowed for name, allowed in rule.items())
 
 
-def parse_matrix(doc: PlanDocument, plan: PlanSchema) -> Matrix:
+def parse_matrix(locator: PlanLocator, plan: PlanSchema) -> Matrix:
     raw = plan.matrix
-    if "matrix" in doc.data and not raw:
-        raise doc.error(("matrix",), "empty matrix", "give at least one axis, or drop `matrix`")
+    if "matrix" in locator.sections and not raw:
+        raise locator.error(("matrix",), "empty matrix", "give at least one axis, or drop `matrix`")
     targets = [t.name for t in plan.targets_or_embedded()]
     workloads = [w.display for w in plan.workload_entries()]
     if len(set(workloads)) != len(workloads):
-        raise doc.error(("workloads",), "two workloads have the same name; give them `label`s")
+        raise locator.error(("workloads",), "two workloads have the same name; give them `label`s")
     faults = list(scenarios(plan.faults)) if isinstance(plan.faults, dict) else []
-    parser = _AxisParser(doc, targets, workloads, faults)
+    parser = _AxisParser(locator, targets, workloads, faults)
     factors: list[Factor] = []
     declared: set[str] = set()
     for name, values in raw.items():
         if name in RESERVED:
             continue
         axis = parser.axis(name, ("matrix", name))
-        _claim(doc, declared, axis)
+        _claim(locator, declared, axis)
         factors.append(Factor((axis,), tuple((v,) for v in parser.values(axis, values))))
     zipped = raw.get("zip")
     if zipped is not None:
         groups = zipped if isinstance(zipped, list) else [zipped]
         for g, group in enumerate(groups):
             path: PathKey = ("matrix", "zip", g) if isinstance(zipped, list) else ("matrix", "zip")
-            factors.append(_zip_factor(doc, parser, group, path, declared))
+            factors.append(_zip_factor(locator, parser, group, path, declared))
     for name, names in ((FAULT_AXIS, faults), (WORKLOAD_AXIS, workloads), (TARGET_AXIS, targets)):
         if name not in declared and len(names) > 1:
             axis = Axis(name, name, (f"{name}s",) if name != FAULT_AXIS else (FAULT_AXIS,))
             factors.insert(0, Factor((axis,), tuple((n,) for n in names)))
             declared.add(name)
     excludes = _excludes(
-        doc, parser, raw.get("exclude"), {a.name: a for f in factors for a in f.axes}
+        locator, parser, raw.get("exclude"), {a.name: a for f in factors for a in f.axes}
     )
     matrix = Matrix(tuple(factors), excludes)
     if not matrix.points():
-        raise doc.error(("matrix", "exclude"), "the excludes leave no point to run")
+        raise locator.error(("matrix", "exclude"), "the excludes leave no point to run")
     return matrix
 
 
-def _claim(doc: PlanDocument, declared: set[str], axis: Axis) -> None:
+def _claim(locator: PlanLocator, declared: set[str], axis: Axis) -> None:
     if axis.name in declared:
-        raise doc.error(axis.path, f"axis {axis.name!r} is declared twice")
+        raise locator.error(axis.path, f"axis {axis.name!r} is declared twice")
     declared.add(axis.name)
 
 
 def _zip_factor(
-    doc: PlanDocument, parser: _AxisParser, group: Any, path: PathKey, declared: set[str]
+    locator: PlanLocator, parser: _AxisParser, group: Any, path: PathKey, declared: set[str]
 ) -> Factor:
     if not isinstance(group, dict) or len(group) < 2:
-        raise doc.error(
+        raise locator.error(
             path,
             "a zip group maps two or more axes to lists of equal length",
             "e.g. zip: [{connect: [persistent, per-transaction], tls: [disable, require]}]",
@@ -138,20 +138,20 @@ def _zip_factor(
     columns: list[list[AxisValue]] = []
     for name, values in group.items():
         axis = parser.axis(name, (*path, name))
-        _claim(doc, declared, axis)
+        _claim(locator, declared, axis)
         axes.append(axis)
         columns.append(parser.values(axis, values, unique=False))
     lengths = {len(c) for c in columns}
     if len(lengths) != 1:
-        raise doc.error(path, f"zipped axes need lists of equal length, got {sorted(lengths)}")
+        raise locator.error(path, f"zipped axes need lists of equal length, got {sorted(lengths)}")
     rows = tuple(zip(*columns, strict=True))
     if len({repr(r) for r in rows}) != len(rows):
-        raise doc.error(path, "a zip group repeats a combination of values")
+        raise locator.error(path, "a zip group repeats a combination of values")
     return Factor(tuple(axes), rows)
 
 
 def _excludes(
-    doc: PlanDocument, parser: _AxisParser, raw: Any, axes: dict[str, Axis]
+    locator: PlanLocator, parser: _AxisParser, raw: Any, axes: dict[str, Axis]
 ) -> tuple[tuple[dict[str, list[AxisValue]], PathKey], ...]:
     if raw is None:
         return ()
@@ -160,12 +160,12 @@ def _excludes(
     for i, rule in enumerate(rules):
         path: PathKey = ("matrix", "exclude", i) if isinstance(raw, list) else ("matrix", "exclude")
         if not isinstance(rule, dict) or not rule:
-            raise doc.error(path, "an exclude rule maps axes to values, e.g. {transport: unix}")
+            raise locator.error(path, "an exclude rule maps axes to values, e.g. {transport: unix}")
         matcher: dict[str, list[AxisValue]] = {}
         for name, values in rule.items():
             key = name.removeprefix("params.")
             if key not in axes:
-                raise doc.error(
+                raise locator.error(
                     (*path, name),
                     f"exclude names {name!r}, which is not an axis of the matrix",
                     f"the axes are: {', '.join(axes) or 'none'}",
@@ -178,24 +178,24 @@ def _excludes(
 class _AxisParser:
     def __init__(
         self,
-        doc: PlanDocument,
+        locator: PlanLocator,
         targets: Sequence[str],
         workloads: Sequence[str],
         faults: Sequence[str] = (),
     ):
-        self.doc, self.targets, self.workloads = doc, list(targets), list(workloads)
+        self.locator, self.targets, self.workloads = locator, list(targets), list(workloads)
         self.faults = list(faults)
 
     def axis(self, name: Any, path: PathKey) -> Axis:
         if not isinstance(name, str) or not name:
-            raise self.doc.error(path, "an axis name must be a word")
+            raise self.locator.error(path, "an axis name must be a word")
         if name in LOAD_FIELDS:
             return Axis(name, "load", path)
         if name in (TARGET_AXIS, WORKLOAD_AXIS):
             return Axis(name, name, path)
         if name == FAULT_AXIS:
             if not self.faults:
-                raise self.doc.error(
+                raise self.locator.error(
                     path,
                     "the faults axis picks scenarios by name from the plan's `faults:` mapping",
                     "e.g. faults: {none: [], kill-n2: [{at: 10s, kill: n2}]}",
@@ -206,7 +206,7 @@ class _AxisParser:
         bare = name.removeprefix("params.")
         if bare and "." not in bare:
             return Axis(bare, "param", path)  # checked against the workload catalog later
-        raise self.doc.error(path, f"unknown axis {name!r}", _AXES_HINT)
+        raise self.locator.error(path, f"unknown axis {name!r}", _AXES_HINT)
 
     def values(
         self, axis: Axis, raw: Any, path: PathKey | None = None, *, unique: bool = True
@@ -214,13 +214,13 @@ class _AxisParser:
         path = path or axis.path
         items = raw if isinstance(raw, list) else [raw]
         if not items:
-            raise self.doc.error(path, f"axis {axis.name!r} has no values", "give at least one")
+            raise self.locator.error(path, f"axis {axis.name!r} has no values", "give at least one")
         out: list[AxisValue] = []
         for i, item in enumerate(items):
             item_path = (*path, i) if isinstance(raw, list) else path
             out.append(self.value(axis, item, item_path))
         if unique and len({repr(v) for v in out}) != len(out):
-            raise self.doc.error(path, f"axis {axis.name!r} repeats a value")
+            raise self.locator.error(path, f"axis {axis.name!r} repeats a value")
         return out
 
     def value(self, axis: Axis, item: Any, path: PathKey) -> AxisValue:
@@ -231,7 +231,7 @@ class _AxisParser:
                 return setting
             except ValidationError as exc:
                 msg = exc.errors()[0]["msg"].removeprefix("Value error, ")
-                raise self.doc.error(path, f"{axis.name}: {msg}, got {item!r}") from None
+                raise self.locator.error(path, f"{axis.name}: {msg}, got {item!r}") from None
         if axis.kind in (TARGET_AXIS, WORKLOAD_AXIS, FAULT_AXIS):
             known = {
                 TARGET_AXIS: self.targets,
@@ -239,13 +239,13 @@ class _AxisParser:
                 FAULT_AXIS: self.faults,
             }[axis.kind]
             if item not in known:
-                raise self.doc.error(
+                raise self.locator.error(
                     path, f"no {axis.kind} named {item!r}; known: {', '.join(known)}"
                 )
             return str(item)
         if isinstance(item, bool | int | float | str):
             return item
-        raise self.doc.error(
+        raise self.locator.error(
             path, f"a workload parameter must be a number, word or boolean, got {item!r}"
         )
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from dbscale.core.config import ScriptSource
 from dbscale.errors import ConfigError
-from dbscale.plan.document import PlanDocument
+from dbscale.plan.document import PlanLocator
 from dbscale.plan.schema import PlanSchema, ScriptEntry
 from dbscale.values import ParamValue
 
@@ -97,14 +97,14 @@ def _define_text(value: ParamValue) -> str:
 MAX_SCRIPT_BYTES = 1 << 20
 
 
-def _base_dir(doc: PlanDocument) -> Path:
+def _base_dir(locator: PlanLocator) -> Path:
     """Script files of a plan are relative to the plan's directory; of the command line, to
     the current directory."""
-    source = Path(doc.source)
+    source = Path(locator.source)
     return source.parent if source.is_file() else Path.cwd()
 
 
-def _read(doc: PlanDocument, at: tuple[str | int, ...], base: Path, entry: ScriptEntry) -> str:
+def _read(locator: PlanLocator, at: tuple[str | int, ...], base: Path, entry: ScriptEntry) -> str:
     assert entry.file is not None
     path = Path(entry.file)
     path = path if path.is_absolute() else base / path
@@ -112,49 +112,49 @@ def _read(doc: PlanDocument, at: tuple[str | int, ...], base: Path, entry: Scrip
         with path.open("rb") as file:
             raw = file.read(MAX_SCRIPT_BYTES + 1)  # never more: a huge file is refused unread
         if len(raw) > MAX_SCRIPT_BYTES:
-            raise doc.error(
+            raise locator.error(
                 at,
                 f"script file {entry.file!r} is over {MAX_SCRIPT_BYTES >> 20} MiB",
                 "a pgbench script is a few statements; generate data with a loader instead",
             )
         return raw.decode("utf-8")
     except FileNotFoundError:
-        raise doc.error(
+        raise locator.error(
             at, f"script file {entry.file!r} does not exist", "check the path"
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise doc.error(
+        raise locator.error(
             at, f"cannot read script file {entry.file!r}: {reason}", "a script is UTF-8 text"
         ) from None
 
 
-def resolve_scripts(doc: PlanDocument, plan: PlanSchema) -> dict[str, ResolvedScripts]:
+def resolve_scripts(locator: PlanLocator, plan: PlanSchema) -> dict[str, ResolvedScripts]:
     """Each script workload entry's scripts (files read) and defines. The core checks them with
     the rest of each point's workload (`build._check_point_workloads`): a script that does not
     parse is refused with its file, line and column."""
     resolved: dict[str, ResolvedScripts] = {}
     many = plan.workloads is not None
-    base = _base_dir(doc)
+    base = _base_dir(locator)
     for i, entry in enumerate(plan.workload_entries()):
         at: tuple[str | int, ...] = ("workloads", i) if many else ("workload",)
         if entry.name.strip().lower() != SCRIPT_WORKLOAD:
             if entry.scripts or entry.defines:
-                raise doc.error(
+                raise locator.error(
                     at,
                     f"scripts and defines belong to the script workload, not {entry.name}",
                     "name the workload `script`, or drop `scripts` and `defines`",
                 )
             continue
         if not entry.scripts:
-            raise doc.error(
+            raise locator.error(
                 at, "the script workload needs scripts",
                 "give script files (`dbscale run script:FILE`) or a plan's workload.scripts",
             )  # fmt: skip
         sources = [
             ScriptSource(
                 name=script.file or script.builtin or "",
-                text=_read(doc, (*at, "scripts", j), base, script) if script.file else None,
+                text=_read(locator, (*at, "scripts", j), base, script) if script.file else None,
                 weight=script.weight,
             )
             for j, script in enumerate(entry.scripts)

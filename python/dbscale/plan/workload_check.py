@@ -11,27 +11,27 @@ from typing import Any
 
 from dbscale.errors import DbscaleError
 from dbscale.plan.catalog import Catalog, WorkloadInfo
-from dbscale.plan.document import PathKey, PlanDocument
+from dbscale.plan.document import PathKey, PlanLocator
 from dbscale.plan.matrix import Matrix
 from dbscale.plan.schema import LOAD_FIELDS, PlanSchema
 
 
 def check_workloads(
-    doc: PlanDocument, plan: PlanSchema, matrix: Matrix, catalog: Catalog
+    locator: PlanLocator, plan: PlanSchema, matrix: Matrix, catalog: Catalog
 ) -> dict[str, WorkloadInfo]:
     """Workload names, their parameters and parameter axes, against the native catalog."""
     infos: dict[str, WorkloadInfo] = {}
     many = plan.workloads is not None
     for i, entry in enumerate(plan.workload_entries()):
         at: PathKey = ("workloads", i) if many else ("workload",)
-        info = _located(doc, (*at, "name"), partial(catalog.resolve, entry.name))
+        info = _located(locator, (*at, "name"), partial(catalog.resolve, entry.name))
         for key, value in entry.params.items():
-            _check_param(doc, (*at, "params", key), info, key, value)
+            _check_param(locator, (*at, "params", key), info, key, value)
         for axis in matrix.axes:
             if axis.kind == "param" and axis.name not in info.params:
                 known = [*LOAD_FIELDS, "target", "workload", *info.params]
                 close = difflib.get_close_matches(axis.name, known, n=1)
-                raise doc.error(
+                raise locator.error(
                     axis.path,
                     f"unknown axis {axis.name!r}: not a load setting, target, workload or a "
                     f"parameter of {info.name}",
@@ -43,25 +43,29 @@ def check_workloads(
     warmup = plan.prepare.warmup
     if warmup is not None and warmup.workload is not None:
         info = _located(
-            doc, ("prepare", "warmup", "workload"), lambda: catalog.resolve(warmup.workload or "")
+            locator,
+            ("prepare", "warmup", "workload"),
+            lambda: catalog.resolve(warmup.workload or ""),
         )
         for key, value in (warmup.params or {}).items():
-            _check_param(doc, ("prepare", "warmup", "params", key), info, key, value)
+            _check_param(locator, ("prepare", "warmup", "params", key), info, key, value)
     return infos
 
 
-def _located(doc: PlanDocument, path: PathKey, resolve: Callable[[], WorkloadInfo]) -> WorkloadInfo:
+def _located(
+    locator: PlanLocator, path: PathKey, resolve: Callable[[], WorkloadInfo]
+) -> WorkloadInfo:
     try:
         return resolve()
     except DbscaleError as exc:
-        raise doc.error(path, exc.message, exc.hint) from None
+        raise locator.error(path, exc.message, exc.hint) from None
 
 
 def _check_param(
-    doc: PlanDocument, path: PathKey, info: WorkloadInfo, key: str, value: Any
+    locator: PlanLocator, path: PathKey, info: WorkloadInfo, key: str, value: Any
 ) -> None:
     if key not in info.params:
-        _located(doc, path, lambda: _raise_param(info, key))
+        _located(locator, path, lambda: _raise_param(info, key))
     default = info.params[key].default
     if value is None or default is None:
         return
@@ -71,7 +75,7 @@ def _check_param(
         (int, float) if isinstance(default, float) else (str,)
     )  # fmt: skip
     if not isinstance(value, expected) or (isinstance(value, bool) and bool not in expected):
-        raise doc.error(
+        raise locator.error(
             path,
             f"parameter {key} of {info.name} takes a {expected[-1].__name__}, got {value!r}",
             "`dbscale workloads` lists each parameter with its default",
