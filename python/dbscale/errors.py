@@ -53,7 +53,8 @@ class ConfigError(DbscaleError):
 
     exit_code = EXIT_USAGE
     default_hint = (
-        "check the option's spelling and value; `dbscale workloads` lists workloads and parameters"
+        "check the option's spelling and value; `dbscale workloads` lists workloads and their "
+        "parameters"
     )
 
 
@@ -77,19 +78,28 @@ class TargetUnreachableError(TargetError):
 
 
 class AuthenticationError(TargetError):
-    default_hint = "check the user and password in the URL (or PGPASSWORD) and pg_hba.conf"
+    default_hint = (
+        "check the user and password in the URL (or PGPASSWORD) and the server's pg_hba.conf"
+    )
 
 
 class DatabaseMissingError(TargetError):
-    default_hint = "create the database first (e.g. `createdb NAME`) or name an existing one"
+    default_hint = (
+        "create the database first (e.g. `createdb NAME`) or name an existing one in the URL"
+    )
 
 
 class TlsError(TargetError):
-    default_hint = "check --tls (disable/prefer/require/verify-ca/verify-full) and sslrootcert"
+    default_hint = (
+        "check --tls (disable/prefer/require/verify-ca/verify-full) and sslrootcert against what "
+        "the server offers"
+    )
 
 
 class TargetUnavailableError(TargetError):
-    default_hint = "the server is starting, stopping or out of connection slots; wait or lower -c"
+    default_hint = (
+        "the server is starting, stopping or out of connection slots; wait or lower --clients"
+    )
 
 
 class InvalidTargetError(TargetError):
@@ -109,7 +119,9 @@ class NotPreparedError(DbscaleError):
     """The workload's tables are missing or hold other parameters."""
 
     exit_code = EXIT_NOT_PREPARED
-    default_hint = "run `dbscale prepare WORKLOAD --target URL` first (with the same --set values)"
+    default_hint = (
+        "run `dbscale prepare WORKLOAD --target URL` first (with the same --set parameters)"
+    )
 
 
 class SqlError(DbscaleError):
@@ -159,6 +171,15 @@ class ResultsError(DbscaleError):
     default_hint = "choose a writable directory with --out"
 
 
+class HistogramError(ResultsError):
+    """A stored latency histogram the core cannot read back or merge."""
+
+    default_hint = (
+        "the results hold a histogram dbscale did not write (edited, truncated, or recorded "
+        "with other settings); re-run that point"
+    )
+
+
 class InternalError(DbscaleError):
     """A dbscale bug or a broken installation."""
 
@@ -189,7 +210,7 @@ _KINDS: dict[str, type[DbscaleError]] = {
     "connect_invalid": InvalidTargetError,
     "not_prepared": NotPreparedError,
     "sql": SqlError,
-    "histogram": ResultsError,
+    "histogram": HistogramError,
     "internal": InternalError,
 }
 

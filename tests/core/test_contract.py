@@ -66,6 +66,23 @@ def test_a_type_that_differs_is_found(contract: dict[str, Any]) -> None:
     assert differences(drifted) == ["micro_cpu.iterations: integer in Python, number in the core"]
 
 
+def test_a_core_document_python_has_no_model_for_is_found(contract: dict[str, Any]) -> None:
+    drifted = _drifted(contract)
+    drifted["answers"]["explain"] = {"type": "object", "properties": {}}
+    assert differences(drifted) == [
+        "explain: a document of the core's contract without a Python model"
+    ]
+
+
+def test_a_hint_that_differs_between_the_languages_is_found(contract: dict[str, Any]) -> None:
+    assert contract["error_hints"]["connect_auth"].endswith("pg_hba.conf")
+    drifted = _drifted(contract)
+    drifted["error_hints"]["connect_auth"] = "check the password"
+    [found] = differences(drifted)
+    assert found.startswith('error connect_auth: hint "check the user and password')
+    assert found.endswith("'check the password' in the core")
+
+
 def test_every_error_kind_of_the_core_has_its_own_exception(contract: dict[str, Any]) -> None:
     kinds = contract["error_kinds"]
     assert "config" in kinds and "internal" in kinds

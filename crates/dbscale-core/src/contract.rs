@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 use crate::bounds::BOUNDS;
 use crate::config::RunConfig;
 use crate::engine::ServerFacts;
-use crate::error::KINDS;
+use crate::error::{samples, KINDS};
 use crate::micro::cpu::CpuScore;
 use crate::micro::net::{RequestResponse, Streams};
 use crate::stats::{CountsAbove, HistogramFigures, IntervalSnapshot, RunResult};
@@ -36,7 +36,16 @@ pub fn contract() -> Value {
             "workload": plain(schema_for!(WorkloadInfo)),
         },
         "error_kinds": KINDS,
+        "error_hints": error_hints(),
     })
+}
+
+/// Each error kind's hint, as a PostgreSQL target's error of that kind gives it.
+fn error_hints() -> Map<String, Value> {
+    samples()
+        .iter()
+        .map(|e| (e.kind().to_string(), Value::from(e.hint())))
+        .collect()
 }
 
 fn plain(schema: RootSchema) -> Value {

@@ -141,6 +141,40 @@ impl Error {
     }
 }
 
+/// One error of each kind, as a PostgreSQL target gives it (a connect failure the server never
+/// answered is `Unreachable`'s): the contract publishes their hints, which Python's exception
+/// classes state word for word when Python raises them itself.
+pub fn samples() -> Vec<Error> {
+    use ConnectFailure::*;
+    let connect = |failure| Error::Connect {
+        target: "postgresql://h/db".into(),
+        source: DbError::connect(failure, "m"),
+    };
+    let mut all: Vec<Error> = [
+        Unreachable,
+        Authentication,
+        DatabaseMissing,
+        Tls,
+        Unavailable,
+        InvalidTarget,
+    ]
+    .into_iter()
+    .map(connect)
+    .collect();
+    all.extend([
+        Error::Config(String::new()),
+        Error::Script(String::new()),
+        Error::NotPrepared("missing".into()),
+        Error::Sql {
+            context: String::new(),
+            source: DbError::sql("42601", "syntax error"),
+        },
+        Error::Histogram(String::new()),
+        Error::Internal(String::new()),
+    ]);
+    all
+}
+
 /// Whether a (redacted) target names a MySQL or MariaDB server: hints then speak of grants,
 /// `CREATE DATABASE` and socket files instead of pg_hba.conf and createdb.
 fn is_mysql_target(target: &str) -> bool {
@@ -231,28 +265,10 @@ mod tests {
     }
 
     #[test]
-    fn kinds_lists_exactly_the_kinds_errors_have() {
-        use ConnectFailure::*;
-        let refused_by_server = [Authentication, DatabaseMissing, Tls, Unavailable];
-        let never_answered = [Unreachable, Protocol, InvalidTarget];
-        let mut seen: Vec<&str> = refused_by_server
-            .into_iter()
-            .chain(never_answered)
-            .map(|failure| connect("postgresql://h/db", failure).kind())
-            .collect();
-        let sql = || DbError::sql("42601", "syntax error");
-        seen.extend([
-            Error::Config(String::new()).kind(),
-            Error::Script(String::new()).kind(),
-            Error::NotPrepared("missing".into()).kind(),
-            Error::Sql {
-                context: String::new(),
-                source: sql(),
-            }
-            .kind(),
-            Error::Histogram(String::new()).kind(),
-            Error::Internal(String::new()).kind(),
-        ]);
+    fn kinds_lists_exactly_the_kinds_errors_have_and_the_samples_one_each() {
+        let mut seen: Vec<&str> = samples().iter().map(Error::kind).collect();
+        assert_eq!(seen.len(), KINDS.len(), "one sample per kind");
+        seen.push(connect("postgresql://h/db", ConnectFailure::Protocol).kind());
         seen.sort_unstable();
         seen.dedup();
         let mut listed = KINDS.to_vec();

@@ -8,6 +8,10 @@ kind (integer, number, string, boolean, list, map, object, enumeration), whether
 its bounds (the integer type's own range included) and, for what Python sends (the
 configuration), whether it is required and its default. `python -m dbscale.core.contract` prints
 the differences and exits 1 when there are any (`make lint` runs it).
+
+Two more things must agree: every document the core publishes has its Python model (a new
+answer cannot go unnoticed), and each error kind's hint is the same words in both languages
+(Python states it when it raises that error itself).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from dbscale.core import answers
 from dbscale.core.config import RunConfig
 from dbscale.core.result import Interval, RunResult
+from dbscale.errors import error_class_for_kind
 
 # What each document of the contract is in Python, and whether Python sends it (then defaults and
 # required fields must agree too) or only reads it.
@@ -174,7 +179,10 @@ def differences(core_contract: dict[str, Any]) -> list[str]:
         "result": core_contract["result"],
         **core_contract["answers"],
     }
-    for name, model in {**SENT, **READ}.items():
+    models = {**SENT, **READ}
+    for name in sorted(set(documents) - set(models)):
+        found.append(f"{name}: a document of the core's contract without a Python model")
+    for name, model in models.items():
         if name not in documents:
             found.append(f"{name}: the core's contract has no such document")
             continue
@@ -183,7 +191,15 @@ def differences(core_contract: dict[str, Any]) -> list[str]:
         rust, python = _Schema(rust_root), _Schema(python_root)
         sent = name in SENT
         found += _compare(name, rust, rust.resolve(rust_root), python, python_root, sent)
-    return found
+    return found + list(_hint_differences(core_contract.get("error_hints", {})))
+
+
+def _hint_differences(hints: dict[str, str]) -> Iterator[str]:
+    """Each error kind's hint: the core's words and its Python class's default, the same."""
+    for kind, hint in sorted(hints.items()):
+        python = error_class_for_kind(kind).default_hint
+        if python != hint:
+            yield f"error {kind}: hint {python!r} in Python, {hint!r} in the core"
 
 
 def _compare(

@@ -382,7 +382,10 @@ mod tests {
         assert_eq!(with(pg, pg2, "tpcc"), Routing::Primary);
         assert_eq!(with(pg, pg2, "tpcb"), Routing::Primary);
         assert_eq!(with(my, my2, "tpc-c"), Routing::Affinity);
-        assert_eq!(with(my, my2, "sysbench:oltp_read_write"), Routing::RoundRobin);
+        assert_eq!(
+            with(my, my2, "sysbench:oltp_read_write"),
+            Routing::RoundRobin
+        );
         assert_eq!(with(my, my2, "no-such-workload"), Routing::RoundRobin);
     }
 

@@ -1,7 +1,7 @@
 //! The thread recorder's tests: intervals, drains, counted runs, errors, per-node figures.
 
 use super::*;
-use crate::stats::result::QueryCounts;
+use crate::stats::counts::QueryCounts;
 
 const SECOND: Duration = Duration::from_secs(1);
 

@@ -1,7 +1,8 @@
 //! What a run counts beside its histograms, kept the same way by a thread's recorder, by the
 //! run's totals and by the merge of workers' results, so they add up in one place.
 
-use super::result::QueryCounts;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RunCounts {
@@ -42,5 +43,23 @@ impl RunCounts {
         self.ramp_transactions += other.ramp_transactions;
         self.ramp_errors += other.ramp_errors;
         self.queries.add(&other.queries);
+    }
+}
+
+/// Statements by sysbench's classes: read (returned rows), write (changed rows), other.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]
+pub struct QueryCounts {
+    pub read: u64,
+    pub write: u64,
+    pub other: u64,
+    pub total: u64,
+}
+
+impl QueryCounts {
+    pub fn add(&mut self, other: &QueryCounts) {
+        self.read += other.read;
+        self.write += other.write;
+        self.other += other.other;
+        self.total += other.total;
     }
 }

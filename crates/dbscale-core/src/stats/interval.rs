@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::counts::QueryCounts;
 use super::latency::LatencyHistogram;
-use super::result::QueryCounts;
 
 /// What one thread saw during one interval.
 #[derive(Debug, Clone, Default)]

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::commands::CommandLatency;
-use super::counts::RunCounts;
+use super::counts::{QueryCounts, RunCounts};
 use super::interval::IntervalSnapshot;
 use super::latency::{LatencyHistogram, LatencySummary};
 use super::tpcc::TpccSummary;
@@ -199,24 +199,6 @@ pub struct ErrorCounts {
     /// Each class's first message, as the server (or the script) worded it.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub messages: BTreeMap<String, String>,
-}
-
-/// Statements by sysbench's classes: read (returned rows), write (changed rows), other.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]
-pub struct QueryCounts {
-    pub read: u64,
-    pub write: u64,
-    pub other: u64,
-    pub total: u64,
-}
-
-impl QueryCounts {
-    pub fn add(&mut self, other: &QueryCounts) {
-        self.read += other.read;
-        self.write += other.write;
-        self.other += other.other;
-        self.total += other.total;
-    }
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema)]

@@ -22,7 +22,7 @@ use crate::driver::{
     Connection, DbError, Dialect, Endpoint, ErrorClass, QueryOutcome, QueryProtocol, Statement,
 };
 use crate::stats::commands::{CommandPlace, CommandTally};
-use crate::stats::result::QueryCounts;
+use crate::stats::counts::QueryCounts;
 use crate::stats::LatencyHistogram;
 use crate::Error;
 pub use params::{ParamSpec, Params};
@@ -117,7 +117,10 @@ fn serialize_specs<S: serde::Serializer>(
 pub fn family_of(name: &str) -> Option<Family> {
     catalog()
         .into_iter()
-        .find(|w| w.name.eq_ignore_ascii_case(name) || w.aliases.iter().any(|a| a.eq_ignore_ascii_case(name)))
+        .find(|w| {
+            w.name.eq_ignore_ascii_case(name)
+                || w.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
+        })
         .map(|w| w.family)
 }
 

@@ -14,13 +14,14 @@ mod sql_command;
 
 use sql_command::located;
 
-use super::eval::{evaluate, Context, EvalError, Value};
+use super::eval::{evaluate, Context};
 use super::model::{Command, Op, Script, Word};
 use super::shell::{setshell_value, shell};
+use super::value::{EvalError, Value};
 use super::vars::{valid_name, Variables};
 use crate::driver::{Connection, DbError, Dialect};
 use crate::stats::commands::CommandTally;
-use crate::stats::result::QueryCounts;
+use crate::stats::counts::QueryCounts;
 use crate::workload::TxnOutcome;
 
 /// What every client of a run shares: the scripts, their weights, how SQL travels, and the

@@ -8,6 +8,7 @@
 use rand::Rng;
 
 use super::expr::{Expr, Func};
+use super::value::{fail, format_g15, EvalError, Value};
 
 const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 const FNV_OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
@@ -17,81 +18,6 @@ const MM2_ROT: u32 = 47;
 const MIN_GAUSSIAN_PARAM: f64 = 2.0;
 const MIN_ZIPFIAN_PARAM: f64 = 1.001;
 const MAX_ZIPFIAN_PARAM: f64 = 1000.0;
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Value {
-    Null,
-    Bool(bool),
-    Int(i64),
-    Double(f64),
-}
-
-impl Value {
-    pub(super) fn type_name(self) -> &'static str {
-        match self {
-            Value::Null => "null",
-            Value::Bool(_) => "boolean",
-            Value::Int(_) => "int",
-            Value::Double(_) => "double",
-        }
-    }
-
-    fn to_bool(self) -> Result<bool, EvalError> {
-        match self {
-            Value::Bool(b) => Ok(b),
-            other => Err(fail(format!(
-                "cannot coerce {} to boolean",
-                other.type_name()
-            ))),
-        }
-    }
-
-    fn to_int(self) -> Result<i64, EvalError> {
-        match self {
-            Value::Int(i) => Ok(i),
-            Value::Double(d) => {
-                let rounded = d.round_ties_even();
-                // The doubles that fit in a bigint: [-2^63, 2^63).
-                if rounded.is_nan()
-                    || !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&rounded)
-                {
-                    return Err(fail(format!("double to int overflow for {rounded:.6}")));
-                }
-                Ok(rounded as i64)
-            }
-            other => Err(fail(format!("cannot coerce {} to int", other.type_name()))),
-        }
-    }
-
-    fn to_double(self) -> Result<f64, EvalError> {
-        match self {
-            Value::Double(d) => Ok(d),
-            Value::Int(i) => Ok(i as f64),
-            other => Err(fail(format!(
-                "cannot coerce {} to double",
-                other.type_name()
-            ))),
-        }
-    }
-
-    /// Truth for CASE and `\if`: NULL and zero are false.
-    pub fn truth(self) -> bool {
-        match self {
-            Value::Null => false,
-            Value::Bool(b) => b,
-            Value::Int(i) => i != 0,
-            Value::Double(d) => d != 0.0,
-        }
-    }
-}
-
-/// A run-time error, in pgbench's words (it fails the transaction).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EvalError(pub String);
-
-pub(super) fn fail(message: String) -> EvalError {
-    EvalError(message)
-}
 
 /// What evaluation needs from the client: its variables, `:default_seed`, its generator, and
 /// where `debug()` writes.
@@ -205,7 +131,7 @@ fn call(func: Func, v: &[Value], ctx: &mut dyn Context) -> Result<Value, EvalErr
                 Value::Null => "null".to_string(),
                 Value::Bool(b) => format!("boolean {b}"),
                 Value::Int(i) => format!("int {i}"),
-                Value::Double(d) => format!("double {}", super::vars::format_g15(d)),
+                Value::Double(d) => format!("double {}", format_g15(d)),
             };
             ctx.debug(&shown);
             v[0]

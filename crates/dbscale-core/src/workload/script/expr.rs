@@ -4,8 +4,9 @@
 //! `a > b` is `b < a`, `-x` is `0 - x`, `~x` is `-1 # x`, `x IS NOT NULL` is `NOT (x IS NULL)`,
 //! as pgbench builds them, so evaluation has fewer cases.
 
-use super::eval::Value;
+pub use super::lex::ParseError;
 use super::lex::{error, lex, Tok};
+use super::value::Value;
 
 /// A parsed expression.
 #[derive(Debug, Clone, PartialEq)]
@@ -93,13 +94,6 @@ const FUNCTIONS: &[(&str, Func, usize, usize)] = &[
     ("random_zipfian", Func::RandomZipfian, 3, 3),
     ("sqrt", Func::Sqrt, 1, 1),
 ];
-
-/// A parse error: what is wrong and the 0-based character column where it was noticed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParseError {
-    pub message: String,
-    pub column: usize,
-}
 
 /// Parses one expression (the rest of a `\set` line).
 pub fn parse(text: &str) -> Result<Expr, ParseError> {

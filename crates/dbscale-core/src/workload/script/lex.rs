@@ -2,7 +2,12 @@
 //! an exponent; 9223372036854775808 only after a unary minus), TRUE, FALSE, NULL, `:variables`,
 //! words (functions and keywords, case-insensitive) and operators.
 
-use super::expr::ParseError;
+/// A parse error: what is wrong and the 0-based character column where it was noticed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    pub message: String,
+    pub column: usize,
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Tok {

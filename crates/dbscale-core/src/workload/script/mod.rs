@@ -13,6 +13,7 @@ pub mod parse;
 mod permute;
 mod scan;
 mod shell;
+pub mod value;
 pub mod vars;
 mod workload;
 

@@ -11,8 +11,8 @@
 use std::process::Stdio;
 use std::time::Duration;
 
-use super::eval::EvalError;
 use super::model::Word;
+use super::value::EvalError;
 use super::vars::Variables;
 
 /// pgbench's SHELL_COMMAND_SIZE less its terminating byte: a longer command is refused.

@@ -6,8 +6,9 @@ use std::collections::HashMap;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
-use super::eval::{evaluate, hash_fnv1a, hash_murmur2, Context, EvalError, Value};
+use super::eval::{evaluate, hash_fnv1a, hash_murmur2, Context};
 use super::expr::parse;
+use super::value::{EvalError, Value};
 
 struct Vars {
     vars: HashMap<String, Value>,

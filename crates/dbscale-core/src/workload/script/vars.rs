@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::eval::{fail, EvalError, Value};
+use super::value::{fail, write_value, EvalError, Value};
 
 #[derive(Debug, Clone)]
 enum Slot {
@@ -98,49 +98,6 @@ impl Variables {
             }
         }
     }
-}
-
-/// A value as pgbench writes it into SQL.
-pub fn write_value(value: Value, out: &mut String) {
-    use std::fmt::Write;
-    match value {
-        Value::Null => out.push_str("NULL"),
-        Value::Bool(b) => out.push_str(if b { "true" } else { "false" }),
-        Value::Int(i) => {
-            let _ = write!(out, "{i}");
-        }
-        Value::Double(d) => out.push_str(&format_g15(d)),
-    }
-}
-
-/// C's `%.15g`.
-pub fn format_g15(d: f64) -> String {
-    // pgbench prints with PostgreSQL's own snprintf, which spells these out.
-    if d.is_nan() {
-        return "NaN".into();
-    }
-    if d.is_infinite() {
-        return if d > 0.0 { "Infinity" } else { "-Infinity" }.into();
-    }
-    if d == 0.0 {
-        return if d.is_sign_negative() { "-0" } else { "0" }.into();
-    }
-    let sci = format!("{d:.14e}");
-    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    let trim = |s: &str| -> String {
-        if s.contains('.') {
-            s.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            s.to_string()
-        }
-    };
-    if !(-4..15).contains(&exponent) {
-        let sign = if exponent < 0 { '-' } else { '+' };
-        return format!("{}e{sign}{:02}", trim(mantissa), exponent.abs());
-    }
-    let decimals = (14 - exponent).max(0) as usize;
-    trim(&format!("{d:.decimals$}"))
 }
 
 /// pgbench's reading of a text variable as a value (None: malformed).

@@ -6,10 +6,10 @@ use std::sync::{Arc, OnceLock};
 
 use super::builtin::{builtin, builtin_names};
 use super::client::{ScriptClient, ScriptMix};
-use super::eval::Value;
 use super::model::{Op, Script, SqlCommand, SqlPart};
 use super::parse::parse_script;
 use super::permute::default_seed;
+use super::value::Value;
 use super::vars::valid_name;
 use crate::config::WorkloadConfig;
 use crate::driver::{numbered_placeholders, Connection, Dialect, QueryProtocol, Statement};

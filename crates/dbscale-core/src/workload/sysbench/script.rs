@@ -9,7 +9,7 @@ use super::plan::{Kind, Plan, BEGIN, COMMIT, KINDS};
 use super::random::{push_digit_groups, uniform, Distribution, UniqueIds, C_GROUPS, PAD_GROUPS};
 use super::{Options, Test};
 use crate::driver::{Connection, DbError, Param};
-use crate::stats::result::QueryCounts;
+use crate::stats::counts::QueryCounts;
 use crate::workload::TxnOutcome;
 
 /// One client's state: options, where its statements are, and reused parameter buffers.

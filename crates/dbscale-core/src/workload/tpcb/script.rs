@@ -6,7 +6,7 @@ use rand::Rng;
 
 use super::{TpcbScript, ACCOUNTS_PER_SCALE, BRANCHES_PER_SCALE, TELLERS_PER_SCALE};
 use crate::driver::{Connection, DbError, Param, Statement};
-use crate::stats::result::QueryCounts;
+use crate::stats::counts::QueryCounts;
 use crate::workload::TxnOutcome;
 
 const BEGIN: usize = 0;

@@ -6,7 +6,6 @@
 //! value for the count observed (never narrower than the spec's band). A warning then means the
 //! workload drew wrongly, not that the run was short.
 
-use super::summary::SummaryInput;
 use super::terminal::*;
 use crate::stats::tpcc::Audit;
 use crate::stats::LatencyHistogram;
@@ -70,11 +69,18 @@ struct Row {
     what: &'static str,
 }
 
-pub(super) fn audits(input: &SummaryInput, all: u64) -> Vec<Audit> {
-    let count = |kind: usize| input.types.get(kind).map_or(0, LatencyHistogram::count) as f64;
-    let tally = |i: usize| input.tally.get(i).copied().unwrap_or(0) as f64;
+/// The audits of a run's transactions: `types` their latency by type (for counts), `tally` the
+/// workload's counters, `all` the transactions of every type.
+pub(super) fn audits(
+    types: &[LatencyHistogram],
+    tally: &[u64],
+    warehouses: i64,
+    all: u64,
+) -> Vec<Audit> {
+    let count = |kind: usize| types.get(kind).map_or(0, LatencyHistogram::count) as f64;
+    let tally = |i: usize| tally.get(i).copied().unwrap_or(0) as f64;
     let share = |part: f64, whole: f64| (whole > 0.0).then(|| 100.0 * part / whole);
-    let single = input.warehouses < 2;
+    let single = warehouses < 2;
     let (orders, payments, lines) = (count(NEW_ORDER), count(PAYMENT), tally(ORDER_LINES));
     let lookups = payments + count(ORDER_STATUS);
     let rows = [

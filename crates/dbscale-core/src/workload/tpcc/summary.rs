@@ -76,7 +76,7 @@ pub fn summarize(input: &SummaryInput) -> TpccSummary {
             reasons.push(format!("new_order p95 {p95:.3} s >= {limit} s"));
         }
     }
-    let audits = audits(input, all);
+    let audits = audits(input.types, input.tally, input.warehouses, all);
     let warnings = audits
         .iter()
         .filter(|a| a.status == "fail")

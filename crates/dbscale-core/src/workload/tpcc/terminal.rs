@@ -11,7 +11,7 @@ use rand::Rng;
 use super::random::{self, NurandConstants};
 use super::{delivery, new_order, payment};
 use crate::driver::{Connection, DbError, Param, QueryOutcome, Rows};
-use crate::stats::result::QueryCounts;
+use crate::stats::counts::QueryCounts;
 use crate::workload::{Tally, TxnOutcome};
 
 pub const NEW_ORDER: usize = 0;

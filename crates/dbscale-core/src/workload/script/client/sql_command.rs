@@ -3,7 +3,7 @@
 
 use super::{place, ScriptClient};
 use crate::driver::{Connection, DbError, Dialect, Param, QueryOutcome, ResultSet};
-use crate::stats::result::QueryCounts;
+use crate::stats::counts::QueryCounts;
 use crate::workload::script::model::{Command, Script, SqlCommand, SqlPart, Store};
 use crate::workload::script::vars::valid_name;
 
