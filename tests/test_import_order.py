@@ -10,7 +10,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "python" / "dbscale"
 
 # Imported by anything; they import only each other.
-BASE = {"errors", "values", "modes", "files", "interrupts", "redaction", "_core"}
+BASE = {"errors", "values", "modes", "files", "interrupts", "redaction", "polling", "_core"}
 # Bottom to top: a stage may import the stages before it.
 STAGES = [
     {"core", "stats"},
@@ -84,3 +84,65 @@ def test_the_check_finds_an_upward_import(tmp_path: Path) -> None:
     module = tmp_path / "sample.py"
     module.write_text("from dbscale.report.page import write_page\nimport dbscale.core\n")
     assert _imports(module) == [(1, "report"), (2, "core")]
+
+
+# The study runner's rooms, bottom first: a room imports only rooms below it (run/runner.py
+# walks the steps; executor.py runs one; the summary, the gate, the load generators and the
+# failure policy serve it; the console and progress pieces serve them all).
+RUN_ROOMS = [
+    {"output_format", "sysbench_format", "data", "limits", "target_limits", "resume_checks",
+     "study_output", "fault_driver", "micro_step"},
+    {"console", "progress"},
+    {"one_run"},
+    {"failure_policy", "study_summary", "target_gate", "load_generators"},
+    {"executor"},
+    {"runner"},
+]  # fmt: skip
+RUN_LEVEL = {name: level for level, names in enumerate(RUN_ROOMS) for name in names}
+
+
+def _run_imports(path: Path) -> list[tuple[int, str]]:
+    """(line, module) of each `dbscale.run.<module>` (or `from dbscale.run import m`) import."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "dbscale.run":
+                found += [(node.lineno, alias.name) for alias in node.names]
+            elif node.module.startswith("dbscale.run."):
+                found.append((node.lineno, node.module.split(".")[2]))
+    return found
+
+
+def test_the_study_runners_rooms_import_downwards() -> None:
+    rooms = {p.stem for p in (PACKAGE / "run").glob("*.py")} - {"__init__"}
+    assert rooms == set(RUN_LEVEL), "place a new run/ module in RUN_ROOMS"
+    wrong = [
+        f"run/{path.name}:{line} imports run/{target}"
+        for path in sorted((PACKAGE / "run").glob("*.py"))
+        if path.stem != "__init__"
+        for line, target in _run_imports(path)
+        if RUN_LEVEL[target] >= RUN_LEVEL[path.stem]
+    ]
+    assert wrong == []
+
+
+def test_a_capacity_search_depends_on_its_level_runner_not_on_the_study_runner() -> None:
+    for path in (PACKAGE / "capacity").glob("*.py"):
+        assert _run_imports(path) == [], f"capacity/{path.name} imports from run/"
+
+
+def test_only_targets_url_reads_what_a_url_says() -> None:
+    readers = {"urlsplit", "urlparse", "parse_qsl", "parse_qs", "unquote", "SplitResult"}
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "urllib.parse":
+                if {alias.name for alias in node.names} & readers:
+                    found.append(str(path.relative_to(PACKAGE)))
+    assert sorted(set(found)) == ["redaction.py", "targets/url.py"]
+
+
+def test_after_validation_the_plan_is_read_not_its_document() -> None:
+    for name in ("matrix", "scripts", "faults", "workload_check", "study"):
+        text = (PACKAGE / "plan" / f"{name}.py").read_text(encoding="utf-8")
+        assert "PlanDocument" not in text, f"plan/{name}.py takes the document"

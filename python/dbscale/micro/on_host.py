@@ -13,7 +13,6 @@ import os
 import shlex
 import socket
 import subprocess
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from dbscale.micro.results import RESULT_TYPES, MicroResult, MicroWhere, NetResu
 from dbscale.micro.settings import MicroSettings
 from dbscale.observe.procfs import ProcFs
 from dbscale.observe.server_process import find_listener
+from dbscale.polling import poll_until
 from dbscale.targets import OpenTarget
 from dbscale.targets.local.confinement import format_cpu_list, thread_affinity
 from dbscale.targets.spec import HostAccess
@@ -238,17 +238,20 @@ def _remote_server(command: list[str], note: Note) -> Iterator[None]:
 
 def _wait_listening(addr: str) -> None:
     host, _, port = addr.rpartition(":")
-    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
-    while True:
+    last = ""
+
+    def reachable() -> bool:
+        nonlocal last
         try:
             with socket.create_connection((host.strip("[]"), int(port)), timeout=2):
-                return
+                return True
         except OSError as exc:
-            if time.monotonic() > deadline:
-                raise MicroStepError(
-                    f"the micro net server on the target's host is not reachable at {addr}: "
-                    f"{exc.strerror or exc}",
-                    "open the port (micro.net.port) between client and host, or set "
-                    "host.address to the address the client reaches",
-                ) from None
-            time.sleep(0.2)
+            last = str(exc.strerror or exc)
+            return False
+
+    if not poll_until(reachable, SERVER_START_TIMEOUT_S, 0.2):
+        raise MicroStepError(
+            f"the micro net server on the target's host is not reachable at {addr}: {last}",
+            "open the port (micro.net.port) between client and host, or set host.address to "
+            "the address the client reaches",
+        )

@@ -7,7 +7,6 @@ wait, after a target's `ready` hook, until the server accepts connections.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Mapping
 from contextlib import closing
 from pathlib import Path
@@ -24,6 +23,7 @@ from dbscale.errors import (
 )
 from dbscale.files import write_atomic
 from dbscale.modes import Dialect, TlsMode
+from dbscale.polling import poll_until
 from dbscale.targets.cluster.record import ClusterRecord
 from dbscale.targets.hooks import HookResult
 from dbscale.targets.local.evidence import LocalEvidence, PoolerFacts
@@ -77,21 +77,24 @@ def wait_accepting(
     """Probes until the server accepts a connection; its probe answer. Only "not there yet"
     errors are retried; a wrong password is not."""
     config = probe_config(url, tls)
-    deadline = time.monotonic() + timeout_s
-    delay_s = 0.2
-    while True:
+    last = ""
+
+    def answer() -> ProbeAnswer | None:
+        nonlocal last
         try:
             return probe(config)
         except (TargetUnreachableError, TargetUnavailableError) as exc:
             if timeout_s <= 0:
                 raise
             last = exc.message
-        if time.monotonic() + delay_s > deadline:
-            raise TargetNotReadyError(
-                f"target {target} did not accept connections within {timeout_s:g} s: {last}"
-            )
-        time.sleep(delay_s)
-        delay_s = min(delay_s * 2, 2.0)
+            return None
+
+    found = poll_until(answer, timeout_s, 0.2, growth=2.0, max_interval_s=2.0)
+    if found is None:
+        raise TargetNotReadyError(
+            f"target {target} did not accept connections within {timeout_s:g} s: {last}"
+        )
+    return found
 
 
 def server_settings(

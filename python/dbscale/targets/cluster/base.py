@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from dbscale.errors import LocalServerError
+from dbscale.polling import poll_until
 from dbscale.targets.local.confinement import MemoryCgroup, make_memory_cgroup, process_tree
 from dbscale.targets.local.cpu_quota import CpuQuota, make_cpu_quota
 from dbscale.targets.local.server import LocalServer, SettingValue, pid_alive
@@ -140,19 +140,22 @@ class LocalCluster(ABC):
 
     def wait_formed(self, timeout_s: float = START_TIMEOUT_S) -> list[NodeState]:
         """Waits until every node is up and in the cluster; `LocalServerError` if not."""
-        deadline = time.monotonic() + timeout_s
-        while True:
+        missing: str | None = None
+
+        def formed() -> list[NodeState] | None:
+            nonlocal missing
             states = self.states()
             missing = self._formed(states)
-            if missing is None:
-                return states
-            if time.monotonic() > deadline:
-                raise LocalServerError(
-                    f"the local {self.title} cluster {self.name} did not form within "
-                    f"{timeout_s:.0f} s: {missing}",
-                    f"see the node logs under {self.base_dir}",
-                )
-            time.sleep(0.5)
+            return states if missing is None else None
+
+        found = poll_until(formed, timeout_s, 0.5)
+        if found is None:
+            raise LocalServerError(
+                f"the local {self.title} cluster {self.name} did not form within "
+                f"{timeout_s:.0f} s: {missing}",
+                f"see the node logs under {self.base_dir}",
+            )
+        return found
 
     # -- faults --------------------------------------------------------------------------------
 
@@ -171,9 +174,7 @@ class LocalCluster(ABC):
                 os.kill(each, signal.SIGKILL)
             except ProcessLookupError:
                 continue
-        deadline = time.monotonic() + 10
-        while any(_alive(p) for p in pids) and time.monotonic() < deadline:
-            time.sleep(0.005)
+        poll_until(lambda: not any(_alive(p) for p in pids), 10.0, 0.005)
 
     def restart_node(self, index: int) -> None:
         """Starts node `index` again (it rejoins the cluster)."""

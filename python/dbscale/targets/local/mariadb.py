@@ -20,13 +20,13 @@ import pwd
 import shutil
 import signal
 import subprocess
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from dbscale.errors import LocalServerError
+from dbscale.polling import poll_until
 from dbscale.targets.local.server import LocalServer, SettingValue, pid_alive
 from dbscale.targets.tls import make_certificates
 
@@ -193,22 +193,21 @@ class LocalMariaDB(LocalServer[MariaDBBinaries]):
 
     def wait_ready(self, timeout_s: float = 30.0) -> None:
         """Returns once the server answers over its socket, else `LocalServerError`."""
-        deadline = time.monotonic() + timeout_s
-        while True:
+
+        def answering() -> bool:
             if self._process is not None and self._process.poll() is not None:
                 raise LocalServerError(
                     f"MariaDB in {self.data_dir} exited at start: {self._last_log_line()}",
                     f"see the server log {self.log_file}",
                 )
-            if self.socket_path.exists() and self._client("SELECT 1", check=False)[0] == 0:
-                return
-            if time.monotonic() > deadline:
-                raise LocalServerError(
-                    f"MariaDB on port {self._port} is not accepting connections after "
-                    f"{timeout_s:.0f} s: {self._last_log_line()}",
-                    f"see the server log {self.log_file}",
-                )
-            time.sleep(0.1)
+            return self.socket_path.exists() and self._client("SELECT 1", check=False)[0] == 0
+
+        if not poll_until(answering, timeout_s, 0.1):
+            raise LocalServerError(
+                f"MariaDB on port {self._port} is not accepting connections after "
+                f"{timeout_s:.0f} s: {self._last_log_line()}",
+                f"see the server log {self.log_file}",
+            )
 
     def stop(self, timeout_s: float = 60.0) -> None:
         """A clean shutdown (SIGTERM), waiting until the server has exited."""
@@ -221,14 +220,11 @@ class LocalMariaDB(LocalServer[MariaDBBinaries]):
 
     def _shut_down(self, pid: int, timeout_s: float) -> None:
         os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout_s
-        while self._alive(pid):
-            if time.monotonic() > deadline:
-                raise LocalServerError(
-                    f"MariaDB (pid {pid}) did not stop within {timeout_s:.0f} s",
-                    f"see the server log {self.log_file}",
-                )
-            time.sleep(0.05)
+        if not poll_until(lambda: not self._alive(pid), timeout_s, 0.05):
+            raise LocalServerError(
+                f"MariaDB (pid {pid}) did not stop within {timeout_s:.0f} s",
+                f"see the server log {self.log_file}",
+            )
 
     # -- administration ----------------------------------------------------------------------
 

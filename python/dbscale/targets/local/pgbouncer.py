@@ -19,10 +19,10 @@ import shutil
 import signal
 import socket
 import subprocess
-import time
 from pathlib import Path
 
 from dbscale.errors import LocalServerError
+from dbscale.polling import poll_until
 from dbscale.targets.local.evidence import PoolerFacts
 from dbscale.targets.local.postgres import ADMIN_USER, LocalPostgres
 from dbscale.targets.local.server import free_port
@@ -131,10 +131,7 @@ class LocalPgBouncer:
             return
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + STOP_TIMEOUT_S
-        while _running(pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        if _running(pid):
+        if not poll_until(lambda: not _running(pid), STOP_TIMEOUT_S, 0.05):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
 
@@ -161,20 +158,19 @@ class LocalPgBouncer:
         )
 
     def _wait_accepting(self) -> None:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
+        def listening() -> bool:
             process = self._process
             if process is None or process.poll() is not None:
                 raise self._failed("PgBouncer exited as it started")
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=1.0):
-                    return
+                    return True
             except OSError:
-                pass
-            if time.monotonic() > deadline:
-                self.stop()
-                raise self._failed(f"PgBouncer did not listen on port {self.port}")
-            time.sleep(0.05)
+                return False
+
+        if not poll_until(listening, START_TIMEOUT_S, 0.05):
+            self.stop()
+            raise self._failed(f"PgBouncer did not listen on port {self.port}")
 
     def _failed(self, what: str) -> LocalServerError:
         log = self.log_file.read_text(errors="replace") if self.log_file.exists() else ""

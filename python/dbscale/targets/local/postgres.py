@@ -12,9 +12,9 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import time
 
 from dbscale.errors import LocalServerError
+from dbscale.polling import poll_until
 from dbscale.targets.local.binaries import PostgresBinaries, find_postgres_binaries
 from dbscale.targets.local.server import LocalServer, SettingValue, pid_alive
 from dbscale.targets.tls import make_certificates
@@ -131,21 +131,20 @@ class LocalPostgres(LocalServer[PostgresBinaries]):
 
     def wait_ready(self, timeout_s: float = 30.0) -> None:
         """Returns once the server accepts connections (pg_isready), else `LocalServerError`."""
-        deadline = time.monotonic() + timeout_s
         isready = self.binaries.bin_dir / "pg_isready"
-        while True:
-            cmd = [str(isready), "-q", "-h", str(self.socket_dir), "-p", str(self.port)]
-            if not isready.is_file():
-                cmd = [str(self.binaries.tool("psql")), *self._psql_args("postgres"), "-c", ""]
+        cmd = [str(isready), "-q", "-h", str(self.socket_dir), "-p", str(self.port)]
+        if not isready.is_file():
+            cmd = [str(self.binaries.tool("psql")), *self._psql_args("postgres"), "-c", ""]
+
+        def accepting() -> bool:
             done = subprocess.run(cmd, capture_output=True, env=self._tool_env(), check=False)
-            if done.returncode == 0:
-                return
-            if time.monotonic() > deadline:
-                raise LocalServerError(
-                    f"PostgreSQL on port {self.port} is not accepting connections",
-                    f"see the server log {self.log_file}",
-                )
-            time.sleep(0.1)
+            return done.returncode == 0
+
+        if not poll_until(accepting, timeout_s, 0.1):
+            raise LocalServerError(
+                f"PostgreSQL on port {self.port} is not accepting connections",
+                f"see the server log {self.log_file}",
+            )
 
     def _shut_down(self, pid: int, timeout_s: float) -> None:
         """Fast shutdown (rolls back open transactions)."""
