@@ -136,9 +136,12 @@ def test_only_targets_url_reads_what_a_url_says() -> None:
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module == "urllib.parse":
-                if {alias.name for alias in node.names} & readers:
-                    found.append(str(path.relative_to(PACKAGE)))
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module == "urllib.parse"
+                and {alias.name for alias in node.names} & readers
+            ):
+                found.append(str(path.relative_to(PACKAGE)))
     assert sorted(set(found)) == ["redaction.py", "targets/url.py"]
 
 
