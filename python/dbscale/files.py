@@ -1,7 +1,9 @@
 """Writing files that must be whole or absent: results, reports, target and host records. A file
 is written to a temporary name, made durable, then renamed over the old one; a failed write
 removes the temporary file and becomes one `ResultsError` that says why (a full disk names
-itself, with what to do) instead of a traceback.
+itself, with what to do) instead of a traceback. Every text written here passes through
+`redaction.scrub_text` first: results are what people publish, so no password reaches them
+even from a field that forgot to redact its URL.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import os
 from pathlib import Path
 
 from dbscale.errors import ResultsError
+from dbscale.redaction import scrub_text
 
 
 def write_atomic(path: Path, data: str | bytes) -> None:
@@ -20,7 +23,7 @@ def write_atomic(path: Path, data: str | bytes) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tmp.open("wb") as out:
-            out.write(data.encode("utf-8") if isinstance(data, str) else data)
+            out.write(scrub_text(data).encode("utf-8") if isinstance(data, str) else data)
             out.flush()
             os.fsync(out.fileno())
         tmp.replace(path)
@@ -38,7 +41,7 @@ def append_durable(path: Path, line: str) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("a", encoding="utf-8") as out:
-            out.write(line + "\n")
+            out.write(scrub_text(line) + "\n")
             out.flush()
             os.fsync(out.fileno())
         if created:

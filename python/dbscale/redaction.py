@@ -41,6 +41,20 @@ def _redact_url_form(url: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc, query=query))
 
 
+# A password in any text: `scheme://user:password@` and `password=value` (quoted or not).
+_USERINFO_PASSWORD = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@\"']*):[^\s@/\"']*@")
+# (An unquoted value stops at a backslash: inside a JSON string that is an escape to keep.)
+_PASSWORD_OPTION = re.compile(r"(?i)\b((?:ssl)?password)\s*=\s*('(?:[^'\\]|\\.)*'|[^&\s\"',\\]*)")
+
+
+def scrub_text(text: str) -> str:
+    """Any text (a JSON document, a message) without the passwords URLs in it would carry:
+    the guard every results file passes through when written, behind the per-field redaction
+    (`redact_url`), so a URL some new field forgot to redact still reaches no file."""
+    text = _USERINFO_PASSWORD.sub(r"\1@", text)
+    return _PASSWORD_OPTION.sub(lambda m: f"{m.group(1)}=***" if m.group(2) else m.group(0), text)
+
+
 def _redact_keyvalue_form(text: str) -> str:
     kept: list[str] = []
     for match in KEYVALUE.finditer(text):

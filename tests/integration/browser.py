@@ -40,6 +40,13 @@ def open_page(browser: Any, page_file: Path, screenshot: Path) -> dict[str, Any]
     outside: list[str] = []
     page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
     page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
+    dialogs: list[str] = []
+
+    def dismiss(dialog: Any) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", dismiss)
     page.on(
         "request",
         lambda r: None if r.url.startswith(("file:", "data:", "blob:")) else outside.append(r.url),
@@ -53,7 +60,10 @@ def open_page(browser: Any, page_file: Path, screenshot: Path) -> dict[str, Any]
             paths: el.querySelectorAll('svg.marks path, svg.marks line').length}))"""
     )
     text = page.inner_text("body")
+    # What a crafted value would do if it ran: set window.__pwned, or open a dialog.
+    pwned = page.evaluate("window.__pwned === undefined ? null : String(window.__pwned)")
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(screenshot), full_page=True)
     page.close()
-    return {"console": console, "outside": outside, "charts": charts, "text": text}
+    return {"console": console, "outside": outside, "charts": charts, "text": text,
+            "pwned": pwned, "dialogs": dialogs}  # fmt: skip

@@ -131,6 +131,34 @@ def test_scram_password_never_stored(live: PgTestServer, tpcb_url: str, tmp_path
     assert "scram-secret" not in (tmp_path / "pgpass" / "runs.jsonl").read_text()
 
 
+def test_node_passwords_never_stored(live: PgTestServer, tpcb_url: str, tmp_path: Path) -> None:
+    """Comma-joined URLs (more_urls) and a plan's `nodes:` list: both nodes are the test
+    server, each URL with the password; no file of the results holds it (issue 40)."""
+    dbname = tpcb_url.rsplit("/", 1)[1]
+    url = live.scram_url.rsplit("/", 1)[0] + "/" + dbname
+    joined = tmp_path / "joined"
+    done = dbscale("run", "tpcb-select-only", "--target", f"{url},{url}", "-T", "1s",
+                   "--routing", "round-robin", "--out", str(joined))  # fmt: skip
+    done.assert_ok()
+    plan = tmp_path / "nodes.yaml"
+    plan.write_text(
+        "workload: tpcb-select-only\nrepeat: 1\nwarmup_runs: 0\nload: {duration: 1s}\n"
+        f"targets:\n  - name: pair\n    routing: round-robin\n    nodes:\n      - {url}\n"
+        f"      - {{url: '{url}', vcpus: 1}}\n"
+    )
+    listed = tmp_path / "listed"
+    done2 = dbscale("run", str(plan), "--out", str(listed))
+    done2.assert_ok()
+    for text in (done.text, done2.text):
+        assert "scram-secret" not in text
+    for out in (joined, listed):
+        stored = json.loads((out / "plan.json").read_text())
+        assert stored["plan"]["targets"][0]["more_urls"], stored
+        for path in out.rglob("*"):
+            if path.is_file():
+                assert "scram-secret" not in path.read_text(errors="replace"), path
+
+
 def test_the_drain_after_the_window_is_kept_apart(tpcb_url: str, tmp_path: Path) -> None:
     """Transactions still running at the end finish after the window: counted in the totals,
     marked as the drain, never folded into the last second."""

@@ -9,8 +9,9 @@ from __future__ import annotations
 from statistics import median
 
 from dbscale import core
+from dbscale.report.markup import Markup, element, join
 from dbscale.report.rows import r4
-from dbscale.report.tables import Cell, html_table
+from dbscale.report.tables import Cell, table_block
 from dbscale.report.view import PointView, ResultsView, RunView
 from dbscale.results.fault_windows import FaultWindow, Window
 
@@ -144,33 +145,34 @@ def downtime_rows(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
     return headers, rows
 
 
-def cluster_section(study: ResultsView) -> str:
+def cluster_section(study: ResultsView) -> Markup:
     """The section, or nothing when no run was on several nodes or had fault steps."""
     points = cluster_points(study)
     faulted = any(r.record.fault_windows for r in study.runs)
     if not points and not faulted:
-        return ""
+        return Markup()
     parts = [
-        '<h2 id="cluster">Cluster: nodes, failovers and faults</h2>',
-        "<p>Each node's share of the transactions and its latency (its histograms merged over "
-        "the point's runs). A session lost to a node that went away, would not serve or let "
-        "the client's deadline pass counts as lost; a failover when its client then went on "
-        "on another node.</p>",
-        f'<div class="table-wrap">{html_table(*node_rows(study))}</div>',
-    ]
+        element("h2", "Cluster: nodes, failovers and faults", id="cluster"),
+        element("p", "Each node's share of the transactions and its latency (its histograms "
+                "merged over the point's runs). A session lost to a node that went away, would "
+                "not serve or let the client's deadline pass counts as lost; a failover when its "
+                "client then went on on another node."),
+        table_block(*node_rows(study)),
+    ]  # fmt: skip
     if faulted:
         parts += [
-            '<h3 id="cluster-downtime">Downtime per fault step</h3>',
-            "<p>A stretch without a successful transaction is measured to the millisecond "
-            "(the last success before it, the first after it) over the whole target and on "
-            "the node the step acted on; 'back to 90%' is the time from the step to the first "
-            "second at 90% of the throughput before the first step.</p>",
-            f'<div class="table-wrap">{html_table(*downtime_rows(study))}</div>',
-            f'<div class="table-wrap">{html_table(*fault_rows(study))}</div>',
-        ]
-    return "\n".join(parts)
+            element("h3", "Downtime per fault step", id="cluster-downtime"),
+            element("p", "A stretch without a successful transaction is measured to the "
+                    "millisecond (the last success before it, the first after it) over the "
+                    "whole target and on the node the step acted on; 'back to 90%' is the time "
+                    "from the step to the first second at 90% of the throughput before the "
+                    "first step."),
+            table_block(*downtime_rows(study)),
+            table_block(*fault_rows(study)),
+        ]  # fmt: skip
+    return join(parts, "\n")
 
 
-def cluster_link(study: ResultsView) -> str:
+def cluster_link(study: ResultsView) -> Markup | None:
     shown = cluster_points(study) or any(r.record.fault_windows for r in study.runs)
-    return '<a href="#cluster">Cluster</a>' if shown else ""
+    return element("a", "Cluster", href="#cluster") if shown else None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dbscale.report.markup import Markup, element, join
 from dbscale.report.tables import Cell, table_section
 from dbscale.report.view import ResultsView
 
@@ -37,13 +38,13 @@ def command_table(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
     return headers, rows
 
 
-def commands_section(study: ResultsView) -> str:
+def commands_section(study: ResultsView) -> Markup:
     """The section, when the study ran scripts."""
     headers, rows = command_table(study)
     if not rows:
-        return ""
-    intro = (
-        "Each command of each script (pgbench <code>-r</code>): how often it ran over the "
-        "point's runs, its mean and largest latency and its failures."
-    )
+        return Markup()
+    intro = join([
+        "Each command of each script (pgbench ", element("code", "-r"), "): how often it ran "
+        "over the point's runs, its mean and largest latency and its failures.",
+    ])  # fmt: skip
     return table_section("commands", "Script commands", intro, headers, rows)

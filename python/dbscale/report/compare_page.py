@@ -13,14 +13,14 @@ ci_low_pct, ci_high_pct, p_value, p_adjusted, verdict, higher_is_better).
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from html import escape
 from pathlib import Path
 from typing import Any
 
 from dbscale import __version__
 from dbscale.report import bundle
 from dbscale.report.chart import Chart
-from dbscale.report.page import facts_list, html_document, warnings_box
+from dbscale.report.markup import Markup, element, join
+from dbscale.report.page import chart_figures, facts_list, html_document, warnings_box
 from dbscale.report.rows import r4
 from dbscale.report.specs import CONFIG, FACET_WIDTH
 from dbscale.report.tables import Cell, html_table
@@ -108,7 +108,7 @@ def change_chart(comparison: Comparison) -> Chart | None:
     return Chart("compare-change", "compare", "Change B vs A", caption, spec)
 
 
-def _table(comparison: Comparison) -> str:
+def _table(comparison: Comparison) -> Markup:
     headers = ["point", "metric", "runs A/B", "A median", "B median", "change %", "CI low %",
                "CI high %", "p (Holm)", "verdict"]  # fmt: skip
     rows: list[list[Cell]] = []
@@ -142,17 +142,13 @@ def render_compare_html(
     }
     unmatched = comparison.unmatched
     warnings = [f"only on one side (not compared): {', '.join(unmatched)}"] if unmatched else []
-    figure = ""
-    if chart:
-        figure = (
-            f'<div class="charts"><figure class="chart" id="{chart.id}"><div class="vis" '
-            f'id="chart-{chart.id}" data-kind="compare"></div><figcaption>'
-            f"{escape(chart.caption)}</figcaption></figure></div>"
-        )
-    body = (
-        f"<header><h1>dbscale compare</h1>{facts_list(facts)}{warnings_box(warnings)}</header>"
-        f'<main>{figure}<h2>Verdicts</h2><div class="table-wrap">{_table(comparison)}</div></main>'
-    )
+    figure = chart_figures([chart]) if chart else None
+    body = join([
+        element("header", element("h1", "dbscale compare"), facts_list(facts),
+                warnings_box(warnings)),
+        element("main", figure, element("h2", "Verdicts"),
+                element("div", _table(comparison), class_="table-wrap")),
+    ])  # fmt: skip
     return html_document(
         title=f"dbscale compare: {a} vs {b}",
         body=body,

@@ -17,6 +17,7 @@ from dbscale.history.detect import REGRESSION, SeriesChanges
 from dbscale.history.output import interval, p_text, pct
 from dbscale.report import bundle
 from dbscale.report.chart import Chart
+from dbscale.report.markup import Markup, element, join
 from dbscale.report.page import chart_figures, facts_list, html_document, warnings_box
 from dbscale.report.rows import r4
 from dbscale.report.specs import CONFIG
@@ -86,7 +87,7 @@ def series_chart(result: SeriesChanges) -> Chart:
     return Chart(f"history-{digest}", "history", f"{s.metric}: {s.series}", caption, spec)
 
 
-def _table(results: Sequence[SeriesChanges]) -> str:
+def _table(results: Sequence[SeriesChanges]) -> Markup:
     headers = ["series", "target", "metric", "near", "before", "after", "change", "95% CI", "p",
                "kind", "newest"]  # fmt: skip
     rows: list[list[Cell]] = [
@@ -114,11 +115,12 @@ def render_history_html(
     warnings = []
     if len(results) > MAX_CHARTS:
         warnings.append(f"{len(results) - MAX_CHARTS} more series not drawn (--series, --metric)")
-    body = (
-        f"<header><h1>dbscale history</h1>{facts_list(facts)}{warnings_box(warnings)}</header>"
-        f'<main><h2>Changes</h2><div class="table-wrap">{_table(results)}</div>'
-        f"{chart_figures(charts)}</main>"
-    )
+    body = join([
+        element("header", element("h1", "dbscale history"), facts_list(facts),
+                warnings_box(warnings)),
+        element("main", element("h2", "Changes"),
+                element("div", _table(results), class_="table-wrap"), chart_figures(charts)),
+    ])  # fmt: skip
     return html_document(
         title="dbscale history", body=body, charts=charts,
         bundle_js=bundle.javascript_bundle(cache_dir), schema=bundle.schema_url(),

@@ -9,13 +9,13 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Mapping, Sequence
-from html import escape
 from typing import Any
 
 from dbscale.report import headline
 from dbscale.report.chart import Chart
 from dbscale.report.cluster_section import cluster_link, cluster_section
 from dbscale.report.command_table import commands_section
+from dbscale.report.markup import Markup, element, join, text
 from dbscale.report.tables import (
     html_table,
     micro_table,
@@ -96,49 +96,52 @@ def data_uri(text: str, mime: str = "text/csv") -> str:
 
 
 def html_document(
-    *, title: str, body: str, charts: Sequence[Chart], bundle_js: str, schema: str
+    *, title: str, body: Markup, charts: Sequence[Chart], bundle_js: str, schema: str
 ) -> str:
-    """A complete page: body HTML, then the library and the chart specs inlined."""
+    """A complete page: the body's markup, then the library and the chart specs inlined (as
+    script text that cannot close its element)."""
     chart_specs = {c.id: {"$schema": schema, **c.spec} for c in charts}
     safe_bundle = bundle_js.replace("</script", "<\\/script")
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(title)}</title><style>{STYLE}</style></head>\n<body>\n{body}\n"
+        f"<title>{text(title)}</title><style>{STYLE}</style></head>\n<body>\n{text(body)}\n"
         f"<script>{safe_bundle}</script>\n"
         f'<script type="application/json" id="dbscale-specs">{script_json(chart_specs)}</script>\n'
         f"<script>{SCRIPT}</script>\n</body></html>\n"
     )
 
 
-def chart_figures(charts: Sequence[Chart]) -> str:
-    figures = [
-        f'<figure class="chart" id="{c.id}"><div class="vis" id="chart-{c.id}" '
-        f'data-kind="{c.kind}" role="img" aria-label="{escape(c.title)}"></div>'
-        f"<figcaption>{escape(c.caption)}</figcaption></figure>"
-        for c in charts
-    ]
-    return f'<div class="charts">{"".join(figures)}</div>'
+def chart_figure(chart: Chart) -> Markup:
+    vis = element("div", class_="vis", id=f"chart-{chart.id}", data_kind=chart.kind, role="img",
+                  aria_label=chart.title)  # fmt: skip
+    return element("figure", vis, element("figcaption", chart.caption), class_="chart",
+                   id=chart.id)  # fmt: skip
 
 
-def facts_list(facts: Mapping[str, str]) -> str:
-    items = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in facts.items() if v)
-    return f'<dl class="facts">{items}</dl>'
+def chart_figures(charts: Sequence[Chart]) -> Markup:
+    return element("div", join(chart_figure(c) for c in charts), class_="charts")
 
 
-def warnings_box(warnings: Sequence[str]) -> str:
+def facts_list(facts: Mapping[str, str]) -> Markup:
+    items = join(join([element("dt", k), element("dd", v)]) for k, v in facts.items() if v)
+    return element("dl", items, class_="facts")
+
+
+def warnings_box(warnings: Sequence[str]) -> Markup:
     if not warnings:
-        return ""
-    items = "".join(f"<li>{escape(w)}</li>" for w in warnings)
-    return f'<div class="warnings" id="warnings"><strong>Warnings</strong><ul>{items}</ul></div>'
+        return Markup()
+    items = join(element("li", w) for w in warnings)
+    return element("div", element("strong", "Warnings"), element("ul", items), class_="warnings",
+                   id="warnings")  # fmt: skip
 
 
-def headline_list(sentences: Sequence[str]) -> str:
+def headline_list(sentences: Sequence[str]) -> Markup:
     """The sentences that answer the study's question (report/headline.py)."""
     if not sentences:
-        return ""
-    items = "".join(f"<li>{escape(s)}</li>" for s in sentences)
-    return f'<ul class="headline" id="headline">{items}</ul>'
+        return Markup()
+    return element("ul", join(element("li", s) for s in sentences), class_="headline",
+                   id="headline")  # fmt: skip
 
 
 def header_facts(study: ResultsView, host_note: str) -> dict[str, str]:
@@ -173,11 +176,11 @@ def header_facts(study: ResultsView, host_note: str) -> dict[str, str]:
     }
 
 
-def workers_section(study: ResultsView) -> str:
+def workers_section(study: ResultsView) -> Markup:
     """The load-generator workers of scaled-out runs, when there were any (docs/scaleout.md)."""
     headers, rows = worker_table(study)
     if not rows:
-        return ""
+        return Markup()
     intro = (
         "Each scaled-out run's clients were spread over these workers; the run's figures above "
         "are their exact merge (histograms merged, never percentiles averaged)."
@@ -185,10 +188,10 @@ def workers_section(study: ResultsView) -> str:
     return table_section("workers", "Load-generator workers", intro, headers, rows)
 
 
-def machine_section(study: ResultsView) -> str:
+def machine_section(study: ResultsView) -> Markup:
     """The micro-benchmarks' figures per host, when the study ran any (micro.jsonl)."""
     if not study.micro_rows:
-        return ""
+        return Markup()
     headers, rows = micro_table(study)
     intro = (
         "CPU, storage and network of each target's host (and the client), measured in the study "
@@ -207,44 +210,49 @@ def render_report_html(
     generated: Mapping[str, str],
 ) -> str:
     """The report page of `study`. `generated` names the dbscale and library versions and time."""
-    nav = "".join(f'<a href="#{c.id}">{escape(c.title)}</a>' for c in charts)
+    nav = join(element("a", c.title, href=f"#{c.id}") for c in charts)
     p_headers, p_rows = point_table(study)
     r_headers, r_rows = run_table(study)
     csv_note = "the statistics' summary.csv" if study.summary_csv is not None else "the table above"
-    machine_link = '<a href="#machine">Machine</a>' if study.micro_rows else ""
+    machine_link = element("a", "Machine", href="#machine") if study.micro_rows else None
     host_note = f"not recorded in runs.jsonl; this report was drawn on {generated.get('host', '?')}"
-    body = f"""
-<header>
-<h1>dbscale report: {escape(study.header.title)}</h1>
-<p class="sub">{escape(", ".join(study.header.workloads))} on
-{escape(", ".join(t["target"] for t in study.header.targets))}</p>
-{headline_list(headline.sentences(study))}
-{facts_list(header_facts(study, host_note))}
-{warnings_box(study.warnings)}
-<nav>{nav}{tpcc_link(study)}{cluster_link(study)}<a href="#points">Points</a>
-<a href="#runs">Runs</a>{machine_link}</nav>
-</header>
-<main>
-{chart_figures(charts)}
-{tpcc_section(study)}
-{cluster_section(study)}
-<h2 id="points">Points</h2>
-<p>One row per configuration; throughput statistics over its runs, latency from the merged
-histogram of its runs. <a id="summary-csv" download="summary.csv"
-href="{data_uri(summary_csv(study))}">Download summary.csv</a>
-(embedded in this page: {csv_note}).</p>
-<div class="table-wrap">{html_table(p_headers, p_rows)}</div>
-<h2 id="runs">Runs</h2>
-<div class="table-wrap">{html_table(r_headers, r_rows)}</div>
-{commands_section(study)}
-{workers_section(study)}
-{machine_section(study)}
-</main>
-<footer>Drawn by dbscale {escape(generated.get("dbscale", "?"))} at
-{escape(generated.get("at", ""))} from {escape(str(study.path))}/runs.jsonl with Vega
-{escape(generated.get("vega", "?"))}, Vega-Lite {escape(generated.get("vega-lite", "?"))}
-(bundled; no network needed).</footer>
-"""
+    header = element(
+        "header",
+        element("h1", f"dbscale report: {study.header.title}"),
+        element("p", ", ".join(study.header.workloads), " on ",
+                ", ".join(t["target"] for t in study.header.targets), class_="sub"),
+        headline_list(headline.sentences(study)),
+        facts_list(header_facts(study, host_note)),
+        warnings_box(study.warnings),
+        element("nav", nav, tpcc_link(study), cluster_link(study),
+                element("a", "Points", href="#points"), element("a", "Runs", href="#runs"),
+                machine_link),
+    )  # fmt: skip
+    download = element("a", "Download summary.csv", id="summary-csv", download="summary.csv",
+                       href=data_uri(summary_csv(study)))  # fmt: skip
+    main = element(
+        "main",
+        chart_figures(charts),
+        tpcc_section(study),
+        cluster_section(study),
+        element("h2", "Points", id="points"),
+        element("p", "One row per configuration; throughput statistics over its runs, latency "
+                "from the merged histogram of its runs. ", download,
+                f" (embedded in this page: {csv_note})."),
+        element("div", html_table(p_headers, p_rows), class_="table-wrap"),
+        element("h2", "Runs", id="runs"),
+        element("div", html_table(r_headers, r_rows), class_="table-wrap"),
+        commands_section(study),
+        workers_section(study),
+        machine_section(study),
+    )  # fmt: skip
+    footer = element(
+        "footer",
+        f"Drawn by dbscale {generated.get('dbscale', '?')} at {generated.get('at', '')} from "
+        f"{study.path}/runs.jsonl with Vega {generated.get('vega', '?')}, Vega-Lite "
+        f"{generated.get('vega-lite', '?')} (bundled; no network needed).",
+    )
+    body = join([header, main, footer], "\n")
     return html_document(
         title=f"dbscale report: {study.header.title}",
         body=body,

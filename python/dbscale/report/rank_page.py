@@ -14,6 +14,7 @@ from dbscale.ranking.output import rank_words
 from dbscale.ranking.table import RankedConfiguration, RankTable
 from dbscale.report import bundle
 from dbscale.report.chart import Chart
+from dbscale.report.markup import Markup, element, join
 from dbscale.report.page import chart_figures, facts_list, html_document, warnings_box
 from dbscale.report.rows import r4
 from dbscale.report.specs import CONFIG
@@ -117,7 +118,7 @@ def strip_chart(table: RankTable) -> Chart:
     return Chart("rank-strips", "rank", "Every configuration", caption, spec)
 
 
-def _table(table: RankTable) -> str:
+def _table(table: RankTable) -> Markup:
     headers = ["rank [95%]", "tie group", "configuration", "runs", "median", "95% CI low",
                "95% CI high", "interval", "CV %", "min", "max"]  # fmt: skip
     if table.price_metric:
@@ -151,13 +152,14 @@ def render_rank_html(
     }
     warnings = [f"statistical dead heat: {', '.join(g)}" for g in table.dead_heats]
     reasons = Counter(row.reason for row in table.left_out)
-    left = "".join(f"<li>{n} run(s): {reason}</li>" for reason, n in reasons.most_common())
-    left_out = f"<h2>Runs left out</h2><ul>{left}</ul>" if left else ""
-    body = (
-        f"<header><h1>dbscale rank: {table.title}</h1>{facts_list(facts)}"
-        f"{warnings_box(warnings)}</header><main>{chart_figures(charts)}"
-        f'<h2>Configurations</h2><div class="table-wrap">{_table(table)}</div>{left_out}</main>'
-    )
+    left = [element("li", f"{n} run(s): {reason}") for reason, n in reasons.most_common()]
+    left_out = join([element("h2", "Runs left out"), element("ul", join(left))]) if left else None
+    body = join([
+        element("header", element("h1", f"dbscale rank: {table.title}"), facts_list(facts),
+                warnings_box(warnings)),
+        element("main", chart_figures(charts), element("h2", "Configurations"),
+                element("div", _table(table), class_="table-wrap"), left_out),
+    ])  # fmt: skip
     return html_document(
         title=f"dbscale rank: {table.title} by {', '.join(table.by)}", body=body, charts=charts,
         bundle_js=bundle.javascript_bundle(cache_dir), schema=bundle.schema_url(),

@@ -8,10 +8,10 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
-from html import escape
 from typing import Any
 
 from dbscale.report import resources
+from dbscale.report.markup import Markup, element, join
 from dbscale.report.rows import r4
 from dbscale.report.view import ResultsView
 
@@ -41,21 +41,26 @@ def _is_number(cell: Cell) -> bool:
 NOTE_COLUMNS = frozenset({"warnings", "reasons", "limited by", "note", "audits", "consistency"})
 
 
-def html_table(headers: Sequence[str], rows: Sequence[Sequence[Cell]]) -> str:
+def html_table(headers: Sequence[str], rows: Sequence[Sequence[Cell]]) -> Markup:
     """A table; numbers are right-aligned, and so are the headers of columns holding them."""
     numeric = [any(_is_number(row[i]) for row in rows if i < len(row)) for i in range(len(headers))]
     kinds = ["num" if numeric[i] else ("note" if h in NOTE_COLUMNS else "")
              for i, h in enumerate(headers)]  # fmt: skip
-    head = "".join(f'<th class="{kinds[i]}">{escape(h)}</th>' for i, h in enumerate(headers))
-    body = []
-    for row in rows:
-        cells = "".join(
-            f'<td class="{"num" if _is_number(c) or (c is None and numeric[i]) else kinds[i]}">'
-            f"{escape(fmt(c))}</td>"
+    head = element("tr", join(element("th", h, class_=kinds[i]) for i, h in enumerate(headers)))
+    body = join(
+        element("tr", join(
+            element("td", fmt(c),
+                    class_="num" if _is_number(c) or (c is None and numeric[i]) else kinds[i])
             for i, c in enumerate(row)
-        )
-        body.append(f"<tr>{cells}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        ))
+        for row in rows
+    )  # fmt: skip
+    return element("table", element("thead", head), element("tbody", body))
+
+
+def table_block(headers: Sequence[str], rows: Sequence[Sequence[Cell]]) -> Markup:
+    """A table in its scrolling wrapper."""
+    return element("div", html_table(headers, rows), class_="table-wrap")
 
 
 def point_table(
@@ -140,12 +145,15 @@ def worker_table(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
 
 
 def table_section(
-    anchor: str, title: str, intro_html: str, headers: Sequence[str], rows: Sequence[Sequence[Cell]]
-) -> str:
-    """A titled section holding one table; `intro_html` is the page's own markup, not data."""
-    return (
-        f'<h2 id="{anchor}">{escape(title)}</h2>\n<p>{intro_html}</p>\n'
-        f'<div class="table-wrap">{html_table(headers, rows)}</div>'
+    anchor: str,
+    title: str,
+    intro: str | Markup,
+    headers: Sequence[str],
+    rows: Sequence[Sequence[Cell]],
+) -> Markup:
+    """A titled section holding one table (`intro`: text, or markup of the page's own)."""
+    return join(
+        [element("h2", title, id=anchor), element("p", intro), table_block(headers, rows)], "\n"
     )
 
 

@@ -6,10 +6,9 @@ and the consistency check after the run. The console prints the same facts run b
 
 from __future__ import annotations
 
-from html import escape
-
 from dbscale.core.result import TpccRule, TpccSection
-from dbscale.report.tables import Cell, html_table
+from dbscale.report.markup import Markup, element, join
+from dbscale.report.tables import Cell, table_block
 from dbscale.report.view import ResultsView, RunView
 
 # The engine's order of TPC-C's transaction types: the rule's p90 limits follow it.
@@ -131,38 +130,38 @@ def audit_rows(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
     return headers, rows
 
 
-def _audits_part(study: ResultsView) -> str:
+def _audits_part(study: ResultsView) -> Markup:
     headers, rows = audit_rows(study)
     if rows:
-        return f'<div class="table-wrap">{html_table(headers, rows)}</div>'
+        return table_block(headers, rows)
     notes = {a.note for _, t in _tpcc_runs(study) for a in t.audits if a.note}
     reason = sorted(notes)[0].split("; ")[-1] if notes else "too few transactions"
-    return f"<p>No run was long enough to judge the audits ({escape(reason)}).</p>"
+    return element("p", f"No run was long enough to judge the audits ({reason}).")
 
 
-def tpcc_section(study: ResultsView) -> str:
+def tpcc_section(study: ResultsView) -> Markup:
     """The section, or nothing when the study ran no TPC-C."""
     judged = _tpcc_runs(study)
     if not judged:
-        return ""
+        return Markup()
     rules = sorted({rule_words(t.rule) for _, t in judged})
     passed = sum(1 for _, t in judged if t.passed)
     parts = [
-        '<h2 id="tpcc">TPC-C: pass rule, latency by type, audits, consistency</h2>',
-        f"<p>{passed} of {len(judged)} measured runs passed. A run passes by "
-        f"{escape('; '.join(rules))}. Efficiency is tpmC against the most the active warehouses "
-        "allow with waits (12.86 per warehouse per minute); without waits it means nothing and "
-        "is not judged. Audits (clause 9.2) are judged against the 99.9% sampling interval of "
-        "the share they observe, so an unbiased run passes them.</p>",
-        f'<div class="table-wrap">{html_table(*run_rows(study))}</div>',
-        '<h3 id="tpcc-types">Latency by transaction type</h3>',
-        "<p>Each point's merged histograms of its runs, against the rule's limits.</p>",
-        f'<div class="table-wrap">{html_table(*type_rows(study))}</div>',
-        '<h3 id="tpcc-audits">Audits</h3>',
+        element("h2", "TPC-C: pass rule, latency by type, audits, consistency", id="tpcc"),
+        element("p", f"{passed} of {len(judged)} measured runs passed. A run passes by "
+                f"{'; '.join(rules)}. Efficiency is tpmC against the most the active warehouses "
+                "allow with waits (12.86 per warehouse per minute); without waits it means "
+                "nothing and is not judged. Audits (clause 9.2) are judged against the 99.9% "
+                "sampling interval of the share they observe, so an unbiased run passes them."),
+        table_block(*run_rows(study)),
+        element("h3", "Latency by transaction type", id="tpcc-types"),
+        element("p", "Each point's merged histograms of its runs, against the rule's limits."),
+        table_block(*type_rows(study)),
+        element("h3", "Audits", id="tpcc-audits"),
         _audits_part(study),
-    ]
-    return "\n".join(parts)
+    ]  # fmt: skip
+    return join(parts, "\n")
 
 
-def tpcc_link(study: ResultsView) -> str:
-    return '<a href="#tpcc">TPC-C</a>' if _tpcc_runs(study) else ""
+def tpcc_link(study: ResultsView) -> Markup | None:
+    return element("a", "TPC-C", href="#tpcc") if _tpcc_runs(study) else None

@@ -13,9 +13,7 @@ from dbscale.plan.load_estimate import describe
 from dbscale.plan.micro_steps import MicroStep
 from dbscale.plan.schema import LoadSettings, PlanSchema
 from dbscale.plan.study import RunStep, Step, Study, data_loads, estimate_s, run_counts
-from dbscale.redaction import redact_url
 from dbscale.results.text_tables import text_table
-from dbscale.targets.spec import TargetEntry
 from dbscale.values import AxisValue, ParamValue, format_duration, format_eta
 
 
@@ -40,18 +38,9 @@ class StoredStudy(BaseModel):
     points: list[PlannedPoint]
 
 
-def _redacted(target: TargetEntry) -> TargetEntry:
-    urls = {
-        name: redact_url(url)
-        for name in ("url", "socket_url", "pooled_url")
-        if isinstance(url := getattr(target, name), str)
-    }
-    return target.model_copy(update=urls)
-
-
 def study_plan_json(study: Study) -> StoredStudy:
     """The resolved plan as stored in plan.json, with every URL redacted."""
-    plan = study.plan.model_copy(update={"targets": [_redacted(t) for t in study.plan.targets]})
+    plan = study.plan.model_copy(update={"targets": [t.redacted() for t in study.plan.targets]})
     return StoredStudy(
         source=study.source,
         plan=plan,

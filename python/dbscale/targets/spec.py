@@ -316,6 +316,23 @@ class TargetEntry(_Strict, TargetProfile):
     def is_local_cluster(self) -> bool:
         return self.url.strip().lower() == LOCAL_CLUSTER
 
+    def redacted(self) -> TargetEntry:
+        """The target with no password in any of its URLs (url, more_urls, each node's,
+        socket_url, pooled_url): what plan.json stores."""
+        nodes: object = self.nodes
+        if isinstance(self.nodes, list):
+            nodes = [
+                n.model_copy(update={"url": redact_url(n.url)}) if isinstance(n, NodeEntry) else n
+                for n in self.nodes
+            ]
+        return self.model_copy(update={
+            "url": redact_url(self.url),
+            "more_urls": [redact_url(u) for u in self.more_urls],
+            "nodes": nodes,
+            **{name: redact_url(url) for name in ("socket_url", "pooled_url")
+               if isinstance(url := getattr(self, name), str)},
+        })  # fmt: skip
+
     @model_validator(mode="after")
     def _cluster_nodes(self) -> TargetEntry:
         counted = isinstance(self.nodes, int) or (
