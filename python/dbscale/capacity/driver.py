@@ -22,7 +22,7 @@ from rich.console import Console
 from dbscale.capacity.judge import LevelVerdict, State, judge
 from dbscale.capacity.levels import level_facts
 from dbscale.capacity.search import CapacityAnswer, CapacitySearch, Phase
-from dbscale.errors import ConfigError, RunError
+from dbscale.errors import ConfigError, ResultsError, RunError
 from dbscale.plan.objectives import CapacitySettings, Knob, Objective
 from dbscale.plan.study import Point, RunStep
 from dbscale.results.capacity_file import (
@@ -31,6 +31,7 @@ from dbscale.results.capacity_file import (
     LevelResult,
     ObjectiveResult,
     read_capacity,
+    set_aside_capacity,
     write_capacity,
 )
 from dbscale.results.cost import monthly_cost
@@ -59,9 +60,15 @@ class LevelRunner(Protocol):
 class CapacityBook:
     """capacity.json of a results directory: the searches so far, rewritten after each level."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, note: Callable[[str], None] = lambda text: None) -> None:
         self.directory = directory
-        self.study = read_capacity(directory) or CapacityStudy()
+        try:
+            self.study = read_capacity(directory) or CapacityStudy()
+        except ResultsError as exc:
+            # It is rebuilt from runs.jsonl as the resumed search replays its levels.
+            damaged = set_aside_capacity(directory)
+            note(f"note: {exc.message}; set aside as {damaged.name}, rebuilt from runs.jsonl")
+            self.study = CapacityStudy()
 
     def save(self, found: CapacityFile) -> None:
         self.study = self.study.with_search(found)
@@ -83,7 +90,13 @@ class CapacityDriver:
     ) -> None:
         self.levels_runner, self.base, self.settings, self.out = levels, base, settings, out
         self.book, self.point = book, point
-        self.recorded = {r.run_key: r for r in levels.records if r.run_key}
+        # A resumed search replays its whole runs; a level cut by Ctrl-C (or by a lost worker)
+        # measured nothing it could be judged on, so it is measured again.
+        self.recorded = {
+            r.run_key: r
+            for r in levels.records
+            if r.run_key and not r.cancelled and not r.worker_lost
+        }
         self.levels: list[LevelResult] = []
         self.saturated: float | None = None
         self.answers: list[tuple[Objective, CapacityAnswer]] = []

@@ -20,7 +20,7 @@ def run_capacity_study(
     plan = study.plan.capacity
     assert plan is not None, "a capacity study has a capacity section"
     settings = plan.settings()
-    book = CapacityBook(results)
+    book = CapacityBook(results, lambda text: out.print(text, highlight=False, soft_wrap=True))
     points = study.runnable_points
     for point in points:
         label = point.key if len(points) > 1 else ""

@@ -48,7 +48,7 @@ def run(
     from dbscale.report.command import report_after_run
     from dbscale.results.directory import ResultsDir
     from dbscale.run.progress import make_progress
-    from dbscale.run.resume_checks import done_run_keys
+    from dbscale.run.resume_checks import check_resumable, done_run_keys
     from dbscale.run.runner import StudyRunner
     from dbscale.run.study_output import print_dry_run, print_skipped
 
@@ -67,6 +67,9 @@ def run(
         return
     err = message_console()
     results = ResultsDir(study.out_dir, resume=resume)
+    if resume and study.plan.capacity is None:
+        # Before anything starts (a server, a report): the runs there must be this plan's.
+        check_resumable(study, results.records)
     if results.repaired:
         err.print(f"note: {results.repaired}", highlight=False, soft_wrap=True)
     print_skipped(err, study)

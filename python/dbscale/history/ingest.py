@@ -96,7 +96,8 @@ def build_ingest(
 def add_to_history(
     store: HistoryStore, directories: Sequence[Path], labels: Mapping[str, str], now: datetime
 ) -> Ingest:
-    ingest = build_ingest(directories, labels, now, store.run_ids())
-    if ingest.rows:
-        ingest.path = store.add(ingest.rows)
+    with store.locked():  # the runs already stored, read and added to in one step
+        ingest = build_ingest(directories, labels, now, store.run_ids())
+        if ingest.rows:
+            ingest.path = store.add(ingest.rows)
     return ingest

@@ -11,9 +11,11 @@ the store is used.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,6 +27,13 @@ if TYPE_CHECKING:
     import pandas as pd
 
 INGESTS, EXCLUSIONS = "ingests", "exclusions"
+LOCK_FILE = ".lock"  # held while an ingest or an exclusion is written (two adds never interleave)
+EXCLUSION_COLUMNS = ("run_id", "reason", "excluded_at")
+# What each folder's files must hold: their columns and the types DuckDB reads them as.
+EXPECTED = {
+    INGESTS: {c: SQL_TYPES.get(c, "VARCHAR") for c in COLUMNS},
+    EXCLUSIONS: dict.fromkeys(EXCLUSION_COLUMNS, "VARCHAR"),
+}
 DEFAULT_STORE = "dbscale-history"
 STORE_ENV = "DBSCALE_HISTORY"
 
@@ -104,21 +113,66 @@ class HistoryStore:
             con.close()
         return final
 
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Holds the store's lock (other dbscale processes adding to it wait), so what is read
+        in the block (the runs already stored) still holds when the block writes."""
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            handle = (self.path / LOCK_FILE).open("a")
+        except OSError as exc:
+            raise ResultsError(
+                f"cannot write to the history store {self.path}: {exc.strerror or exc}",
+                "choose a writable --store",
+            ) from None
+        with handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
     def add(self, rows: Sequence[HistoryRow]) -> Path:
-        """One ingest's rows as a new file."""
+        """One ingest's rows as a new file (under the lock: see `locked`)."""
         return self._write(INGESTS, rows[0].ingested_at, COLUMNS,
                            [[getattr(r, c) for c in COLUMNS] for r in rows])  # fmt: skip
 
     def exclude(self, exclusions: Sequence[Exclusion]) -> Path:
-        columns = ("run_id", "reason", "excluded_at")
-        return self._write(EXCLUSIONS, exclusions[0].excluded_at, columns,
-                           [[e.run_id, e.reason, e.excluded_at] for e in exclusions])  # fmt: skip
+        with self.locked():
+            rows = [[e.run_id, e.reason, e.excluded_at] for e in exclusions]
+            return self._write(EXCLUSIONS, exclusions[0].excluded_at, EXCLUSION_COLUMNS, rows)
+
+    def check(self) -> None:
+        """Every file of the store is one dbscale wrote: its columns and their types; a
+        foreign or damaged file is named, and nothing is read or added beside it."""
+        duckdb = _duckdb()
+        for folder, expected in EXPECTED.items():
+            for path in self._files(folder):
+                con = duckdb.connect()
+                try:
+                    found = {name.lower(): kind.upper() for name, kind, *_ in
+                             con.execute(f"DESCRIBE SELECT * FROM read_parquet({_quote(path)})")
+                             .fetchall()}  # fmt: skip
+                except duckdb.Error as exc:
+                    raise _foreign(path, f"it cannot be read: {str(exc).splitlines()[0]}") from None
+                finally:
+                    con.close()
+                wrong = [f"{c} ({found.get(c, 'missing')}, not {t})"
+                         for c, t in expected.items() if found.get(c) != t]  # fmt: skip
+                if wrong:
+                    raise _foreign(
+                        path,
+                        "its columns are not a history store's: "
+                        + ", ".join(wrong[:4])
+                        + (" ..." if len(wrong) > 4 else ""),
+                    )
 
     def _query(self, folder: str, select: str, where: str = "") -> list[tuple[Any, ...]]:
         """`SELECT select FROM` every file of `folder` [`WHERE where`]."""
         files = self._files(folder)
         if not files:
             return []
+        self.check()
         duckdb = _duckdb()
         listed = ", ".join(_quote(f) for f in files)
         con = duckdb.connect()
@@ -154,3 +208,11 @@ class HistoryStore:
         rows: list[dict[str, Any]] = [{**r.to_json(), "excluded": r.run_id in reasons,
                  "exclude_reason": reasons.get(r.run_id)} for r in self.rows()]  # fmt: skip
         return frame_of(rows, times=("time", "ingested_at"))
+
+
+def _foreign(path: Path, why: str) -> ResultsError:
+    return ResultsError(
+        f"{path} is not a file of a dbscale history store: {why}",
+        f"move it out of {path.parent} (the store keeps only what `dbscale history add` and "
+        "`exclude` write); nothing was read or added",
+    )

@@ -95,6 +95,7 @@ def build_study(
         out_dir=out_dir,
         source=locator.source,
         demo=plain and options.workload is None,
+        command=locator.command,
     )
 
 

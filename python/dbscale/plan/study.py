@@ -197,6 +197,12 @@ class Study:
     out_dir: Path
     source: str
     demo: bool = False
+    command: str = "run"  # the dbscale command that runs it (`capacity` for its flags' plan)
+
+    @property
+    def resume_command(self) -> str:
+        """What finishes the study after an interruption."""
+        return f"dbscale {self.command} ... --resume {self.out_dir}"
 
     @property
     def runnable_points(self) -> list[Point]:

@@ -128,13 +128,27 @@ def load_view(path: Path) -> ResultsView:
         raise ResultsError(
             f"cannot read {runs_file}: {exc}", hint="check its permissions"
         ) from None
+    micro = read_micro(path)
+    if not records and not micro:
+        raise ResultsError(
+            f"{runs_file} holds no run (it is empty, or its only line is a torn record)",
+            f"nothing finished in that study yet: `dbscale run ... --resume {path}` runs it",
+        )
     csv_file = path / SUMMARY_CSV_FILE
     summary_csv = csv_file.read_text(encoding="utf-8") if csv_file.is_file() else None
     plan = read_plan_file(path)
     targets = load_target_records(path)
+    unread: str | None = None
+    try:
+        capacity = read_capacity(path)
+    except ResultsError as exc:  # the runs are the study; a damaged summary of them is not
+        capacity, unread = None, exc.message
     view = build_view(records, path, summary_csv=summary_csv, plan=plan, targets=targets,
-                      capacity=read_capacity(path))  # fmt: skip
-    view.micro = read_micro(path)
+                      capacity=capacity)  # fmt: skip
+    if unread is not None:
+        view.warnings.append(f"{unread}; the capacity section is left out (a capacity search "
+                             "with --resume writes it again from runs.jsonl)")  # fmt: skip
+    view.micro = micro
     view.micro_rows = micro_summary(view.micro, summary_settings(plan).confidence)
     return view
 

@@ -142,6 +142,13 @@ def write_capacity(directory: Path, found: CapacityStudy) -> None:
     write_atomic(directory / CAPACITY_FILE, found.model_dump_json(indent=1) + "\n")
 
 
+def set_aside_capacity(directory: Path) -> Path:
+    """Moves a damaged capacity.json aside (never deleted: it may be all someone has)."""
+    damaged = directory / f"{CAPACITY_FILE}.damaged"
+    (directory / CAPACITY_FILE).replace(damaged)
+    return damaged
+
+
 def read_capacity(directory: Path) -> CapacityStudy | None:
     """The directory's capacity.json, or None when it has none."""
     path = directory / CAPACITY_FILE

@@ -127,7 +127,19 @@ class Measurements:
     metrics: dict[str, Metric] = field(default_factory=dict)
 
     def extend(self, other: Measurements) -> None:
-        self.items += other.items
+        """Adds another directory's measurements. A run already here (the same study given
+        twice, or a copy of it) is counted once: its second copy is left out, saying so."""
+        # (Within one directory a run may give several values of a metric: micro samples.)
+        first = {(m.run_id, m.metric): m.study for m in self.items if m.run_id}
+        doubled = {(x.study, x.run_id) for x in self.left_out}
+        for m in other.items:
+            seen = first.get((m.run_id, m.metric)) if m.run_id else None
+            if seen is None:
+                self.items.append(m)
+            elif (m.study, m.run_id) not in doubled:
+                doubled.add((m.study, m.run_id))
+                why = f"the same run as in {seen} (counted once)"
+                self.left_out.append(LeftOut(m.study, m.run_id, m.point_key, why))
         self.left_out += other.left_out
         self.metrics.update(other.metrics)
 
@@ -232,9 +244,11 @@ def _capacity_measurements(
     for search in searches.searches:
         first = next((by_key[x.run_key] for x in search.levels if x.run_key in by_key), None)
         point = search.point or "capacity"
+        # A search is named by its first level's run, so a copied study's is the same one.
+        search_id = f"capacity:{point}:{first.run_id}" if first is not None else f"capacity:{point}"
         if first is None or not search.finished or search.capacity is None:
             why = "search unfinished" if not search.finished else "no level passed"
-            found.left_out.append(LeftOut(study, f"capacity:{point}", point, why))
+            found.left_out.append(LeftOut(study, search_id, point, why))
             continue
         what = {k: v for k, v in run_what(first).items() if k not in ("clients", "rate")}
         what.update(knob=search.knob, slo=",".join(o.objective for o in search.objectives))
@@ -242,11 +256,10 @@ def _capacity_measurements(
         for metric in wanted:
             value = _capacity_value(search, metric.name)
             if value is None:
-                found.left_out.append(LeftOut(study, f"capacity:{point}", point,
-                                              f"no {metric.name}"))  # fmt: skip
+                found.left_out.append(LeftOut(study, search_id, point, f"no {metric.name}"))
                 continue
             found.items.append(
-                Measurement(study, f"capacity:{point}", point, first.started_at, metric.name,
+                Measurement(study, search_id, point, first.started_at, metric.name,
                             value, search.unit if metric.name == "capacity" else metric.unit,
                             what, where)
             )  # fmt: skip

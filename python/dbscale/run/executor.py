@@ -133,7 +133,8 @@ class RunExecutor:
             self._heal(opened.cluster)  # after the record is kept: a failure loses nothing
         self._print(record, step)
         stop_after_run(record, run, interrupted_check=interrupted, results=self.results.path,
-                       keep_going=self.keep_going, out=self.out)  # fmt: skip
+                       resume=self.study.resume_command, keep_going=self.keep_going,
+                       out=self.out)  # fmt: skip
         return record
 
     def _config(self, step: RunStep, opened: OpenTarget, interval_histograms: bool) -> RunConfig:
@@ -156,10 +157,10 @@ class RunExecutor:
         # Through the target's own pooler: the observer watches the server behind it.
         behind = opened.url if point.load.pooling and opened.pooled_url else None
         faults = self._fault_driver(step, opened)
+        start = self.generators.starter()
 
         def attempt() -> RunOutcome:
-            return run_one(config, self.progress, slot, self.observer, self.generators.start,
-                           behind, faults)  # fmt: skip
+            return run_one(config, self.progress, slot, self.observer, start, behind, faults)
 
         try:
             return attempt()

@@ -21,17 +21,17 @@ def stop_after_run(
     *,
     interrupted_check: bool,
     results: Path,
+    resume: str,
     keep_going: bool,
     out: Console,
 ) -> None:
     """Raises what stops the study after run `run` ("run 3 (clients=4 #2)"), or returns (a
-    failed run under keep_going is a warning)."""
+    failed run under keep_going is a warning). `resume`: the command that finishes the study."""
     if record.cancelled or interrupted_check:
         during = "the consistency check after" if interrupted_check else "during"
         raise Cancelled(
             f"cancelled by {interrupts.cause()} {during} {run}",
-            f"what ran, the interrupted run included, is in {results}; "
-            f"dbscale run ... --resume {results} finishes the study",
+            f"what ran, the interrupted run included, is in {results}; {resume} finishes the study",
         )
     consistency = record.consistency
     if consistency is not None and not consistency.ok and not consistency.unfinished:
@@ -41,7 +41,7 @@ def stop_after_run(
             "Reload the data (`dbscale prepare`) before measuring again",
         )
     if record.worker_lost:  # the message names the worker, when and what is kept
-        raise RunError(record.verdict.message, f"dbscale run ... --resume {results} runs it again")
+        raise RunError(record.verdict.message, f"{resume} runs it again")
     if record.verdict.status != "failed":
         return
     if keep_going:

@@ -39,10 +39,12 @@ class LoadGenerators:
             )  # local workers' engine threads are dbscale's, not "other processes"
         return self.pool
 
-    def start(self, config: RunConfig) -> RunHandle:
-        """Starts a run: in this process's core, or over the workers."""
+    def starter(self) -> Callable[[RunConfig], RunHandle]:
+        """How a run starts: in this process's core, or over the workers. The workers are
+        started here, before the run's observation begins, so it counts their processes as
+        the client's."""
         pool = self._workers()
-        return pool.start(config) if pool is not None else Run(config)
+        return pool.start if pool is not None else Run
 
     def load(self, config: RunConfig) -> DataSummary:
         """Loads a data set: here, or split over the workers."""

@@ -68,6 +68,7 @@ def keep_micro_step(
     opened: Mapping[str, OpenTarget],
     *,
     results: Path,
+    resume: str,
     version: str,
     note: Callable[[str], None],
 ) -> MicroRecord:
@@ -79,8 +80,7 @@ def keep_micro_step(
         raise Cancelled(
             f"cancelled by {interrupts.cause()} during {step.label}; a micro-benchmark's "
             "figures need its whole run, so this one is not recorded",
-            f"what ran before it is in {results}; dbscale run ... --resume {results} runs it "
-            "again and finishes the study",
+            f"what ran before it is in {results}; {resume} runs it again and finishes the study",
         ) from None
     append_micro(results, record)
     return record

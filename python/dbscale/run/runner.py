@@ -115,7 +115,8 @@ class StudyRunner:
 
     def _micro(self, step: MicroStep) -> None:
         record = keep_micro_step(step, self.opened, results=self.results.path,
-                                 version=self.version, note=self.progress.note)  # fmt: skip
+                                 resume=self.study.resume_command, version=self.version,
+                                 note=self.progress.note)  # fmt: skip
         self.summary.micro.append(record)
         self.summary.write()
         print_micro_record(self.out, record, step.label)

@@ -173,8 +173,10 @@ fn terminals_share_connections_over_two_hosts() {
             6,
             &[("wait", false.into()), ("connections", 2.into())],
         );
-        // The same server by another spelling stands in for a second node.
+        // The same server by another spelling stands in for a second node; spread round-robin
+        // (a PostgreSQL cluster's own default would send every terminal to its primary).
         two_hosts.target.more_urls = vec![url.replace("127.0.0.1", "localhost")];
+        two_hosts.target.routing = Some(dbscale_core::config::Routing::RoundRobin);
         two_hosts.ramp_s = 1.0;
         let result = engine::start(two_hosts).unwrap().result().unwrap();
         assert_eq!(result.failed, 0, "{:?}", result.errors);
