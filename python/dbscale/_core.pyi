@@ -32,7 +32,7 @@ class RunHandle:
 class Session:
     """One connection for queries outside the measured loop (server statistics, checks)."""
 
-    def __init__(self, config_json: str) -> None: ...
+    def __init__(self, config_json: str, timeout_s: float | None = None) -> None: ...
     def query(self, sql: str) -> str:
         """JSON list of rows; each row a list of text values or null."""
     def close(self) -> None: ...
@@ -56,7 +56,7 @@ def cleanup(config_json: str) -> str:
 def probe(config_json: str) -> str:
     """Connects once: JSON {"server_version", "tls", "connect_ms", "dialect"}."""
 
-def check(config_json: str) -> str:
+def check(config_json: str, timeout_s: float | None = None) -> str:
     """The workload's consistency conditions on the target's data: JSON {"warehouses", "ok",
     "conditions": [{"id", "description", "status", "violations", "examples", "note",
     "seconds"}], "seconds"}."""

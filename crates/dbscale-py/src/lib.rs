@@ -80,11 +80,14 @@ struct Session {
 
 #[pymethods]
 impl Session {
+    /// `timeout_s`: how long opening the session and each query may take (None: no limit).
     #[new]
-    fn new(py: Python<'_>, config_json: &str) -> PyResult<Self> {
+    #[pyo3(signature = (config_json, timeout_s=None))]
+    fn new(py: Python<'_>, config_json: &str, timeout_s: Option<f64>) -> PyResult<Self> {
         let config = parse_config(config_json)?;
+        let limit = timeout_s.map(|s| Duration::from_secs_f64(s.max(0.001)));
         let session = py
-            .allow_threads(|| AdminSession::open(&config))
+            .allow_threads(|| AdminSession::open_within(&config, limit))
             .map_err(to_py_err)?;
         Ok(Self { session })
     }
@@ -172,10 +175,12 @@ fn cleanup(py: Python<'_>, config_json: &str) -> PyResult<String> {
 
 /// The workload's consistency conditions on the target's data (`dbscale check`).
 #[pyfunction]
-fn check(py: Python<'_>, config_json: &str) -> PyResult<String> {
+#[pyo3(signature = (config_json, timeout_s=None))]
+fn check(py: Python<'_>, config_json: &str, timeout_s: Option<f64>) -> PyResult<String> {
     let config = parse_config(config_json)?;
+    let limit = timeout_s.map(|s| Duration::from_secs_f64(s.max(0.001)));
     let report = py
-        .allow_threads(|| engine::check(&config))
+        .allow_threads(|| engine::check_within(&config, limit))
         .map_err(to_py_err)?;
     to_json(&report)
 }

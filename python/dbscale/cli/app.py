@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import traceback
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -441,12 +442,28 @@ TYPER_INTERRUPTED = 130
 
 
 def _interrupted() -> int:
-    """One error line for an interrupted command, and the signal's exit code (143: SIGTERM)."""
-    print(f"error: interrupted ({interrupts.cause()})\nhint: nothing was left running",
-          file=sys.stderr)  # fmt: skip
+    """One error line for an interrupted command, and the signal's exit code (143: SIGTERM);
+    the hint says what of the servers this process started still runs, if anything."""
+    from dbscale.targets.local.server import still_running
+
+    left = still_running()
+    hint = "nothing was left running"
+    if left:
+        hint = (f"still running: {'; '.join(left)}; the next dbscale start in that directory "
+                "stops it (or kill the pid)")  # fmt: skip
+    print(f"error: interrupted ({interrupts.cause()})\nhint: {hint}", file=sys.stderr)
     return interrupts.exit_code()
 
 
 def main(argv: list[str] | None = None) -> NoReturn:
-    """The `dbscale` console script."""
-    sys.exit(run_cli(argv))
+    """The `dbscale` console script. Everything is written when the command returns; a thread
+    still waiting in native code then (on a server that stopped answering, its wait bounded but
+    not over) would make the interpreter's shutdown abort the process, so the process ends
+    without that shutdown, its output flushed."""
+    code = run_cli(argv)
+    lingering = [t for t in threading.enumerate() if t is not threading.main_thread()]
+    if lingering:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)

@@ -152,9 +152,12 @@ def cleanup(config: RunConfig) -> DataSummary:
     return _answer(DataSummary, _on_target("cleanup", config), "cleanup")
 
 
-def check(config: RunConfig) -> CheckReport:
-    """Checks the consistency conditions of the workload's data (TPC-C's 3.3.2.x)."""
-    return _answer(CheckReport, _on_target("check", config), "check report")
+def check(config: RunConfig, timeout_s: float | None = None) -> CheckReport:
+    """Checks the consistency conditions of the workload's data (TPC-C's 3.3.2.x); with
+    `timeout_s`, a check not done by then is given up with an error."""
+    request = config.to_core_json()
+    text = _interruptible(lambda: str(load_core().check(request, timeout_s)))
+    return _answer(CheckReport, text, "check report")
 
 
 def probe(config: RunConfig) -> ProbeAnswer:
@@ -216,11 +219,13 @@ def merge_worker_results(config: RunConfig, results: Sequence[RunResult]) -> Run
 
 class Session:
     """One connection for queries outside the measured loop (server statistics, checks);
-    `with closing(Session(config)) as session:` closes it after use."""
+    `with closing(Session(config)) as session:` closes it after use. `timeout_s`: how long
+    opening it and each query may take; past it the session is given up with an error (a
+    server that stopped answering never holds the caller)."""
 
-    def __init__(self, config: RunConfig) -> None:
+    def __init__(self, config: RunConfig, timeout_s: float | None = None) -> None:
         with _translated():
-            self._session = load_core().Session(config.to_core_json())
+            self._session = load_core().Session(config.to_core_json(), timeout_s)
 
     def query(self, sql: str) -> list[Row]:
         """The rows of `sql`, each a list of text values or None."""

@@ -16,6 +16,7 @@ from dbscale.core import Session
 from dbscale.core.config import RunConfig
 from dbscale.errors import DbscaleError
 from dbscale.modes import Dialect
+from dbscale.observe.deadlines import OBSERVER_SESSION_TIMEOUT_S
 from dbscale.observe.procfs import ProcFs
 from dbscale.observe.resources import CLK_TCK
 from dbscale.observe.server_process import ServerTimes, find_listener
@@ -116,7 +117,9 @@ class ClusterSampler:
         for node in self.nodes:
             target = config.target.model_copy(update={"url": node.url, "more_urls": []})
             try:
-                node.session = Session(config.model_copy(update={"target": target}))
+                node.session = Session(
+                    config.model_copy(update={"target": target}), OBSERVER_SESSION_TIMEOUT_S
+                )
             except DbscaleError as exc:
                 node.note = f"not reachable: {exc.message}"
             try:
@@ -192,13 +195,15 @@ class ClusterSampler:
                 max_replay_lag_s=max(float(replay or 0.0), seen.max_replay_lag_s if seen else 0.0),
             )
 
-    def finish(self, now: float) -> ClusterObservation:
-        """The run's figures per node (the last sample taken now), the sessions closed."""
-        self.sample(now)
-        for node in self.nodes:
-            if node.session is not None:
-                node.session.close()
-                node.session = None
+    def finish(self, now: float, *, sample: bool = True) -> ClusterObservation:
+        """The run's figures per node (the last sample taken now, unless the sampling thread
+        still holds the sessions: then the samples so far), the sessions closed."""
+        if sample:
+            self.sample(now)
+            for node in self.nodes:
+                if node.session is not None:
+                    node.session.close()
+                    node.session = None
         observed = [self._observation(node) for node in self.nodes]
         engine = (
             "galera"

@@ -44,6 +44,11 @@ CLIENT_WARNING = (
     "dbscale, not the database"
 )
 
+# How long closing the observer waits for its sampling thread (each of its waits on a server is
+# bounded by OBSERVER_SESSION_TIMEOUT_S, so it ends soon after anyway).
+THREAD_STOP_S = 10.0
+RECONNECT_MAX_S = 30.0  # the longest wait between tries of a lost session
+
 
 @dataclass(frozen=True)
 class ObserveOptions:
@@ -105,6 +110,9 @@ class RunObserver:
         self.cluster: ClusterSampler | None = None  # a target of several nodes
         self._live_notes: list[str] = []
         self._warned = False
+        self._abandoned = False  # the sampling thread outlived close(): its sessions are its own
+        self._next_reconnect = 0.0  # a lost session is tried again from then
+        self._reconnect_every = 1.0
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -124,7 +132,9 @@ class RunObserver:
             self._data.notes.append(f"local server not looked for: {_one_line(exc)}")
         if self.config.target.more_urls:
             self.cluster = ClusterSampler(self.config, self.dialect, self.proc)
-        self._thread = threading.Thread(target=self._run, name="dbscale-observe", daemon=True)
+        # Not a daemon: at exit the interpreter waits for it (its every wait on a server is
+        # bounded), rather than end it inside a native call.
+        self._thread = threading.Thread(target=self._run, name="dbscale-observe", daemon=False)
         self._thread.start()
 
     def intervals(self, intervals: Sequence[Interval]) -> None:
@@ -140,11 +150,20 @@ class RunObserver:
         return notes
 
     def close(self) -> None:
+        """Stops sampling. A sampling thread still waiting on a server that stopped answering
+        is left to finish by itself (its waits are bounded); its sessions are its own until
+        then, and the record says what was left out."""
         self._stop.set()
         if self._thread is not None:
-            self._thread.join(timeout=10)
+            self._thread.join(timeout=THREAD_STOP_S)
+            if self._thread.is_alive():
+                self._abandoned = True
+                self._data.notes.append(
+                    f"the observer's sampling did not stop within {THREAD_STOP_S:g} s (a server "
+                    "that stopped answering?): its last samples are left out"
+                )
             self._thread = None
-        if self.session is not None:
+        if self.session is not None and not self._abandoned:
             self.session.close()
             self.session = None
 
@@ -262,15 +281,22 @@ class RunObserver:
             self._data.gaps.append(SessionGap(time.monotonic(), f"{what}: {_one_line(exc)}"))
 
     def _reconnect(self, now: float) -> None:
-        """Once a second while the session is lost: a new one; statistics start a new segment
-        (the server's counters may have been reset by a restart)."""
+        """While the session is lost: a new one, tried after 1 s, then 2, 4, ... up to 30 s
+        between tries (a server that does not answer costs each try its time limit); once back,
+        statistics start a new segment (the server's counters may have been reset by a
+        restart). Never once sampling is stopping."""
         gaps = self._data.gaps
         if self.session is not None or not gaps or gaps[-1].back_s is not None:
             return
+        if self._stop.is_set() or now < self._next_reconnect:
+            return
         try:
             self.session = ObserverSession(self.config, self.dialect)
-        except Exception:  # still down: try again at the next tick
+        except Exception:  # still down: try again later
+            self._reconnect_every = min(self._reconnect_every * 2, RECONNECT_MAX_S)
+            self._next_reconnect = time.monotonic() + self._reconnect_every
             return
+        self._reconnect_every = 1.0
         self.identity = self.session.identity
         gaps[-1].back_s = now
         self._data.stats.new_segment()
@@ -306,7 +332,9 @@ class RunObserver:
         table = column_table([(t - start, r) for t, r in rows], interval)
         waits = self._data.waits.histogram(start, end)
         server = self._server_section(start, end)
-        cluster = self.cluster.finish(time.monotonic()) if self.cluster is not None else None
+        cluster = None
+        if self.cluster is not None:
+            cluster = self.cluster.finish(time.monotonic(), sample=not self._abandoned)
         verdict = judge(
             native,
             table.mean,

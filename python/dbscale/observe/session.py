@@ -12,6 +12,7 @@ from typing import Any
 from dbscale.core import Session
 from dbscale.core.config import RunConfig
 from dbscale.modes import Dialect
+from dbscale.observe.deadlines import OBSERVER_SESSION_TIMEOUT_S
 from dbscale.observe.server_stats import (
     MYSQL_PS_ENABLED_SQL,
     MYSQL_PS_WAITS_SQL,
@@ -50,7 +51,7 @@ class ObserverSession:
     """Wraps one native Session; `queries` counts what we sent."""
 
     def __init__(self, config: RunConfig, dialect: Dialect) -> None:
-        self._session = Session(config)
+        self._session = Session(config, OBSERVER_SESSION_TIMEOUT_S)
         self.dialect = dialect
         self.queries = 0
         self.identity = self._identify()

@@ -36,6 +36,10 @@ from dbscale.targets import OpenTarget
 from dbscale.targets.cluster import LocalCluster
 from dbscale.targets.spec import target_info
 
+# The longest the consistency check after a run may take: minutes for a large TPC-C data set;
+# past it the server has stopped answering, and the run keeps its verdict with the data unchecked.
+CHECK_AFTER_RUN_LIMIT_S = 600.0
+
 
 @dataclass(frozen=True)
 class Position:
@@ -132,7 +136,8 @@ class RunExecutor:
         if done.faults and opened.cluster is not None:
             self._heal(opened.cluster)  # after the record is kept: a failure loses nothing
         self._print(record, step)
-        stop_after_run(record, run, interrupted_check=interrupted, results=self.results.path,
+        stop_after_run(record, run, interrupted_check=interrupted,
+                       interrupted_after=done.interrupted_after, results=self.results.path,
                        resume=self.study.resume_command, keep_going=self.keep_going,
                        out=self.out)  # fmt: skip
         return record
@@ -195,11 +200,11 @@ class RunExecutor:
     ) -> tuple[ConsistencySection | None, bool]:
         """With `prepare.check: run`: the consistency check after a finished run, as the
         record's `consistency` section (None when not checked), and whether Ctrl-C cut it."""
-        if self.study.plan.prepare.check != "run" or done.cancelled:
+        if self.study.plan.prepare.check != "run" or done.cancelled or done.interrupted_after:
             return None, False
         self.progress.note("checking the data's consistency conditions ...")
         try:
-            report = core.check(config)
+            report = core.check(config, CHECK_AFTER_RUN_LIMIT_S)
         except KeyboardInterrupt:
             return None, True  # not checked: the record says nothing about consistency
         except DbscaleError as exc:

@@ -20,6 +20,7 @@ def stop_after_run(
     run: str,
     *,
     interrupted_check: bool,
+    interrupted_after: bool = False,
     results: Path,
     resume: str,
     keep_going: bool,
@@ -27,8 +28,12 @@ def stop_after_run(
 ) -> None:
     """Raises what stops the study after run `run` ("run 3 (clients=4 #2)"), or returns (a
     failed run under keep_going is a warning). `resume`: the command that finishes the study."""
-    if record.cancelled or interrupted_check:
-        during = "the consistency check after" if interrupted_check else "during"
+    if record.cancelled or interrupted_check or interrupted_after:
+        during = "during"
+        if interrupted_check:
+            during = "during the consistency check after"
+        elif interrupted_after and not record.cancelled:
+            during = "during the wrap-up after"
         raise Cancelled(
             f"cancelled by {interrupts.cause()} {during} {run}",
             f"what ran, the interrupted run included, is in {results}; {resume} finishes the study",

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from dbscale import interrupts
 from dbscale.core import Run
@@ -33,6 +33,7 @@ class RunOutcome:
     ended_at: datetime
     observe: ObserveSection | None = None  # observation's section of the record
     faults: list[FaultEvent] = field(default_factory=list)  # the fault steps as they ran
+    interrupted_after: bool = False  # a signal came after the run's end, during its wrap-up
 
 
 class RunHandle(Protocol):
@@ -67,6 +68,7 @@ def run_one(
     progress.begin(slot)
     cancel_requested = False
     driver = faults(handle) if faults is not None else None
+    native: RunResult | None = None
     try:
         if driver is not None:
             driver.__enter__()
@@ -94,12 +96,38 @@ def run_one(
                     )
                 cancel_requested = True
     finally:
-        if driver is not None:
-            driver.__exit__(None, None, None)
-        progress.end()
-        if watch is not None:
-            watch.close()
+        if native is None:  # the run failed to finish: its clean-up as it goes
+            if driver is not None:
+                driver.__exit__(None, None, None)
+            progress.end()
+            if watch is not None:
+                watch.close()
+    # The result is in hand: an interrupt from here on cuts the rest short, never the record.
+    cut: list[str] = []
+    if driver is not None:
+        _after_run(lambda: driver.__exit__(None, None, None), cut)
+    progress.end()
+    observed = None
+    if watch is not None:
+        _after_run(watch.close, cut)
+        observed = None if cut else _after_run(lambda: watch.finish(native), cut)
+        if observed is None:
+            note = f"observation cut short by {interrupts.cause()} after the run"
+            observed = ObserveSection(version=1, notes=[note])
     cancelled = cancel_requested or native.cancelled
-    observed = watch.finish(native) if watch is not None else None
     events = list(driver.events) if driver is not None else []
-    return RunOutcome(native, cancelled, started, utc_now(), observed, events)
+    return RunOutcome(native, cancelled, started, utc_now(), observed, events, bool(cut))
+
+
+T = TypeVar("T")
+
+
+def _after_run(step: Callable[[], T], cut: list[str]) -> T | None:
+    """A step after the run's end; an interrupt during it is noted in `cut` and ends it."""
+    if cut:
+        return None
+    try:
+        return step()
+    except KeyboardInterrupt:
+        cut.append(interrupts.cause())
+        return None

@@ -173,11 +173,11 @@ class TargetPool(Mapping[str, OpenTarget]):
                 active.opened = OpenTarget(
                     url=urls[0], more_urls=tuple(urls[1:]), cluster=active.cluster
                 )
+                notes = [active.cluster.confinement_note, active.cluster.reaped_note]
                 self.note(f"target {target.name}: local {active.cluster.title} cluster of "
                           f"{len(urls)} node{'s' if len(urls) != 1 else ''} in "
                           f"{active.cluster.base_dir}"
-                          + (f", {active.cluster.confinement_note}"
-                             if active.cluster.confinement_note else ""))  # fmt: skip
+                          + "".join(f", {n}" for n in notes if n))  # fmt: skip
             elif target.is_local:
                 active.instance = self._local_instance(target)
                 evidence = active.instance.start()
@@ -185,6 +185,10 @@ class TargetPool(Mapping[str, OpenTarget]):
                 server = active.instance.server
                 active.opened = OpenTarget(url=server.url, server=server)
                 self._note_local(target, evidence)
+                if server.reaped_from is not None:
+                    self.note(f"target {target.name}: stopped the {server.title} server left "
+                              f"running by dbscale pid {server.reaped_from}, which ended without "
+                              "stopping it, and started it anew")  # fmt: skip
                 if target.pooler == "pgbouncer" and isinstance(server, LocalPostgres):
                     active.pooler = LocalPgBouncer(server, server.base_dir / "pgbouncer")
                     record.pooler = active.pooler.start()

@@ -22,8 +22,13 @@ const RECONNECT_FIRST: Duration = Duration::from_millis(20);
 const RECONNECT_MAX: Duration = Duration::from_secs(1);
 /// Granularity at which a sleeping client notices a cancel.
 const SLEEP_SLICE: Duration = Duration::from_millis(100);
-/// How often a client away from its home node checks whether it can go back.
-const HOME_CHECK: Duration = Duration::from_secs(1);
+/// How often a client away from its home node checks whether it can go back (at first; each
+/// check that finds it still gone doubles the wait, up to `HOME_CHECK_MAX`).
+pub const HOME_CHECK: Duration = Duration::from_secs(1);
+const HOME_CHECK_MAX: Duration = Duration::from_secs(60);
+/// How long a client waits for its home node to take a connection when it checks: longer, and
+/// the node is not back.
+const HOME_CONNECT_LIMIT: Duration = Duration::from_secs(1);
 
 /// Whether a client ever had a connection: a client that tried and never got one is counted, so
 /// a run where the server refused some clients cannot pass for one with all of them.
@@ -84,6 +89,8 @@ pub struct Client {
     pub lost_from: Option<usize>,
     /// When a client away from its home node next looks whether it can go back.
     pub next_home_check: Instant,
+    /// How long after a failed home check the next one comes (doubles each time, to a minute).
+    pub home_check_every: Duration,
     pub workload: WorkloadClient,
     pub rng: SmallRng,
     /// When the client starts (spread over the ramp).
@@ -118,6 +125,11 @@ impl Client {
                 if now >= self.deadline || self.shared.is_cancelled() || ran >= limit {
                     break;
                 }
+                // Between transactions, never inside one: a home check is no transaction's
+                // latency.
+                if self.pool.is_none() && self.conn.is_some() {
+                    self.go_home_when_back().await;
+                }
                 // TPC-C's keying time (the closed model only: the open one has its own arrivals).
                 let keying = self.workload.before(&mut self.rng);
                 if paced && !keying.is_zero() && !self.sleep_until(now + keying).await {
@@ -146,7 +158,6 @@ impl Client {
                         }
                         continue;
                     }
-                    self.go_home_when_back().await;
                     self.transaction(due, max_tries).await;
                     ran += 1;
                     if per_transaction {
@@ -414,13 +425,24 @@ impl Client {
         if self.node == home || now < self.next_home_check || self.shared.nodes.is_suspect(home) {
             return;
         }
-        self.next_home_check = now + HOME_CHECK;
-        if let Ok(conn) = self.shared.open_on_node(home).await {
-            if let Some(old) = self.conn.replace(conn) {
-                old.close().await;
+        // A home that cannot take a connection this quickly is not back (a frozen node accepts
+        // the socket and never answers): the client stays where it works, the node is suspect
+        // for the others too, and this client checks again later and later.
+        let limit = HOME_CONNECT_LIMIT.min(self.deadline.saturating_duration_since(now));
+        match tokio::time::timeout(limit, self.shared.open_on_node(home)).await {
+            Ok(Ok(conn)) => {
+                if let Some(old) = self.conn.replace(conn) {
+                    old.close().await;
+                }
+                self.node = home;
+                self.home_check_every = HOME_CHECK;
             }
-            self.node = home;
+            _ => {
+                self.shared.nodes.suspect(home);
+                self.home_check_every = (self.home_check_every * 2).min(HOME_CHECK_MAX);
+            }
         }
+        self.next_home_check = Instant::now() + self.home_check_every;
     }
 
     /// A connection attempt's outcome for this client (`None`: it succeeded). A connected

@@ -31,7 +31,7 @@ use crate::stats::{IntervalMerger, IntervalSnapshot, RunResult};
 use crate::workload::Workload;
 use crate::Error;
 
-pub use admin::{check, cleanup, prepare, probe, AdminSession, ServerFacts};
+pub use admin::{check, check_within, cleanup, prepare, probe, AdminSession, ServerFacts};
 use gate::StartGate;
 pub use merge::merge_workers;
 use nodes::Nodes;

@@ -13,7 +13,7 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use tokio::task::LocalSet;
 
-use super::client::{Client, ConnectState};
+use super::client::{Client, ConnectState, HOME_CHECK};
 use super::client_set::{ClientFuture, ClientSet};
 use super::pool::ConnectionPool;
 use super::recorder::{ThreadRecorder, ThreadTotals};
@@ -248,6 +248,7 @@ fn client_for(
         node,
         lost_from: None,
         next_home_check: plan.start,
+        home_check_every: HOME_CHECK,
         workload: shared
             .workload
             .client(whole_run_id, shared.config.total_clients()),

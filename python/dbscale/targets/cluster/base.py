@@ -9,7 +9,6 @@ a plan: stop or kill a node, start it again, and (PostgreSQL) promote a standby.
 from __future__ import annotations
 
 import os
-import signal
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,7 +19,8 @@ from dbscale.errors import LocalServerError
 from dbscale.polling import poll_until
 from dbscale.targets.local.confinement import MemoryCgroup, make_memory_cgroup, process_tree
 from dbscale.targets.local.cpu_quota import CpuQuota, make_cpu_quota
-from dbscale.targets.local.server import LocalServer, SettingValue, pid_alive
+from dbscale.targets.local.processes import dead_owner
+from dbscale.targets.local.server import LocalServer, SettingValue
 
 START_TIMEOUT_S = 120.0  # a joiner copies the whole data set before it answers
 
@@ -62,6 +62,7 @@ class LocalCluster(ABC):
         self.confinement_note = ""
         self.memory_note = ""
         self._ours: set[int] = set()  # nodes this object started (and so stops)
+        self.reaped_note = ""  # orphans of a killed dbscale stopped at start
 
     # -- what each engine does -------------------------------------------------------------
 
@@ -99,6 +100,7 @@ class LocalCluster(ABC):
         until they form the cluster."""
         self.base_dir.mkdir(parents=True, exist_ok=True)
         self.nodes = self._make_nodes()
+        self._stop_orphans()
         try:
             for index in range(len(self.nodes)):
                 if self._start_node(index, first_start=True):
@@ -109,6 +111,20 @@ class LocalCluster(ABC):
         except BaseException:
             self.stop()
             raise
+
+    def _stop_orphans(self) -> None:
+        """Nodes left running by a dbscale process that is gone (killed before it stopped
+        them) are stopped first, last node first, so the cluster starts as this process's."""
+        reaped = []
+        for index in reversed(range(len(self.nodes))):
+            node = self.nodes[index]
+            owner = dead_owner(node.run_dir) if node.running_pid() is not None else None
+            if owner is not None:
+                node.stop()
+                reaped.append(self.node_name(index))
+        if reaped:
+            self.reaped_note = (f"stopped {', '.join(reversed(reaped))}, left running by a dbscale "
+                                "process that ended without stopping them")  # fmt: skip
 
     def stop(self) -> None:
         """Stops the nodes this object started, in reverse order (the last one stopped can
@@ -165,16 +181,7 @@ class LocalCluster(ABC):
 
     def kill_node(self, index: int) -> None:
         """Node `index` dies at once: SIGKILL to every process of the server."""
-        pid = self.nodes[index].running_pid()
-        if pid is None:
-            return
-        pids = process_tree(pid) or [pid]
-        for each in pids:
-            try:
-                os.kill(each, signal.SIGKILL)
-            except ProcessLookupError:
-                continue
-        poll_until(lambda: not any(_alive(p) for p in pids), 10.0, 0.005)
+        self.nodes[index].kill()
 
     def restart_node(self, index: int) -> None:
         """Starts node `index` again (it rejoins the cluster)."""
@@ -232,14 +239,3 @@ class LocalCluster(ABC):
 
     def quota_of(self, index: int) -> CpuQuota | None:
         return self._quotas.get(index)
-
-
-def _alive(pid: int) -> bool:
-    """Whether `pid` still runs; a child of ours that died is reaped on the way."""
-    try:
-        done, _ = os.waitpid(pid, os.WNOHANG)
-        if done == pid:
-            return False
-    except ChildProcessError:
-        pass
-    return pid_alive(pid)

@@ -178,17 +178,6 @@ class PgSyncCluster(LocalCluster):
             return f"{streaming} of {standbys} standbys streaming ({primaries[0].detail})"
         return None
 
-    def kill_node(self, index: int) -> None:
-        """SIGKILL to the whole server, then its lock files go: a killed postmaster that its
-        parent has not reaped yet still answers `kill -0`, and PostgreSQL would refuse to start
-        over lock files naming it."""
-        super().kill_node(index)
-        node = self.nodes[index]
-        if isinstance(node, LocalPostgres) and node.running_pid() is None:
-            (node.data_dir / "postmaster.pid").unlink(missing_ok=True)
-            for lock in node.socket_dir.glob(".s.PGSQL.*.lock"):
-                lock.unlink(missing_ok=True)
-
     def primary_index(self) -> int | None:
         for i, state in enumerate(self.states()):
             if state.role == "primary":

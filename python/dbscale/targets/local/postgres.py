@@ -146,6 +146,13 @@ class LocalPostgres(LocalServer[PostgresBinaries]):
                 f"see the server log {self.log_file}",
             )
 
+    def _after_kill(self) -> None:
+        """A killed postmaster's lock files go: one its parent has not reaped yet still answers
+        `kill -0`, and PostgreSQL would refuse to start over lock files naming it."""
+        (self.data_dir / "postmaster.pid").unlink(missing_ok=True)
+        for lock in self.socket_dir.glob(".s.PGSQL.*.lock"):
+            lock.unlink(missing_ok=True)
+
     def _shut_down(self, pid: int, timeout_s: float) -> None:
         """Fast shutdown (rolls back open transactions)."""
         self._run(

@@ -13,18 +13,32 @@ import pwd
 import shutil
 import socket
 import subprocess
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import ClassVar, Generic, Self, TypeVar
+from typing import Any, ClassVar, Generic, Self, TypeVar
 from urllib.parse import quote
 
 from dbscale.errors import LocalServerError
+from dbscale.targets.local.processes import clear_owner, dead_owner, kill_tree, mark_owner, wake
 from dbscale.targets.tls import TlsFiles
 
 SettingValue = str | int | float | bool
 Binaries = TypeVar("Binaries")
 START_ATTEMPTS = 3  # a free port can be taken between choosing it and binding it
+# The servers this process started and has not stopped yet (what an interrupt may leave).
+_STARTED: weakref.WeakSet[LocalServer[Any]] = weakref.WeakSet()
+
+
+def still_running() -> list[str]:
+    """The servers this process started that still run: each as `TITLE (pid N) in DIR`."""
+    found = []
+    for server in list(_STARTED):
+        pid = server.running_pid()
+        if pid is not None:
+            found.append(f"{server.title} (pid {pid}) in {server.base_dir}")
+    return found
 
 
 def free_port() -> int:
@@ -70,6 +84,8 @@ class LocalServer(ABC, Generic[Binaries]):
         self._start_timeout_s = start_timeout_s
         self._started_here = False
         self._os_user = self.runs_as_when_root if os.geteuid() == 0 else None
+        self.reaped_from: int | None = None  # the gone dbscale whose orphan start() stopped
+        self.stop_note: str | None = None  # a stop that had to kill the server says so here
 
     # -- what each engine does -------------------------------------------------------------------
 
@@ -159,8 +175,14 @@ class LocalServer(ABC, Generic[Binaries]):
         return "running" if self.running_pid() is not None else "stopped"
 
     def start(self) -> bool:
-        """Starts the server unless it already runs; True if this call started it."""
+        """Starts the server unless it already runs; True if this call started it. A server
+        left running by a dbscale process that is gone (killed before it could stop it) is
+        stopped and started anew as this process's: it is an orphan, not someone's server."""
         self.init()
+        orphaned_by = dead_owner(self.run_dir) if self.running_pid() is not None else None
+        if orphaned_by is not None:
+            self.reaped_from = orphaned_by
+            self.stop()
         running = self.running_port()
         if running is not None:
             self._port = running
@@ -169,6 +191,8 @@ class LocalServer(ABC, Generic[Binaries]):
         attempts = 1 if self._fixed_port is not None else START_ATTEMPTS
         for attempt in range(1, attempts + 1):
             self._started_here = True  # from here on, __exit__ (or a failure) must stop it
+            _STARTED.add(self)
+            mark_owner(self.run_dir)
             self._port = self._fixed_port or free_port()
             try:
                 self._launch(self._port)
@@ -186,11 +210,45 @@ class LocalServer(ABC, Generic[Binaries]):
         self._fixed_port = self.port
 
     def stop(self, timeout_s: float = 60.0) -> None:
-        """Stops the server if it runs, waiting up to `timeout_s` for it to exit."""
+        """Stops the server if it runs: woken first (a frozen server handles no shutdown),
+        then a clean shutdown within `timeout_s`, else killed. An interrupt meanwhile kills it
+        at once (and is raised after): a stop never leaves a server behind."""
+        pid = self.running_pid()
+        try:
+            if pid is not None:
+                wake(pid)
+                try:
+                    self._shut_down(pid, timeout_s)
+                except LocalServerError as exc:
+                    if not self._killed(pid):
+                        raise
+                    self.stop_note = f"{exc.message}; killed instead"
+        except KeyboardInterrupt:
+            if pid is not None:
+                self._killed(pid)
+            raise
+        finally:
+            if self.running_pid() is None:
+                _STARTED.discard(self)
+                clear_owner(self.run_dir)
+        self._started_here = False
+
+    def kill(self) -> None:
+        """The server dies at once (a fault step): SIGKILL to every process of it."""
         pid = self.running_pid()
         if pid is not None:
-            self._shut_down(pid, timeout_s)
-        self._started_here = False
+            self._killed(pid)
+
+    def _killed(self, pid: int) -> bool:
+        """SIGKILL to the server's process tree; True once it is gone. What a killed server
+        leaves behind (lock files naming it) goes too."""
+        gone = kill_tree(pid)
+        if gone:
+            self._after_kill()
+        return gone
+
+    def _after_kill(self) -> None:
+        """What an engine clears after its server was killed (PostgreSQL: stale lock files)."""
 
     def destroy(self) -> None:
         """Stops the server and removes the data, TLS and run directories (the log stays)."""
