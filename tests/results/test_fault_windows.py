@@ -56,13 +56,31 @@ def test_the_cost_of_a_kill_and_a_promotion() -> None:
     kill, promote = fault_windows(_run(), events)
     assert kill.overall.seconds == 1.9 and kill.before_tps == 100.0
     assert kill.failed == 3 and kill.recovered_after_s is None  # not back before the promotion
-    assert kill.failovers == 2
+    # The clients moved to the promoted node in the second after the promotion: its count.
+    assert kill.failovers == 0 and promote.failovers == 2
     assert kill.nodes[0].seconds is None and kill.nodes[0].last_success_s == 3.2
     assert promote.recovered_after_s == 2.0  # the second ending at 6 s: 95 >= 90% of 100
     assert promote.after_tps == 100.0 and promote.planned_node == "standby"
     text = describe(kill)
     assert text.startswith(
-        "kill n1 at 3.00 s: no success for 1.900 s (3.20-5.10 s); 3 failed; 2 failover(s)"
+        "kill n1 at 3.00 s: no success for 1.900 s (3.20-5.10 s); 3 failed"
     )
     assert "not back to 90% of 100 tps" in text
     assert describe(promote).endswith("back to 90% of 100 tps after 2.0 s")
+
+
+def test_steps_in_one_stretch_count_each_failure_once() -> None:
+    """Three kills 3 s apart and no success between them: the run's 4 failures are counted
+    once, by the step whose window first holds them (issue 40)."""
+    intervals = [
+        Interval(t_s=float(t), transactions=n, tps=float(n), failed=f, errors=f)
+        for t, n, f in [(1, 100, 0), (2, 100, 0), (3, 0, 2), (4, 0, 0), (5, 0, 0), (6, 0, 1),
+                        (7, 0, 0), (8, 0, 0), (9, 0, 1), (10, 0, 0), (11, 0, 0), (12, 0, 0)]
+    ]  # fmt: skip
+    run = RunResult(duration_s=12.0, intervals=intervals, failed=4,
+                    availability=_availability(0.0, 2.5))  # fmt: skip
+    events = [FaultEvent(action="kill", node=f"n{k}", node_name=f"n{k}", planned_s=at, done_s=at)
+              for k, at in ((1, 2.5), (2, 5.5), (3, 8.5))]  # fmt: skip
+    windows = fault_windows(run, events)
+    assert [w.failed for w in windows] == [2, 1, 1]
+    assert sum(w.errors for w in windows) == 4

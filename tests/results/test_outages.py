@@ -89,6 +89,17 @@ def test_a_wait_with_every_client_connected_is_a_stall_and_counts() -> None:
     assert [o.length_s for o in find_gaps(typed([gone])[0]).outages] == [3.0]
 
 
+def test_a_gap_the_clients_deadlines_ended_is_an_outage_not_a_stall() -> None:
+    """A server frozen for 3 s: every client connected and no error inside the gap, but the
+    second after it holds their client timeouts. The server stopped answering (issue 40)."""
+    frozen = with_seconds([900, 0, 0, 0, 700], [0, 0, 0, 0, 4], clients=4)
+    frozen["errors"] = {"total": 4, "by_class": {"client_timeout": 4}}
+    for interval in frozen["intervals"]:
+        interval["clients_connected"] = 4
+    gaps = find_gaps(typed([frozen])[0])
+    assert gaps.stalls == [] and [(o.length_s, o.errors) for o in gaps.outages] == [(3.0, 4)]
+
+
 def test_a_lock_wait_that_ends_in_a_deadlock_is_not_an_outage() -> None:
     """PostgreSQL finds a deadlock after deadlock_timeout (1 s): two clients of a short sysbench
     run can both wait a whole second and get `deadlock detected`. The server answered; every

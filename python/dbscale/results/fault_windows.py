@@ -96,12 +96,18 @@ def fault_windows(result: RunResult, events: Sequence[FaultEvent]) -> list[Fault
     first_at = times[0] if times else end_s
     before = _mean_tps([i for i in intervals if i.t_s <= first_at])
     out: list[FaultWindow] = []
+    charged: set[float] = set()  # the seconds an earlier step counted
     for n, event in enumerate(events):
         at = times[n]
         following = times[n + 1] if n + 1 < len(times) else end_s
         recovered = _recovery(intervals, at, following, before)
         upto = at + recovered if recovered is not None else following
-        inside = [i for i in intervals if at < i.t_s <= upto + _step(intervals)]
+        # Each second is charged to one step: the last that began before the second ended
+        # (the steps of one stretch without a success would otherwise each count the same
+        # failures; what fails after the next step began is that step's).
+        until = min(upto + _step(intervals), following) if n + 1 < len(times) else upto + 1e9
+        inside = [i for i in intervals if at < i.t_s <= until and i.t_s not in charged]
+        charged.update(i.t_s for i in inside)
         after = _mean_tps([i for i in intervals if upto < i.t_s <= following])
         out.append(
             FaultWindow(

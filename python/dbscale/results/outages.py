@@ -47,20 +47,24 @@ class Outage:
                 f"every client connected and waiting, {errors}")  # fmt: skip
 
 
-def _windows(intervals: Sequence[Interval]) -> list[list[tuple[float, Interval]]]:
-    """Maximal runs of intervals without a completed transaction, each with its start time."""
-    windows: list[list[tuple[float, Interval]]] = []
-    current: list[tuple[float, Interval]] = []
+Window = list[tuple[float, Interval]]
+
+
+def _windows(intervals: Sequence[Interval]) -> list[tuple[Window, Interval | None]]:
+    """Maximal runs of intervals without a completed transaction, each with its start time,
+    and the interval that ended the run (None at the end of the run)."""
+    windows: list[tuple[Window, Interval | None]] = []
+    current: Window = []
     previous_end = 0.0
     for interval in intervals:
         if interval.transactions == 0:
             current.append((previous_end, interval))
         elif current:
-            windows.append(current)
+            windows.append((current, interval))
             current = []
         previous_end = interval.t_s
     if current:
-        windows.append(current)
+        windows.append((current, None))
     return windows
 
 
@@ -81,10 +85,14 @@ def find_gaps(record: RunRecord) -> Gaps:
     paced = (record.tpcc is not None and record.tpcc.wait) or record.rate_tps is not None
     classes = {name for name, n in record.errors.by_class.items() if n}
     contention_only = bool(classes) and classes <= CONTENTION
-    for window in _windows(record.window_intervals):
+    for window, ended_by in _windows(record.window_intervals):
         start = window[0][0]
         length = window[-1][1].t_s - start
+        # A gap the clients' own deadlines ended (their timeouts fall in the second after it):
+        # the server stopped answering, it did not make them wait.
         errors = sum(interval.errors for _, interval in window)
+        if ended_by is not None and not contention_only:
+            errors += ended_by.errors
         connected = all(
             i.clients_connected is not None and i.clients_connected >= record.clients
             for _, i in window

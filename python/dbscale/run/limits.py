@@ -83,9 +83,17 @@ def stall_warning(record: RunRecord) -> str | None:
     if not record.stalls:
         return None
     longest = max(record.stalls, key=lambda s: s.length_s)
-    waits = record.observe.waits if record.observe is not None else None
+    observe = record.observe
+    waits = observe.waits if observe is not None else None
     lock = waits.classes.get("lock", 0.0) if waits is not None else 0.0
     why = f"; the server's sessions waited on locks in {lock:.0%} of their samples" if lock else ""
+    end = longest.start_s + longest.length_s
+    unanswered = observe is not None and any(
+        gap.from_s < end and (gap.to_s is None or gap.to_s > longest.start_s)
+        for gap in observe.gaps
+    )
+    if unanswered:  # its samples stop there: a lock share would be from before the stall
+        why = "; the observer's session got no answer then either (a server that stopped answering)"
     more = f" ({len(record.stalls)} stalls)" if len(record.stalls) > 1 else ""
     return (
         f"stalled{more}: no transaction completed for {longest.length_s:.1f} s from "
