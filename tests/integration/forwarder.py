@@ -15,6 +15,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 
 async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -57,7 +58,7 @@ class Forwarder:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "tests.integration.forwarder", str(self.port), target_host,
              str(target_port)],
-            cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+            cwd=Path(__file__).resolve().parents[2],
         )  # fmt: skip
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:

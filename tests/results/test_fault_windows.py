@@ -62,9 +62,7 @@ def test_the_cost_of_a_kill_and_a_promotion() -> None:
     assert promote.recovered_after_s == 2.0  # the second ending at 6 s: 95 >= 90% of 100
     assert promote.after_tps == 100.0 and promote.planned_node == "standby"
     text = describe(kill)
-    assert text.startswith(
-        "kill n1 at 3.00 s: no success for 1.900 s (3.20-5.10 s); 3 failed"
-    )
+    assert text.startswith("kill n1 at 3.00 s: no success for 1.900 s (3.20-5.10 s); 3 failed")
     assert "not back to 90% of 100 tps" in text
     assert describe(promote).endswith("back to 90% of 100 tps after 2.0 s")
 
