@@ -5,6 +5,7 @@ and a standby promoted, and a synchronous-replication stall ended by the client'
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 from collections.abc import Iterator
@@ -103,11 +104,13 @@ def test_sysbench_point_selects_find_every_row_on_galera(
     assert result["queries"]["read"] == result["transactions"], result["queries"]
 
 
-def _faulted_run(tmp_path: Path, name: str, engine: str, body: str) -> tuple[str, dict[str, Any]]:
+def _faulted_run(
+    tmp_path: Path, name: str, engine: str, body: str, nodes: int = 3
+) -> tuple[str, dict[str, Any]]:
     """One measured run of a plan on a fresh local cluster with fault steps: the console's text
     (the cluster made whole again after the run) and the record."""
     plan = tmp_path / "plan.yaml"
-    plan.write_text(cluster_plan(name, engine, body + "repeat: 1\nwarmup_runs: 0\n"))
+    plan.write_text(cluster_plan(name, engine, body + "repeat: 1\nwarmup_runs: 0\n", nodes))
     out = tmp_path / "out"
     try:
         done = dbscale("run", str(plan), "--out", str(out), timeout_s=400)
@@ -167,6 +170,25 @@ def test_a_postgres_primary_killed_and_a_standby_promoted(tmp_path: Path) -> Non
     assert old["failovers"] >= 1 and old["lost"] >= 1, old
     assert new["availability"]["first_success_s"] >= promote["at_s"]
     assert new["transactions"] > 0
+    # n3 followed n2, and n2 waited for it at each commit, as n1 did: the same durability.
+    assert [f.get("weakened") for f in record["faults"]] == [None, None]
+
+
+def test_a_promotion_with_no_standby_left_is_flagged(tmp_path: Path) -> None:
+    """Two nodes: the promoted standby has no standby to wait for, so its commits are
+    asynchronous; the step says so and the run is flagged (issue 40)."""
+    text, record = _faulted_run(
+        tmp_path, "pg-alone", "postgresql-sync",
+        "workload: {name: tpcb, params: {scale: 1}}\n"
+        "load: {clients: 2, duration: 4s, transaction_timeout: 3s}\n"
+        "faults:\n  - {at: 1s, kill: primary}\n  - {at: 2s, promote: standby}\n",
+        nodes=2,
+    )  # fmt: skip
+    weakened = record["faults"][1]["weakened"]
+    assert weakened.startswith("n2 commits asynchronously after its promotion"), weakened
+    assert "commits asynchronously" in record["verdict"]["message"] and weakened in text
+    [point] = json.loads((tmp_path / "out" / "summary.json").read_text())["points"]
+    assert any("committed asynchronously after a promotion" in f for f in point["flags"])
 
 
 @pytest.fixture

@@ -27,6 +27,9 @@ class FaultEvent(BaseModel):
     done_s: float | None = None  # when the action began
     took_s: float | None = None
     error: str | None = None
+    # What the step changed beyond the node itself: a promoted primary left without a standby
+    # commits asynchronously, a weaker durability than the scenario's (the run is flagged).
+    weakened: str | None = None
 
 
 class Window(BaseModel):
@@ -54,6 +57,7 @@ class FaultWindow(BaseModel):
     planned_node: str | None = None  # as the plan named it (n2, primary, standby)
     at_s: float
     error: str | None = None
+    weakened: str | None = None  # the event's, kept with its window
     overall: Window
     nodes: list[NodeWindow]
     failed: int = 0  # transactions that failed from the step to throughput's return
@@ -116,6 +120,7 @@ def fault_windows(result: RunResult, events: Sequence[FaultEvent]) -> list[Fault
                 planned_node=event.node,
                 at_s=round(at, 4),
                 error=event.error,
+                weakened=event.weakened,
                 overall=window_at(result.availability, at, following),
                 nodes=[
                     NodeWindow(
@@ -165,6 +170,8 @@ def describe(window: FaultWindow) -> str:
     """One line: `kill n2 at 10.02 s: no success for 0.84 s (9.98-10.82 s); 3 failed; back
     to 90% of 812 tps after 2.0 s`."""
     head = f"{window.action} {window.node or '?'} at {window.at_s:.2f} s"
+    if window.weakened:
+        head = f"{head} ({window.weakened})"
     if window.error:
         return f"{head}: the step failed ({window.error})"
     overall = window.overall

@@ -254,6 +254,10 @@ def _flags(
     warmups = [r for r in records if r.warmup]
     if any(run_steady_state(r).status == "none" for r in warmups):
         flags.append("the warm-up ended before throughput settled (MSER-5): lengthen it")
+    weakened = [r for r in measured if any(e.weakened for e in r.faults)]
+    if weakened:
+        flags.append(f"{len(weakened)} run(s) committed asynchronously after a promotion left no "
+                     "standby: a weaker durability than the others'")  # fmt: skip
     excluded = [r for r in records if not r.warmup and not r.measured]
     if excluded:
         kinds = sorted({r.status for r in excluded})

@@ -89,7 +89,10 @@ class FaultDriver:
             }[step.action]
             t0 = time.monotonic()
             began = self._now()  # when the action itself began
-            action(index)
+            weakened = action(index)
+            if weakened:
+                event = event.model_copy(update={"weakened": weakened})
+                self.note(f"fault: {weakened}")
             self.note(f"fault: {step.action} {name} at {began or 0:.2f} s "
                       f"({time.monotonic() - t0:.2f} s)")  # fmt: skip
         except DbscaleError as exc:

@@ -175,19 +175,25 @@ class LocalCluster(ABC):
 
     # -- faults --------------------------------------------------------------------------------
 
-    def stop_node(self, index: int) -> None:
+    # Each fault action returns what it weakened beyond the node (None: nothing): the driver
+    # records it with the step.
+
+    def stop_node(self, index: int) -> str | None:
         """A clean shutdown of node `index`."""
         self.nodes[index].stop()
+        return None
 
-    def kill_node(self, index: int) -> None:
+    def kill_node(self, index: int) -> str | None:
         """Node `index` dies at once: SIGKILL to every process of the server."""
         self.nodes[index].kill()
+        return None
 
-    def restart_node(self, index: int) -> None:
+    def restart_node(self, index: int) -> str | None:
         """Starts node `index` again (it rejoins the cluster)."""
         if self._start_node(index, first_start=False):
             self._ours.add(index)
         self._confine(index)
+        return None
 
     def heal(self) -> list[NodeState]:
         """Brings every node back into the cluster after fault steps (a down node is started
@@ -197,7 +203,7 @@ class LocalCluster(ABC):
                 self.restart_node(index)
         return self.wait_formed()
 
-    def promote(self, index: int) -> None:
+    def promote(self, index: int) -> str | None:
         """Makes node `index` the primary (PostgreSQL); others refuse."""
         raise LocalServerError(f"a {self.title} cluster has no promotion: every node writes")
 

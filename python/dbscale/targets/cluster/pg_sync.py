@@ -2,9 +2,9 @@
 `LocalPostgres` that takes replication connections and waits for `ANY 1` of its standbys at
 each commit; nodes 2.. are copies made by `pg_basebackup`, streaming from it under their node
 names (which `synchronous_standby_names` lists). Promotion (`pg_ctl promote`) makes a standby
-the primary; the other standbys are then pointed at it. A promoted node commits without
-waiting (no standby is synchronous to it), as a cluster manager would leave it until it
-re-attaches the old primary.
+the primary; the other standbys are then pointed at it and it waits for them at each commit,
+as the old primary did. Promoted with no standby left, it commits asynchronously, and the
+fault step says so (the run is flagged: not comparable with the scenario's other runs).
 """
 
 from __future__ import annotations
@@ -224,8 +224,11 @@ class PgSyncCluster(LocalCluster):
         self._require_sync(current)
         return self.wait_formed()
 
-    def promote(self, index: int) -> None:
-        """`pg_ctl promote` on node `index`; the other live standbys follow it."""
+    def promote(self, index: int) -> str | None:
+        """`pg_ctl promote` on node `index`; the other live standbys follow it, and it waits
+        for them at each commit as the scenario's primary did (a cluster manager's synchronous
+        mode), so what is measured after a failover has the durability measured before it. With
+        no standby left it can only commit asynchronously: that is said, and the run flagged."""
         node = self.nodes[index]
         if not isinstance(node, LocalPostgres):
             raise LocalServerError(f"node {self.node_name(index)} is not a PostgreSQL server")
@@ -233,11 +236,20 @@ class PgSyncCluster(LocalCluster):
             [node.binaries.tool("pg_ctl"), "-D", node.data_dir, "-w", "-t", "60", "promote"],
             what="pg_ctl promote", as_server_user=True,
         )  # fmt: skip
+        followers = []
         for i, other in enumerate(self.nodes):
             live = isinstance(other, LocalPostgres) and other.running_pid() is not None
             if i != index and live and isinstance(other, LocalPostgres):
                 follow(other, node, self.node_name(i))
                 other.psql("SELECT pg_reload_conf()")
+                followers.append(self.node_name(i))
+        if str(self.shape.settings.get("synchronous_standby_names", "x")) == "":
+            return None  # the scenario replicates asynchronously anyway
+        if followers:
+            self._require_sync(index)
+            return None
+        return (f"{self.node_name(index)} commits asynchronously after its promotion: no standby "
+                "was left to wait for; this run's durability is not the scenario's")  # fmt: skip
 
 
 def _is_standby(node: LocalPostgres) -> bool:
