@@ -17,7 +17,7 @@ import pytest
 from dbscale.core import Run
 from dbscale.core.config import RunConfig, TargetConfig, WorkloadConfig
 from dbscale.modes import Routing
-from dbscale.targets.cluster import LocalCluster
+from dbscale.targets.cluster import ClusterShape, LocalCluster, make_cluster
 from dbscale.targets.local.mariadb import LocalMariaDB
 from dbscale.targets.local.postgres import LocalPostgres
 from tests.integration.clusters import (
@@ -234,3 +234,41 @@ def test_a_killed_postgres_node_starts_again_at_once(pg_cluster: LocalCluster) -
     states = pg_cluster.wait_formed(timeout_s=30)
     assert [s.role for s in states] == ["primary", "standby", "standby"]
     assert time.monotonic() - began < 20
+
+
+def test_a_standby_the_primary_went_on_without_is_rebuilt_at_start() -> None:
+    """A reused directory whose standby missed more WAL than the primary keeps (a study ran the
+    primary alone first): at the next start that standby is rebuilt, and the cluster forms
+    (issue 40; it used to fail after 120 s, every time)."""
+    name = "pg-stale"
+    base = cluster_dir(name)
+    small = {"max_wal_size": "32MB", "min_wal_size": "32MB", "wal_keep_size": "0"}
+    shape = ClusterShape(nodes=2, settings=small)
+    first = make_cluster("postgresql-sync", base, shape, name=name)
+    try:
+        first.start()
+        primary = first.nodes[0]
+        assert isinstance(primary, LocalPostgres)
+        first.stop_node(1)
+        primary.psql("ALTER SYSTEM SET synchronous_standby_names = ''")
+        primary.psql("SELECT pg_reload_conf()")
+        for _ in range(6):  # about 6 x 20 MB of WAL, each stretch checkpointed and switched
+            primary.psql("CREATE TABLE IF NOT EXISTS filler (v text)")
+            primary.psql(
+                "INSERT INTO filler SELECT repeat('x', 200) FROM generate_series(1, 80000)"
+            )
+            primary.psql("CHECKPOINT")
+            primary.psql("SELECT pg_switch_wal()")
+        first.stop()
+        began = time.monotonic()
+        again = make_cluster("postgresql-sync", base, shape, name=name)
+        again.start()
+        try:
+            assert "rebuilt n2" in again.rebuilt_note
+            assert [s.role for s in again.states()] == ["primary", "standby"]
+            assert time.monotonic() - began < 110
+        finally:
+            again.stop()
+    finally:
+        first.stop()
+        shutil.rmtree(base, ignore_errors=True)

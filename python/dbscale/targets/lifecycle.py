@@ -173,7 +173,11 @@ class TargetPool(Mapping[str, OpenTarget]):
                 active.opened = OpenTarget(
                     url=urls[0], more_urls=tuple(urls[1:]), cluster=active.cluster
                 )
-                notes = [active.cluster.confinement_note, active.cluster.reaped_note]
+                notes = [
+                    active.cluster.confinement_note,
+                    active.cluster.reaped_note,
+                    active.cluster.rebuilt_note,
+                ]
                 self.note(f"target {target.name}: local {active.cluster.title} cluster of "
                           f"{len(urls)} node{'s' if len(urls) != 1 else ''} in "
                           f"{active.cluster.base_dir}"

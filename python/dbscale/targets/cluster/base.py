@@ -23,6 +23,9 @@ from dbscale.targets.local.processes import dead_owner
 from dbscale.targets.local.server import LocalServer, SettingValue
 
 START_TIMEOUT_S = 120.0  # a joiner copies the whole data set before it answers
+# Nodes still not in the cluster this long after they started are checked for data that cannot
+# rejoin (a standby whose WAL the primary no longer has), rebuilt, and waited for again.
+STALE_AFTER_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,7 @@ class LocalCluster(ABC):
         self.memory_note = ""
         self._ours: set[int] = set()  # nodes this object started (and so stops)
         self.reaped_note = ""  # orphans of a killed dbscale stopped at start
+        self.rebuilt_note = ""  # nodes whose stale data was rebuilt at start
 
     # -- what each engine does -------------------------------------------------------------
 
@@ -107,10 +111,28 @@ class LocalCluster(ABC):
                     self._ours.add(index)
                 self.nodes[index].keep_port()
                 self._confine(index)
-            self.wait_formed()
+            self._form()
         except BaseException:
             self.stop()
             raise
+
+    def _form(self) -> None:
+        """Waits for the nodes to form the cluster; a node that cannot rejoin from its old data
+        (`_rebuild_stale`) is rebuilt, and the wait starts again."""
+        try:
+            self.wait_formed(STALE_AFTER_S)
+        except LocalServerError:
+            rebuilt = self._rebuild_stale()
+            if not rebuilt:
+                self.wait_formed(START_TIMEOUT_S - STALE_AFTER_S)
+                return
+            self.rebuilt_note = f"rebuilt {', '.join(rebuilt)} (its data could not rejoin)"
+            self.wait_formed()
+
+    def _rebuild_stale(self) -> list[str]:
+        """Rebuilds the nodes whose data cannot rejoin the cluster; their names (none: the
+        engine has nothing to rebuild, or every node may yet join)."""
+        return []
 
     def _stop_orphans(self) -> None:
         """Nodes left running by a dbscale process that is gone (killed before it stopped

@@ -178,6 +178,38 @@ class PgSyncCluster(LocalCluster):
             return f"{streaming} of {standbys} standbys streaming ({primaries[0].detail})"
         return None
 
+    def _rebuild_stale(self) -> list[str]:
+        """Standbys that do not stream from the primary after `STALE_AFTER_S` (their WAL is
+        gone: the primary went on without them, past max_wal_size) get a fresh base backup."""
+        current = self.primary_index()
+        if current is None:
+            return []
+        primary = self.nodes[current]
+        assert isinstance(primary, LocalPostgres)
+        streaming = set(
+            primary.psql(
+                "SELECT application_name FROM pg_stat_replication "
+                "WHERE state IN ('streaming', 'catchup')"
+            ).splitlines()
+        )
+        rebuilt = []
+        for index, node in enumerate(self.nodes):
+            name = self.node_name(index)
+            if index == current or name in streaming or not isinstance(node, LocalPostgres):
+                continue
+            node.destroy()
+            fresh = PgStandby(
+                node.base_dir, primary=primary, app_name=name, port=node.port,
+                settings={**PRIMARY_SETTINGS, **self.shape.settings},
+                start_timeout_s=START_TIMEOUT_S,
+            )  # fmt: skip
+            self.nodes[index] = fresh
+            if fresh.start():
+                self._ours.add(index)
+            self._confine(index)
+            rebuilt.append(name)
+        return rebuilt
+
     def primary_index(self) -> int | None:
         for i, state in enumerate(self.states()):
             if state.role == "primary":
