@@ -98,7 +98,15 @@ class TlsError(TargetError):
 
 class TargetUnavailableError(TargetError):
     default_hint = (
-        "the server is starting, stopping or out of connection slots; wait or lower --clients"
+        "the server is starting, stopping or recovering, or is not the node the routing wants (a "
+        "standby, not the primary): wait, or check which node is the primary"
+    )
+
+
+class TooManyConnectionsError(TargetUnavailableError):
+    default_hint = (
+        "the server has no connection slot left (max_connections): run fewer clients, or raise "
+        "max_connections"
     )
 
 
@@ -112,7 +120,9 @@ class InvalidTargetError(TargetError):
 class LocalServerError(TargetError):
     """A private PostgreSQL server (embedded or test) could not be set up, started or stopped."""
 
-    default_hint = "see the server log named above; `dbscale` needs PostgreSQL's initdb and pg_ctl"
+    default_hint = (
+        "see the server log named above; `make system-deps` installs the servers' programs"
+    )
 
 
 class NotPreparedError(DbscaleError):
@@ -207,6 +217,7 @@ _KINDS: dict[str, type[DbscaleError]] = {
     "connect_database": DatabaseMissingError,
     "connect_tls": TlsError,
     "connect_unavailable": TargetUnavailableError,
+    "connect_limit": TooManyConnectionsError,
     "connect_invalid": InvalidTargetError,
     "not_prepared": NotPreparedError,
     "sql": SqlError,

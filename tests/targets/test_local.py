@@ -14,8 +14,9 @@ from types import ModuleType
 import pytest
 
 from dbscale.core import Session
-from dbscale.errors import ConfigError
+from dbscale.errors import ConfigError, LocalServerError
 from dbscale.plan.targets import prepare_targets
+from dbscale.targets.cluster import ClusterShape, make_cluster
 from dbscale.targets.facts import probe_config
 from dbscale.targets.lifecycle import TargetPool
 from dbscale.targets.local.binaries import find_postgres_binaries
@@ -124,3 +125,19 @@ def test_a_local_mariadb_is_confined_thread_by_thread(core: ModuleType, tmp_path
 def _cpus_allowed_task(task: Path) -> str:
     status = (task / "status").read_text()
     return next(line.split(":\t")[1] for line in status.splitlines() if "Cpus_allowed_list" in line)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root's servers run as another OS user")
+@pytest.mark.parametrize("engine", ["mariadb-galera", "postgresql-sync"])
+def test_a_cluster_directory_its_server_user_cannot_reach_is_named(
+    tmp_path: Path, engine: str
+) -> None:
+    """As root the nodes run as postgres or mysql: a directory under a private one is refused
+    with that reason (a Galera node said only 'has not been started' before, issue 40)."""
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    cluster = make_cluster(engine, private / "c", ClusterShape(nodes=2), name="c")
+    with pytest.raises(LocalServerError) as info:
+        cluster.start()
+    assert "OS user cannot write" in info.value.message, info.value.message
+    assert "/var/tmp" in info.value.hint

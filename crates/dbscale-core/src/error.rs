@@ -1,7 +1,7 @@
 //! The crate's one error type. Every variant knows its kind (a stable key the Python side maps to
 //! its exception tree) and a hint for the user.
 
-use crate::driver::{ConnectFailure, DbError};
+use crate::driver::{ConnectFailure, DbError, ErrorClass};
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -38,6 +38,7 @@ pub const KINDS: &[&str] = &[
     "connect_database",
     "connect_tls",
     "connect_unavailable",
+    "connect_limit",
     "connect_invalid",
     "not_prepared",
     "sql",
@@ -103,6 +104,7 @@ pub fn failure_kind(failure: Option<ConnectFailure>) -> &'static str {
         Some(ConnectFailure::DatabaseMissing) => "connect_database",
         Some(ConnectFailure::Tls) => "connect_tls",
         Some(ConnectFailure::Unavailable) => "connect_unavailable",
+        Some(ConnectFailure::TooManyConnections) => "connect_limit",
         Some(ConnectFailure::InvalidTarget) => "connect_invalid",
         None => "sql",
     }
@@ -134,6 +136,7 @@ impl Error {
             Error::Script(_) => "fix the script at the line and column shown; docs/scripts.md describes the language".into(),
             Error::NotPrepared(Unprepared { hint: Some(hint), .. }) => (*hint).into(),
             Error::NotPrepared(_) => "run `dbscale prepare WORKLOAD --target URL` first (with the same --set parameters)".into(),
+            Error::Sql { source, .. } if source.class == ErrorClass::ConnectionLost => "the connection to the server broke mid-statement (the server stopped, restarted or was killed, or a network dropped it): check that it runs, then run again".into(),
             Error::Sql { .. } => "the server refused a statement; its message above says why".into(),
             Error::Histogram(_) => "the results hold a histogram dbscale did not write (edited, truncated, or recorded with other settings); re-run that point".into(),
             Error::Internal(_) => "this is a dbscale bug; please report it with the command line".into(),
@@ -156,6 +159,7 @@ pub fn samples() -> Vec<Error> {
         DatabaseMissing,
         Tls,
         Unavailable,
+        TooManyConnections,
         InvalidTarget,
     ]
     .into_iter()
@@ -188,7 +192,8 @@ fn postgres_connect_hint(failure: Option<ConnectFailure>) -> &'static str {
         Some(ConnectFailure::Authentication) => "check the user and password in the URL (or PGPASSWORD) and the server's pg_hba.conf",
         Some(ConnectFailure::DatabaseMissing) => "create the database first (e.g. `createdb NAME`) or name an existing one in the URL",
         Some(ConnectFailure::Tls) => "check --tls (disable/prefer/require/verify-ca/verify-full) and sslrootcert against what the server offers",
-        Some(ConnectFailure::Unavailable) => "the server is starting, stopping or out of connection slots; wait or lower --clients",
+        Some(ConnectFailure::Unavailable) => "the server is starting, stopping or recovering, or is not the node the routing wants (a standby, not the primary): wait, or check which node is the primary",
+        Some(ConnectFailure::TooManyConnections) => "the server has no connection slot left (max_connections): run fewer clients, or raise max_connections",
         Some(ConnectFailure::InvalidTarget) => "use postgresql://user[:password]@host[:port]/dbname or libpq key=value form",
         Some(ConnectFailure::Protocol) | None => "is that a PostgreSQL server? check host and port",
     }
@@ -200,7 +205,8 @@ fn mysql_connect_hint(failure: Option<ConnectFailure>) -> &'static str {
         Some(ConnectFailure::Authentication) => "check the user and password in the URL (or MYSQL_PWD) and that the account exists for this client host (CREATE USER 'u'@'127.0.0.1' ...; GRANT ...); root often logs in only by unix_socket, over the socket",
         Some(ConnectFailure::DatabaseMissing) => "create the database first (e.g. `mariadb -e 'CREATE DATABASE sbtest'`) or name an existing one in the URL",
         Some(ConnectFailure::Tls) => "check --tls (or ?sslmode=: disable/prefer/require/verify-ca/verify-full) and ?sslrootcert=CA.pem against the server's ssl-ca/ssl-cert; sysbench 1.0.20 connects without TLS (--tls disable compares alike)",
-        Some(ConnectFailure::Unavailable) => "the server is starting, stopping or out of connections (max_connections); wait or lower --clients",
+        Some(ConnectFailure::Unavailable) => "the server is starting or stopping, or refuses this host (blocked after too many errors: FLUSH HOSTS): wait, or check the server",
+        Some(ConnectFailure::TooManyConnections) => "the server has no connection left for this account (max_connections, max_user_connections): run fewer clients, or raise the limit",
         Some(ConnectFailure::InvalidTarget) => "use mysql://user[:password]@host[:port]/dbname[?socket=PATH&sslmode=MODE&sslrootcert=CA.pem]",
         Some(ConnectFailure::Protocol) | None => "is that a MySQL or MariaDB server? check host and port",
     }
@@ -216,6 +222,32 @@ mod tests {
             target: target.into(),
             source: DbError::connect(failure, "m"),
         }
+    }
+
+    #[test]
+    fn a_broken_connection_and_a_full_server_get_their_own_hints() {
+        let lost = Error::Sql {
+            context: "prepare".into(),
+            source: DbError::connection_lost("server closed the connection"),
+        };
+        assert!(
+            lost.hint().contains("connection to the server broke"),
+            "{}",
+            lost.hint()
+        );
+        let refused = Error::Sql {
+            context: "prepare".into(),
+            source: DbError::sql("42601", "syntax error"),
+        };
+        assert!(refused.hint().starts_with("the server refused a statement"));
+        let full = connect("postgresql://h/db", ConnectFailure::TooManyConnections);
+        assert_eq!(full.kind(), "connect_limit");
+        assert!(full.hint().contains("max_connections"));
+        let starting = connect("postgresql://h/db", ConnectFailure::Unavailable);
+        assert_eq!(starting.kind(), "connect_unavailable");
+        assert!(
+            !starting.hint().contains("max_connections") && starting.hint().contains("primary")
+        );
     }
 
     #[test]

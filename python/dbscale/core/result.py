@@ -281,7 +281,7 @@ class RunResult(ContractPart):
     availability: NodeAvailability | None = None  # the whole target's (tracked runs)
     clients_connected: int | None = None  # None: recorded before it was counted
     connect_error: str | None = None
-    # Its kind: connect_unavailable (no slot), another connect failure's, or sql (a statement
+    # Its kind: connect_limit (no slot), another connect failure's, or sql (a statement
     # would not prepare on the opened connection); None: recorded before kinds were kept.
     connect_error_kind: str | None = None
     server_max_connections: int | None = None

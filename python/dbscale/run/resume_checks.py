@@ -96,7 +96,13 @@ def refused_hint(record: RunRecord) -> str | None:
             "prepares every statement when a client connects): fix the statement the error "
             "names; under -M simple it fails each transaction instead"
         )
-    if record.connect_error_kind not in (None, "connect_unavailable"):
+    if record.connect_error_kind == "connect_unavailable":
+        return (
+            "the server was starting, stopping or recovering, or was not the node the routing "
+            "wanted (a standby, not the primary): run again once it accepts connections"
+        )
+    # connect_limit, or a record written before the two were told apart (no kind)
+    if record.connect_error_kind not in (None, "connect_limit"):
         return None
     limit = record.server_max_connections
     setting = f"max_connections ({limit})" if limit is not None else "max_connections"

@@ -14,8 +14,11 @@ pub enum ConnectFailure {
     DatabaseMissing,
     /// TLS was required but refused, or the certificate did not verify.
     Tls,
-    /// The server is starting up, shutting down or has too many clients.
+    /// The server is starting up, shutting down or recovering, or the node is not the kind the
+    /// routing asks for (a standby when the primary is wanted).
     Unavailable,
+    /// The server has no connection slot left (`max_connections`, MySQL's per-user limits).
+    TooManyConnections,
     /// The peer did not speak the expected protocol.
     Protocol,
     /// The URL or connection options are malformed: the user's input, not the server.

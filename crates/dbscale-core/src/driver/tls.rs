@@ -80,13 +80,31 @@ fn in_words(error: &std::io::Error) -> String {
                  certificate itself, and not one of the sslrootcert roots)"
                     .to_string()
             }
-            other => format!("the server's certificate was refused ({other:?})"),
+            other => without_links(&format!("the server's certificate was refused ({other:?})")),
         },
         rustls::Error::AlertReceived(alert) => {
             format!("the server refused the TLS session ({alert:?})")
         }
-        other => other.to_string(),
+        other => without_links(&other.to_string()),
     }
+}
+
+/// The library's text without the links to its own documentation some of its errors carry:
+/// the user is told what went wrong, not pointed at a crate's internals.
+fn without_links(text: &str) -> String {
+    let mut rest = text.to_string();
+    // "(see https://...)" whole, then any bare link left.
+    while let Some(at) = rest.find("(see http") {
+        let close = rest[at..].find(')').map_or(rest.len(), |i| at + i + 1);
+        rest.replace_range(at..close, "");
+    }
+    let kept: Vec<&str> = rest
+        .split_whitespace()
+        .filter(|word| !(word.contains("https://") || word.contains("http://")))
+        .collect();
+    kept.join(" ")
+        .trim_end_matches([' ', ':', ';', ','])
+        .to_string()
 }
 
 pub(crate) fn tls_error(message: impl Into<String>) -> DbError {
@@ -238,5 +256,21 @@ impl ServerCertVerifier for RelaxedVerifier {
         self.provider
             .signature_verification_algorithms
             .supported_schemes()
+    }
+}
+
+#[cfg(test)]
+mod link_tests {
+    use super::without_links;
+
+    #[test]
+    fn library_links_are_left_out_of_messages() {
+        assert_eq!(
+            without_links(
+                "invalid peer certificate: Other(x) (see https://docs.rs/rustls/latest/a.html)"
+            ),
+            "invalid peer certificate: Other(x)"
+        );
+        assert_eq!(without_links("plain words stay"), "plain words stay");
     }
 }

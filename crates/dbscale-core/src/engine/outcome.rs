@@ -52,7 +52,7 @@ pub(super) struct Ending {
 /// Whether a client's failure to connect was the server refusing it a slot (an unknown kind,
 /// from a result written before kinds were kept, counts as one).
 fn slot_refusal(kind: Option<&str>) -> bool {
-    kind.is_none_or(|k| k == "connect_unavailable")
+    kind.is_none_or(|k| k == "connect_limit")
 }
 
 impl RunTotals {

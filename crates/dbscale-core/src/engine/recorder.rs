@@ -53,7 +53,7 @@ pub struct ThreadTotals {
     pub clients_connected: u32,
     /// The first connection failure's message, as the server or the network gave it.
     pub connect_error: Option<String>,
-    /// Its kind (`error::failure_kind`): `connect_unavailable` when the server had no slot.
+    /// Its kind (`error::failure_kind`): `connect_limit` when the server had no slot.
     pub connect_error_kind: Option<&'static str>,
     /// Scripts: each command's sums over this thread's clients.
     pub commands: Vec<CommandTally>,

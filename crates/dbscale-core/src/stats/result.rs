@@ -89,7 +89,7 @@ pub struct RunResult {
     /// The first connection failure's message (the server's, e.g. "too many clients").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub connect_error: Option<String>,
-    /// Its kind: `connect_unavailable` (no slot: `max_connections`), another connect failure's,
+    /// Its kind: `connect_limit` (no slot: `max_connections`), another connect failure's,
     /// or `sql` (the connection opened, but a statement would not prepare).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connect_error_kind: Option<String>,

@@ -128,11 +128,12 @@ class GaleraCluster(LocalCluster):
             # A new cluster from this node's data: it must be the one allowed to bootstrap.
             node.settings["wsrep_cluster_address"] = "gcomm://"
             _allow_bootstrap(node.data_dir / "grastate.dat")
+        started = False
         try:
             started = node.start()
         finally:
             node.settings["wsrep_cluster_address"] = address
-            if bootstrap:  # the next start of this node joins the others
+            if bootstrap and started:  # the next start of this node joins the others
                 node._write_cnf(node.port)
         return started
 

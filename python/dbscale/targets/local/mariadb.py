@@ -134,7 +134,7 @@ class LocalMariaDB(LocalServer[MariaDBBinaries]):
         if self.is_initialized():
             self._chown_tree()
             return
-        self.base_dir.mkdir(parents=True, exist_ok=True)
+        self._make_base_dir()
         if self.data_dir.exists():
             shutil.rmtree(self.data_dir)  # a half-made datadir from an interrupted install
         self._write_cnf(self._port or 0)

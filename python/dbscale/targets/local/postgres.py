@@ -201,19 +201,3 @@ class LocalPostgres(LocalServer[PostgresBinaries]):
         self.socket_dir.mkdir(parents=True, exist_ok=True)
         (self.data_dir / "dbscale.conf").write_text(text)
         self._chown(self.socket_dir, self.data_dir / "dbscale.conf")
-
-    def _make_base_dir(self) -> None:
-        self.base_dir.mkdir(parents=True, exist_ok=True)
-        self._chown_tree()
-        ids = self._user_ids()
-        if ids is not None:
-            probe = subprocess.run(
-                ["test", "-w", str(self.base_dir)], user=ids[0], group=ids[1], extra_groups=[],
-                check=False,
-            )  # fmt: skip
-            if probe.returncode != 0:
-                raise LocalServerError(
-                    f"the {self._os_user} OS user cannot write {self.base_dir}",
-                    "PostgreSQL refuses to run as root; choose a directory every user can reach "
-                    "(e.g. under /var/tmp)",
-                )

@@ -277,6 +277,25 @@ class LocalServer(ABC, Generic[Binaries]):
 
     # -- for the engines -----------------------------------------------------------------------
 
+    def _make_base_dir(self) -> None:
+        """The server's directory, owned by its OS user, who must be able to reach it: as root
+        the server runs as another user, and a directory under a private one (root's home, a
+        test's temporary directory) fails later with less clear words."""
+        self.base_dir.mkdir(parents=True, exist_ok=True)
+        self._chown_tree()
+        ids = self._user_ids()
+        if ids is not None:
+            probe = subprocess.run(
+                ["test", "-w", str(self.base_dir)], user=ids[0], group=ids[1], extra_groups=[],
+                check=False,
+            )  # fmt: skip
+            if probe.returncode != 0:
+                raise LocalServerError(
+                    f"the {self._os_user} OS user cannot write {self.base_dir}",
+                    f"{self.title} runs as {self._os_user} when dbscale runs as root; choose a "
+                    "directory every user can reach (e.g. under /var/tmp)",
+                )
+
     def _last_log_line(self) -> str:
         """The log's last error line, else its last line."""
         tail = [line for line in self.log_tail().splitlines() if line.strip()]

@@ -52,8 +52,10 @@ pub fn connect_failure(code: u16) -> ConnectFailure {
         // Bad password or user, no grant for the database or this host.
         1045 | 1044 | 1130 | 1698 => ConnectFailure::Authentication,
         1049 => ConnectFailure::DatabaseMissing,
-        // Too many connections, shutting down, per-user limit, host blocked.
-        1040 | 1053 | 1203 | 1226 | 1129 => ConnectFailure::Unavailable,
+        // Too many connections, the per-user limits.
+        1040 | 1203 | 1226 => ConnectFailure::TooManyConnections,
+        // Shutting down, host blocked.
+        1053 | 1129 => ConnectFailure::Unavailable,
         // MySQL 3159: the server requires a secure transport.
         3159 => ConnectFailure::Tls,
         _ => ConnectFailure::Protocol,
@@ -86,6 +88,10 @@ mod tests {
         );
         assert_eq!(
             connect_error(server(1040)).connect,
+            Some(ConnectFailure::TooManyConnections)
+        );
+        assert_eq!(
+            connect_error(server(1053)).connect,
             Some(ConnectFailure::Unavailable)
         );
         let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);

@@ -101,8 +101,10 @@ pub(super) fn connect_error(error: DbError) -> DbError {
         // invalid_password, invalid_authorization_specification, insufficient_privilege
         Some("28P01" | "28000" | "42501") => ConnectFailure::Authentication,
         Some("3D000") => ConnectFailure::DatabaseMissing,
-        // cannot_connect_now, too_many_connections, insufficient_resources, admin_shutdown
-        Some("57P03" | "53300" | "53000" | "57P01") => ConnectFailure::Unavailable,
+        // too_many_connections, insufficient_resources
+        Some("53300" | "53000") => ConnectFailure::TooManyConnections,
+        // cannot_connect_now (starting, stopping, recovering), admin_shutdown
+        Some("57P03" | "57P01") => ConnectFailure::Unavailable,
         _ => ConnectFailure::Protocol,
     };
     let mut mapped = DbError::connect(failure, error.message);
@@ -121,7 +123,7 @@ mod tests {
             ("28000", ConnectFailure::Authentication),
             ("3D000", ConnectFailure::DatabaseMissing),
             ("57P03", ConnectFailure::Unavailable),
-            ("53300", ConnectFailure::Unavailable),
+            ("53300", ConnectFailure::TooManyConnections),
             ("XX000", ConnectFailure::Protocol),
         ];
         for (code, failure) in cases {
