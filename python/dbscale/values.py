@@ -15,11 +15,16 @@ from typing import Any
 from dbscale.errors import ConfigError
 
 _UNIT_S = {"ms": 0.001, "s": 1.0, "sec": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0}
-_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?|\.\d+)\s*(ms|sec|min|s|m|h)", re.IGNORECASE)
-_NUMBER = re.compile(r"\d+(?:\.\d+)?|\.\d+")
-_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
-_INT = re.compile(r"[+-]?\d+")
-_FLOAT = re.compile(r"[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?")
+# Digits are ASCII digits only (re.ASCII): `\d` would take any script's, and `int("٣")` is 3.
+# A duration's parts may have an exponent (`1e9ms` as `1000000000ms`).
+_NUMBER_TEXT = r"(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
+_DURATION_PART = re.compile(
+    rf"({_NUMBER_TEXT})\s*(ms|sec|min|s|m|h)(?![a-z])", re.IGNORECASE | re.ASCII
+)
+_NUMBER = re.compile(_NUMBER_TEXT, re.ASCII)
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*", re.ASCII)
+_INT = re.compile(r"[+-]?\d+", re.ASCII)
+_FLOAT = re.compile(r"[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?", re.ASCII)
 
 ParamValue = int | float | bool | str
 AxisValue = ParamValue | None  # a matrix axis's value: a parameter's, or a load setting's (None)
@@ -44,10 +49,17 @@ def parse_duration(text: str, option: str = "--duration") -> float:
     else:
         pos = 0
         seconds = 0.0
+        previous_unit = math.inf  # each unit once, larger first: `1h30m`, never `1h1h`
         for match in _DURATION_PART.finditer(raw):
             if raw[pos : match.start()].strip():
                 break
-            seconds += float(match.group(1)) * _UNIT_S[match.group(2).lower()]
+            unit = _UNIT_S[match.group(2).lower()]
+            if unit >= previous_unit:
+                raise ConfigError(
+                    f"{option}: {text!r} repeats a unit or puts a smaller one first", hint
+                )
+            previous_unit = unit
+            seconds += float(match.group(1)) * unit
             pos = match.end()
         if pos == 0 or raw[pos:].strip():
             raise ConfigError(f"{option}: {text!r} is not a duration", hint)

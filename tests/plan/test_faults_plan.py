@@ -51,6 +51,22 @@ def test_named_scenarios_are_a_matrix_axis(tmp_path: Path) -> None:
     assert points[0].fingerprint != points[1].fingerprint
 
 
+def test_named_scenarios_without_an_axis_are_never_silently_dropped(tmp_path: Path) -> None:
+    """Named scenarios and a matrix without a `faults` axis (issue 40): two or more make the
+    axis themselves, crossed with the matrix; a single one applies to every point."""
+    both = _plan(tmp_path, TARGET + "matrix: {clients: [1, 2]}\nfaults:\n  none: []\n"
+                 "  kill: [{at: 2s, kill: n2}]\n")  # fmt: skip
+    points = study(RunOptions(workload=str(both))).points
+    assert sorted(p.key for p in points) == [
+        "faults=kill,clients=1", "faults=kill,clients=2", "faults=none,clients=1",
+        "faults=none,clients=2",
+    ]  # fmt: skip
+    assert all(bool(p.faults) == ("kill" in p.key) for p in points)
+    one = _plan(tmp_path, TARGET + "matrix: {clients: [1, 2]}\nfaults:\n"
+                "  kill: [{at: 2s, kill: n2}]\n")  # fmt: skip
+    assert all(p.faults for p in study(RunOptions(workload=str(one))).points)
+
+
 @pytest.mark.parametrize(
     ("faults", "message"),
     [

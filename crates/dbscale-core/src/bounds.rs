@@ -11,6 +11,8 @@ pub const MAX_DURATION_S: f64 = 7.0 * 24.0 * 3600.0;
 pub const MAX_CLIENTS: i128 = 100_000;
 pub const MAX_THREADS: i128 = 4_096;
 pub const MAX_RATE_TPS: f64 = 1e8;
+/// The slowest offered rate: one transaction in about 17 minutes (below it, a typo like 1e-300).
+pub const MIN_RATE_TPS: f64 = 1e-3;
 pub const MAX_TRIES: i128 = 1_000_000;
 /// The shortest client-side transaction deadline: below it a deadline is a typo.
 pub const MIN_TRANSACTION_TIMEOUT_S: f64 = 0.01;
@@ -108,8 +110,8 @@ pub const BOUNDS: &[Bound] = &[
         path: &["rate_tps"],
         name: "rate",
         unit: "",
-        min: Limit::Fraction(0.0),
-        min_exclusive: true,
+        min: Limit::Fraction(MIN_RATE_TPS),
+        min_exclusive: false,
         max: Some(Limit::Fraction(MAX_RATE_TPS)),
     },
     whole("RunConfig", &["max_tries"], "max_tries", 1, Some(MAX_TRIES)),
@@ -225,9 +227,17 @@ mod tests {
 
     #[test]
     fn an_exclusive_minimum_refuses_the_minimum() {
+        let sampling = BOUNDS.iter().find(|b| b.field == "sampling_rate").unwrap();
+        assert!(!sampling.holds(&Value::from(0.0), 0.0));
+        assert!(sampling.holds(&Value::from(0.5), 0.5));
+    }
+
+    #[test]
+    fn a_rate_is_at_least_one_transaction_in_17_minutes() {
         let rate = BOUNDS.iter().find(|b| b.field == "rate_tps").unwrap();
         assert!(!rate.holds(&Value::from(0.0), 0.0));
-        assert!(rate.holds(&Value::from(0.5), 0.5));
-        assert_eq!(rate.refusal(0.0), "rate must be positive, got 0");
+        assert!(!rate.holds(&Value::from(1e-300), 1e-300));
+        assert!(rate.holds(&Value::from(0.001), 0.001) && rate.holds(&Value::from(0.5), 0.5));
+        assert_eq!(rate.refusal(0.0), "rate must be from 0.001 to 100000000, got 0");
     }
 }

@@ -404,9 +404,26 @@ def flag_words(argv: list[str]) -> list[str]:
     return rewritten
 
 
+def foreign_digits(words: list[str]) -> str | None:
+    """The first word written as a number in digits other than ASCII's (`-c ٣`): Python's int()
+    and float() read them, and a value typed in another script must not become a setting."""
+    for word in words:
+        value = word.partition("=")[2] if word.startswith("--") else word
+        if any(c.isdigit() and not c.isascii() for c in value) and all(
+            c.isdigit() or c in "+-.,eE" for c in value.strip()
+        ):
+            return word
+    return None
+
+
 def run_cli(argv: list[str] | None = None) -> int:
     """Runs the command line; returns the exit code. Errors are printed as `error:`/`hint:`."""
     words = flag_words(list(sys.argv[1:] if argv is None else argv))
+    foreign = foreign_digits(words)
+    if foreign is not None:
+        print(f"error: {foreign!r} is written with digits dbscale does not read as a number\n"
+              "hint: write numbers with the digits 0-9", file=sys.stderr)  # fmt: skip
+        return EXIT_USAGE
     try:
         with interrupts.handled():
             result = app(args=words, prog_name="dbscale", standalone_mode=False)

@@ -35,6 +35,7 @@ MAX_DURATION_S = 7 * 24 * 3600.0  # a week: longer is a typo; a soak is several 
 MAX_CLIENTS = 100_000
 MAX_THREADS = 4_096
 MAX_RATE_TPS = 1e8
+MIN_RATE_TPS = 1e-3  # one transaction in about 17 minutes: below it, a typo (1e-300)
 MAX_TRIES = 1_000_000
 MIN_INTERVAL_S = 0.05
 MIN_TRANSACTION_TIMEOUT_S = 0.01
@@ -145,7 +146,7 @@ class RunSettings(_Model):
     ramp_s: SecondsOrZero = Field(default=0.0, **_plan_name("ramp_s", "ramp"))
     rate_tps: float | None = Field(
         default=None,
-        gt=0,
+        ge=MIN_RATE_TPS,
         le=MAX_RATE_TPS,
         allow_inf_nan=False,
         **_plan_name("rate_tps", "rate"),

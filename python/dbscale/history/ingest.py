@@ -4,6 +4,7 @@ already in the store is not added again (said, not silently doubled)."""
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -38,14 +39,29 @@ class Ingest:
         return len({r.series_key for r in self.rows})
 
 
+# A label names what changed (version=16.4, commit=abc123): a word, and a value of one line.
+LABEL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}", re.ASCII)
+MAX_LABEL_VALUE = 200
+MAX_LABELS = 20
+
+
 def parse_labels(pairs: Sequence[str]) -> dict[str, str]:
     labels: dict[str, str] = {}
+    example = "e.g. --label version=16.4 --label commit=abc123"
     for pair in pairs:
         name, equals, value = pair.partition("=")
-        if not equals or not name.strip():
-            raise ConfigError(f"--label {pair!r} is not NAME=VALUE",
-                              "e.g. --label version=16.4 --label commit=abc123")  # fmt: skip
-        labels[name.strip()] = value.strip()
+        name, value = name.strip(), value.strip()
+        if not equals or not name:
+            raise ConfigError(f"--label {pair[:80]!r} is not NAME=VALUE", example)
+        if not LABEL_NAME.fullmatch(name):
+            raise ConfigError(f"--label name {name[:80]!r} is not a word of up to 64 letters, "
+                              "digits, _, . or -", example)  # fmt: skip
+        if len(value) > MAX_LABEL_VALUE or any(not c.isprintable() for c in value):
+            raise ConfigError(f"--label {name}: its value must be one line of at most "
+                              f"{MAX_LABEL_VALUE} printable characters", example)  # fmt: skip
+        labels[name] = value
+    if len(labels) > MAX_LABELS:
+        raise ConfigError(f"{len(labels)} labels: at most {MAX_LABELS}", example)
     return labels
 
 

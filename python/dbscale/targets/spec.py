@@ -12,9 +12,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from datetime import date
+from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, JsonValue, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    JsonValue,
+    field_validator,
+    model_validator,
+)
 
 from dbscale.errors import PlanError
 from dbscale.modes import Dialect, Routing
@@ -105,6 +114,15 @@ class Hooks(_Strict):
         return hook
 
 
+# Directories a local server must never be put in (or under, for the trees), and the names a
+# directory dbscale made holds (a server's data, run and TLS directories, a cluster's nodes).
+SYSTEM_TREES = frozenset({"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/boot", "/dev",
+                          "/proc", "/sys", "/run", "/var/lib", "/var/log"})  # fmt: skip
+SYSTEM_ROOTS = frozenset({"/", "/var", "/var/tmp", "/tmp", "/home", "/root", "/opt", "/srv",
+                          "/mnt", "/media"})  # fmt: skip
+DBSCALE_LAYOUT = frozenset({"data", "run", "tls", "n1", "postgres.log", "mariadb.log"})
+
+
 class LocalSettings(_Strict):
     """A server dbscale starts (`url: local`): its directory (default: a cache directory named
     after the target's group), postgresql.conf settings, and which CPUs (default: the first
@@ -114,6 +132,31 @@ class LocalSettings(_Strict):
     dir: str | None = None
     settings: dict[str, SettingValue] = Field(default_factory=dict)
     cpus: str | None = Field(default=None, pattern=r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
+
+    @field_validator("dir")
+    @classmethod
+    def _a_directory_of_its_own(cls, value: str | None) -> str | None:
+        """dbscale initializes, owns (chowns) and may remove what is in the directory: never
+        a system directory, nor one that holds files it did not make."""
+        if value is None or ("/" not in value and "~" not in value):
+            return value  # a bare name: a directory of its own under dbscale's home
+        path = Path(value).expanduser().absolute()
+        resolved = path.resolve()
+        for system in (resolved, *resolved.parents):
+            if str(system) in SYSTEM_TREES:
+                raise ValueError(f"{value} is a system directory (under {system}); give a "
+                                 "directory of its own, e.g. /var/tmp/dbscale-NAME")  # fmt: skip
+        if str(resolved) in SYSTEM_ROOTS:
+            raise ValueError(f"{value} is a system directory; give one of its own inside it, "
+                             "e.g. /var/tmp/dbscale-NAME")  # fmt: skip
+        if path.exists() and not path.is_dir():
+            raise ValueError(f"{value} is a file, not a directory")
+        if path.is_dir():
+            found = {p.name for p in path.iterdir()}
+            if found and not found & DBSCALE_LAYOUT:
+                raise ValueError(f"{value} holds other files ({', '.join(sorted(found)[:3])}, "
+                                 "...); give an empty directory or one dbscale made")  # fmt: skip
+        return value
 
 
 class HostAccess(_Strict):
