@@ -6,13 +6,18 @@ must find the knee, and a repeated search must agree within its brackets."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from dbscale.errors import EXIT_USAGE
-from tests.conftest import PgTestServer
+from tests.conftest import REPO, PgTestServer
 from tests.integration.browser import open_page
 from tests.integration.conftest import dbscale, read_runs
 
@@ -113,3 +118,44 @@ def test_tpcc_warehouses_are_searched_under_tpccs_own_rule(
     records = read_runs(out / "runs.jsonl")
     assert {r["tpcc"]["active_warehouses"] for r in records} <= {1, 2, 3}
     assert all(r["clients"] == r["tpcc"]["active_warehouses"] for r in records)
+
+
+def test_a_level_cut_by_a_signal_is_measured_again_on_resume(tpcb_url: str, tmp_path: Path) -> None:
+    """SIGTERM during a level: the command says how to resume with its own name, and the resumed
+    search measures that level again instead of judging its cut run (issue 40, cases 6, 13).
+    A damaged capacity.json is set aside and rebuilt from the runs (case 12)."""
+    script = tmp_path / "sleep.sql"
+    script.write_text(SLEEP)
+    out = tmp_path / "cut"
+    proc = _started_capacity(tpcb_url, script, out)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # the probe recorded, a level under way
+        if (out / "runs.jsonl").is_file() and len(read_runs(out / "runs.jsonl")) >= 1:
+            break
+        time.sleep(0.2)
+    time.sleep(1.5)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert f"dbscale capacity ... --resume {out}" in err, err
+    cut = [r for r in read_runs(out / "runs.jsonl") if r["cancelled"]]
+    assert len(cut) == 1, "the level under way was kept, marked cancelled"
+    (out / "capacity.json").write_text("{ damaged")
+    done = dbscale("capacity", f"script:{script}", "--target", tpcb_url, *QUICK,
+                   "--resume", str(out))  # fmt: skip
+    done.assert_ok()
+    assert "set aside as capacity.json.damaged" in done.text
+    again = [r for r in read_runs(out / "runs.jsonl") if r["run_key"] == cut[0]["run_key"]]
+    assert [r["cancelled"] for r in again] == [True, False], "measured again, not judged"
+    [found] = json.loads((out / "capacity.json").read_text())["searches"]
+    assert found["finished"] and cut[0]["run_key"] in {x["run_key"] for x in found["levels"]}
+
+
+def _started_capacity(url: str, script: Path, out: Path) -> subprocess.Popen[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+    env["PYTHONPATH"] = str(REPO / "python")
+    return subprocess.Popen(
+        [sys.executable, "-m", "dbscale", "capacity", f"script:{script}", "--target", url,
+         *QUICK, "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO,
+    )  # fmt: skip

@@ -22,7 +22,12 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from dbscale.errors import ConfigError
-from dbscale.results.measurements import Measurement, Measurements, collect_measurements
+from dbscale.results.measurements import (
+    COUNTED_ONCE,
+    Measurement,
+    Measurements,
+    collect_measurements,
+)
 from dbscale.results.metrics import METRICS, known_metric
 from dbscale.stats.confidence import median_order_statistic_ci, spread
 from dbscale.stats.ranking import RANK_RESAMPLES, rank_configurations
@@ -222,7 +227,8 @@ def rank(request: RankRequest) -> RankTable:
     kept_runs = {m.run_id for m in items}
     left = [LeftOutRun(study=x.study, run_id=x.run_id, point=x.point_key, reason=x.reason)
             for x in found.left_out
-            if x.run_id not in kept_runs and x.reason != f"no {price_metric}"
+            if (x.run_id not in kept_runs or x.reason.startswith(COUNTED_ONCE))
+            and x.reason != f"no {price_metric}"
             and all(x.facts.get(k, v) == v for k, v in request.where.items())]  # fmt: skip
     common = {k: v for k, v in items[0].what.items()
               if all(m.what.get(k) == v for m in items)}  # fmt: skip

@@ -111,6 +111,10 @@ class Measurement:
         return {name: getattr(self, name) for name in ROW_COLUMNS}
 
 
+# How a run given twice (the same study twice, or a copy of it) is listed as left out.
+COUNTED_ONCE = "the same run as in"
+
+
 @dataclass(frozen=True)
 class LeftOut:
     study: str
@@ -131,14 +135,14 @@ class Measurements:
         twice, or a copy of it) is counted once: its second copy is left out, saying so."""
         # (Within one directory a run may give several values of a metric: micro samples.)
         first = {(m.run_id, m.metric): m.study for m in self.items if m.run_id}
-        doubled = {(x.study, x.run_id) for x in self.left_out}
+        doubled = {(x.study, x.run_id) for x in self.left_out if x.reason.startswith(COUNTED_ONCE)}
         for m in other.items:
             seen = first.get((m.run_id, m.metric)) if m.run_id else None
             if seen is None:
                 self.items.append(m)
             elif (m.study, m.run_id) not in doubled:
                 doubled.add((m.study, m.run_id))
-                why = f"the same run as in {seen} (counted once)"
+                why = f"{COUNTED_ONCE} {seen} (counted once)"
                 self.left_out.append(LeftOut(m.study, m.run_id, m.point_key, why))
         self.left_out += other.left_out
         self.metrics.update(other.metrics)
