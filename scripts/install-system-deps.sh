@@ -33,6 +33,8 @@ command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || missing+=(pgbou
 command -v fio >/dev/null || missing+=(fio)
 command -v iperf3 >/dev/null || missing+=(iperf3)
 command -v sockperf >/dev/null || missing+=(sockperf)
+# The client-cost guard (tests/bench_guard): callgrind counts instructions per transaction.
+command -v valgrind >/dev/null || missing+=(valgrind)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
