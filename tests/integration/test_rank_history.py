@@ -162,7 +162,8 @@ warmup_runs: 0
 
 def test_history_catches_a_slower_statement(live: Any, tmp_path: Path, browser: Any) -> None:
     """Three ingests: 2 ms, 2 ms, then 4 ms a statement. With three points the last is compared
-    with the one before (A/B): TPS halves, p99 doubles, and CI fails with exit 9."""
+    with the one before (A/B): TPS halves, the median latency doubles, and CI fails with exit 9.
+    (The median, not p99: the p99 of a 1 s run on a busy CI machine is a few scheduler stalls.)"""
     store = tmp_path / "store"
     for version, seconds in (("1.0", 0.002), ("1.1", 0.002), ("2.0", 0.004)):
         plan_dir = tmp_path / f"plan-{version}"
@@ -177,11 +178,11 @@ def test_history_catches_a_slower_statement(live: Any, tmp_path: Path, browser: 
         assert "5 runs" in added.out
     again = dbscale("history", "add", str(tmp_path / "2.0"), "--store", str(store))
     assert again.code == EXIT_USAGE and "5 runs already in the store" in again.err
-    detect = dbscale("history", "detect", "--store", str(store), "--metric", "tps,p99_ms",
+    detect = dbscale("history", "detect", "--store", str(store), "--metric", "tps,p50_ms",
                      "--fail-on", "regression", "--json")  # fmt: skip
     assert detect.code == EXIT_REGRESSION, detect.text
     found = {entry["metric"]: entry for entry in json.loads(detect.out)}
-    for metric, low, high in (("tps", -60, -40), ("p99_ms", 60, 140)):
+    for metric, low, high in (("tps", -60, -40), ("p50_ms", 60, 140)):
         entry = found[metric]
         assert [p["labels"]["version"] for p in entry["points"]] == ["1.0", "1.1", "2.0"]
         assert all(p["n"] == 5 for p in entry["points"])

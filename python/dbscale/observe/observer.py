@@ -48,6 +48,7 @@ CLIENT_WARNING = (
 # bounded by OBSERVER_SESSION_TIMEOUT_S, so it ends soon after anyway).
 THREAD_STOP_S = 10.0
 RECONNECT_MAX_S = 30.0  # the longest wait between tries of a lost session
+SLOW_TRY_S = 0.5  # a try that took this long waited for a silent server: back off
 
 
 @dataclass(frozen=True)
@@ -281,19 +282,22 @@ class RunObserver:
             self._data.gaps.append(SessionGap(time.monotonic(), f"{what}: {_one_line(exc)}"))
 
     def _reconnect(self, now: float) -> None:
-        """While the session is lost: a new one, tried after 1 s, then 2, 4, ... up to 30 s
-        between tries (a server that does not answer costs each try its time limit); once back,
-        statistics start a new segment (the server's counters may have been reset by a
-        restart). Never once sampling is stopping."""
+        """While the session is lost: a new one, tried every second while tries are refused at
+        once (a restarting server), and after 2, 4, ... up to 30 s between tries once a try
+        costs its time limit (a server that does not answer); once back, statistics start a new
+        segment (the server's counters may have been reset by a restart). Never once sampling
+        is stopping."""
         gaps = self._data.gaps
         if self.session is not None or not gaps or gaps[-1].back_s is not None:
             return
         if self._stop.is_set() or now < self._next_reconnect:
             return
+        tried = time.monotonic()
         try:
             self.session = ObserverSession(self.config, self.dialect)
         except Exception:  # still down: try again later
-            self._reconnect_every = min(self._reconnect_every * 2, RECONNECT_MAX_S)
+            if time.monotonic() - tried >= SLOW_TRY_S:
+                self._reconnect_every = min(self._reconnect_every * 2, RECONNECT_MAX_S)
             self._next_reconnect = time.monotonic() + self._reconnect_every
             return
         self._reconnect_every = 1.0
