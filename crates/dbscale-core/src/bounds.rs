@@ -238,6 +238,9 @@ mod tests {
         assert!(!rate.holds(&Value::from(0.0), 0.0));
         assert!(!rate.holds(&Value::from(1e-300), 1e-300));
         assert!(rate.holds(&Value::from(0.001), 0.001) && rate.holds(&Value::from(0.5), 0.5));
-        assert_eq!(rate.refusal(0.0), "rate must be from 0.001 to 100000000, got 0");
+        assert_eq!(
+            rate.refusal(0.0),
+            "rate must be from 0.001 to 100000000, got 0"
+        );
     }
 }

@@ -4,7 +4,8 @@
 //! thread's instructions. `tests/bench_guard` runs it at two N and takes the difference per
 //! transaction (start-up and connect cancel out).
 //!
-//! `client_cost WORKLOAD postgresql|mysql TRANSACTIONS [simple|prepared]`
+//! `client_cost WORKLOAD postgresql|mysql TRANSACTIONS [simple|prepared [CLIENTS]]`: TRANSACTIONS
+//! per client; several clients share the one engine thread (its batched sends and direct waits).
 
 mod answers;
 mod mysql_server;
@@ -15,9 +16,14 @@ use std::net::TcpListener;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let [_, workload, dialect, transactions, rest @ ..] = args.as_slice() else {
-        panic!("usage: client_cost WORKLOAD postgresql|mysql TRANSACTIONS [simple|prepared]");
+        panic!(
+            "usage: client_cost WORKLOAD postgresql|mysql TRANSACTIONS [simple|prepared [CLIENTS]]"
+        );
     };
     let protocol = rest.first().map_or("prepared", String::as_str);
+    let clients: u32 = rest
+        .get(1)
+        .map_or(1, |c| c.parse().expect("CLIENTS: a number"));
     let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
     let port = listener.local_addr().expect("its address").port();
     let url = match dialect.as_str() {
@@ -40,7 +46,7 @@ fn main() {
     let config = serde_json::json!({
         "target": {"url": url},
         "workload": {"name": workload, "params": params},
-        "clients": 1,
+        "clients": clients,
         "threads": 1,
         "protocol": protocol,
         "transactions": transactions.parse::<u64>().expect("TRANSACTIONS: a number"),

@@ -98,8 +98,10 @@ pub(crate) fn sole_client() -> bool {
     SOLE_CLIENT.with(Cell::get) && EPOLL.with(Cell::get) >= 0
 }
 
-/// Turns direct waits on (a new epoll for this thread) or off (waiting reads go back to tokio).
+/// Turns direct waits on (a new epoll for this thread, and a ring for its batched sends) or off
+/// (waiting reads go back to tokio).
 pub(crate) fn set_enabled(enabled: bool) -> io::Result<()> {
+    super::send_batch::set_enabled(enabled);
     let old = EPOLL.with(|e| e.replace(-1));
     if old >= 0 {
         release_all();

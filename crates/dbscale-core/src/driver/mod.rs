@@ -8,6 +8,7 @@ pub mod error;
 pub mod mysql;
 pub mod postgres;
 mod receive_buffer;
+pub(crate) mod send_batch;
 pub mod statement;
 mod tls;
 mod transport;

@@ -2,7 +2,8 @@
 //! tokio's `AsyncFd`, or a rustls stream.
 //!
 //! The plain path exists for syscall economy on the hot loop: a request is one `send` (tried at
-//! once, no readiness check). On an engine thread with direct waits on (driver/direct_wait.rs),
+//! once, no readiness check), or, in a client set's turn, one entry of the thread's batch of
+//! sends (driver/send_batch.rs). On an engine thread with direct waits on (driver/direct_wait.rs),
 //! the first read of the answer waits in the thread's own epoll, which reports it at once if it
 //! is already there, and the read that follows finds it: one `recvfrom` per answer. When the
 //! thread runs a single client (sysbench's shape: one connection per thread), the read itself
@@ -20,7 +21,7 @@ use tokio::io::unix::AsyncFd;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_rustls::client::TlsStream;
 
-use super::direct_wait;
+use super::{direct_wait, send_batch};
 
 /// A connected socket: non-blocking, or blocking with a receive timeout once a sole client's
 /// reads use it.
@@ -161,6 +162,12 @@ impl Transport {
                 return stream.flush().await;
             }
         };
+        // In a client set's turn the request joins the thread's batch (driver/send_batch.rs).
+        if send_batch::open() {
+            if let Some(sent) = send_batch::BatchedSend::new(fd.as_raw_fd(), buf).await {
+                buf = &buf[sent?..];
+            }
+        }
         while !buf.is_empty() {
             let written = match fd.get_ref().write(buf) {
                 Ok(n) => n,

@@ -3,6 +3,8 @@
 //! and runs exactly the clients whose answers arrived, in client order, as pgbench's thread
 //! loop does with ppoll. Anything else a client waits for (timers, connects, TLS) goes through
 //! tokio as before: the set then hands its direct waits back to tokio and returns Pending.
+//! The requests its clients make in one turn leave together (driver/send_batch.rs) before the
+//! thread waits.
 
 use std::cell::Cell;
 use std::future::Future;
@@ -11,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
 
-use crate::driver::direct_wait;
+use crate::driver::{direct_wait, send_batch};
 
 /// Client polls per turn before the set yields to the thread's other tasks.
 const POLLS_PER_TURN: usize = 4096;
@@ -117,10 +119,17 @@ impl ClientSet {
             if polled > 0 {
                 budget = budget.saturating_sub(polled);
                 if budget == 0 {
+                    // Queued requests leave before the set yields; their clients go on next turn.
+                    send_batch::flush();
                     cx.waker().wake_by_ref();
                     return Poll::Pending;
                 }
                 released = false;
+                continue;
+            }
+            // Every client that could go on has: their requests leave together, and the set
+            // runs them on (to their reads) before anyone waits.
+            if send_batch::flush() > 0 {
                 continue;
             }
             let waiting = direct_wait::waiting();
@@ -150,7 +159,9 @@ impl Future for ClientSet {
         }
         POLLING.with(|p| p.set(true));
         direct_wait::set_sole_client(self.remaining == 1);
+        send_batch::set_collecting(self.remaining > 1);
         let outcome = self.run_turn(cx);
+        send_batch::set_collecting(false);
         direct_wait::set_sole_client(false);
         POLLING.with(|p| p.set(false));
         outcome

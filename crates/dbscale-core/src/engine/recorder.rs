@@ -75,6 +75,9 @@ pub struct ThreadRecorder {
     /// The end of the measured window: what ends after it is the drain.
     deadline: Instant,
     current_index: u64,
+    /// The instants the current interval covers (`None`: open-ended), so that placing a
+    /// transaction in it is a comparison, not a division.
+    current_span: (Instant, Option<Instant>),
     current: IntervalStats,
     merger: Arc<Mutex<IntervalMerger>>,
     pub in_flight: u64,
@@ -95,7 +98,7 @@ impl ThreadRecorder {
         merger: Arc<Mutex<IntervalMerger>>,
     ) -> Self {
         let intervals = window_intervals(duration.as_secs_f64(), interval.as_secs_f64());
-        Self {
+        let mut recorder = Self {
             totals: ThreadTotals {
                 types: vec![TypeTotals::default(); types],
                 ..Default::default()
@@ -105,13 +108,16 @@ impl ThreadRecorder {
             last_index: intervals - 1,
             deadline: start + duration,
             current_index: 0,
+            current_span: (start, None),
             current: IntervalStats::default(),
             merger,
             in_flight: 0,
             latency_limit: None,
             log: None,
             per_node: false,
-        }
+        };
+        recorder.current_span = recorder.span_of(0);
+        recorder
     }
 
     /// Keeps figures per node for a target of `nodes` nodes (a cluster, or a tracked run).
@@ -177,11 +183,36 @@ impl ThreadRecorder {
     /// The interval `at` falls in; past the deadline, the drain (one past the last interval),
     /// so the transactions still running at the end do not swell the last second's figures.
     fn index_of(&self, at: Instant) -> u64 {
+        let (from, until) = self.current_span;
+        if at >= from && until.is_none_or(|until| at < until) {
+            return self.current_index;
+        }
         if at >= self.deadline {
             return self.last_index + 1;
         }
         let offset = at.saturating_duration_since(self.start);
         ((offset.as_nanos() / self.interval.as_nanos()) as u64).min(self.last_index)
+    }
+
+    /// The instants interval `index` covers: the last one runs to the deadline, the drain past
+    /// it; later indexes (a closed recorder) cover nothing.
+    fn span_of(&self, index: u64) -> (Instant, Option<Instant>) {
+        let offset = |i: u64| {
+            let nanos = self.interval.as_nanos().saturating_mul(u128::from(i));
+            Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
+        };
+        match index.cmp(&self.last_index) {
+            std::cmp::Ordering::Less => {
+                let from = self.start + offset(index);
+                (
+                    from,
+                    Some((self.start + offset(index + 1)).min(self.deadline)),
+                )
+            }
+            std::cmp::Ordering::Equal => (self.start + offset(index), Some(self.deadline)),
+            std::cmp::Ordering::Greater if index == self.last_index + 1 => (self.deadline, None),
+            std::cmp::Ordering::Greater => (self.deadline, Some(self.deadline)),
+        }
     }
 
     /// Moves the current interval forward to the one containing `at`, handing in finished ones.
@@ -196,6 +227,7 @@ impl ThreadRecorder {
             merger.submit(self.current_index, std::mem::take(&mut self.current));
             self.current_index += 1;
         }
+        self.current_span = self.span_of(self.current_index);
     }
 
     /// Called by the thread's ticker at each interval boundary, so quiet intervals are reported.
@@ -215,6 +247,7 @@ impl ThreadRecorder {
             let mut merger = self.merger.lock().expect("merger lock");
             merger.submit_last(last, std::mem::take(&mut self.current));
             self.current_index = last + 1;
+            self.current_span = self.span_of(self.current_index);
             return;
         }
         let drain = self.last_index + 1;
@@ -223,6 +256,7 @@ impl ThreadRecorder {
         self.current.clients_connected = u64::from(self.totals.clients_connected);
         merger.submit(self.current_index, std::mem::take(&mut self.current));
         self.current_index = drain + 1;
+        self.current_span = self.span_of(self.current_index);
     }
 
     /// Whether `at` is before the measured window (during the ramp).

@@ -94,9 +94,7 @@ impl TextTemplate {
 /// or NUL become hex literals, since `NO_BACKSLASH_ESCAPES` changes what `\` means in quotes.
 fn write_literal(out: &mut String, param: &Param<'_>) -> Result<(), DbError> {
     match *param {
-        Param::Int(v) => {
-            let _ = write!(out, "{v}");
-        }
+        Param::Int(v) => out.push_str(itoa::Buffer::new().format(v)),
         Param::Float(v) if v.is_finite() => {
             let _ = write!(out, "{v:?}");
         }

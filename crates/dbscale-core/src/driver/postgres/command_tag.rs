@@ -14,16 +14,10 @@ impl CommandTag {
     /// `tag` is the CommandComplete body without its terminating NUL.
     pub(super) fn parse(tag: &[u8]) -> CommandTag {
         let verb_end = tag.iter().position(|&b| b == b' ').unwrap_or(tag.len());
-        let verb = &tag[..verb_end];
-        // The count is always the last word (`INSERT oid count`).
-        let count_start = tag
-            .iter()
-            .rposition(|&b| b == b' ')
-            .map_or(tag.len(), |p| p + 1);
-        let count = parse_u64(&tag[count_start..]);
-        match verb {
+        match &tag[..verb_end] {
             b"INSERT" | b"UPDATE" | b"DELETE" | b"MERGE" | b"COPY" => CommandTag {
-                rows_affected: count,
+                // The count is always the last word (`INSERT oid count`).
+                rows_affected: parse_u64(last_word(&tag[verb_end..])),
                 returns_rows: false,
             },
             b"SELECT" | b"FETCH" | b"SHOW" | b"EXPLAIN" | b"VALUES" | b"TABLE" => CommandTag {
@@ -32,6 +26,14 @@ impl CommandTag {
             },
             _ => CommandTag::default(),
         }
+    }
+}
+
+/// What follows the last space (empty when there is none).
+fn last_word(rest: &[u8]) -> &[u8] {
+    match rest.iter().rposition(|&b| b == b' ') {
+        Some(space) => &rest[space + 1..],
+        None => &[],
     }
 }
 

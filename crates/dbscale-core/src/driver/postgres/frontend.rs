@@ -132,7 +132,7 @@ pub(super) fn bind(
         let len_at = out.len();
         out.extend_from_slice(&[0; 4]);
         match *param {
-            Param::Int(v) => write!(out, "{v}").expect("Vec write"),
+            Param::Int(v) => out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes()),
             Param::Float(v) if v.is_nan() => out.extend_from_slice(b"NaN"),
             Param::Float(v) if v.is_infinite() && v > 0.0 => out.extend_from_slice(b"Infinity"),
             Param::Float(v) if v.is_infinite() => out.extend_from_slice(b"-Infinity"),

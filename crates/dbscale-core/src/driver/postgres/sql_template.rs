@@ -164,7 +164,7 @@ fn skip_dollar_quote(bytes: &[u8], open: usize) -> usize {
 fn write_literal(param: &Param<'_>, out: &mut Vec<u8>) -> Result<(), DbError> {
     match *param {
         Param::Int(v) if v < 0 => write!(out, "({v})").expect("Vec write"),
-        Param::Int(v) => write!(out, "{v}").expect("Vec write"),
+        Param::Int(v) => out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes()),
         Param::Float(v) if v.is_nan() => out.extend_from_slice(b"'NaN'"),
         Param::Float(v) if v.is_infinite() && v > 0.0 => out.extend_from_slice(b"'Infinity'"),
         Param::Float(v) if v.is_infinite() => out.extend_from_slice(b"'-Infinity'"),

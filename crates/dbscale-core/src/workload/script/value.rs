@@ -79,13 +79,10 @@ pub(super) fn fail(message: String) -> EvalError {
 
 /// A value as pgbench writes it into SQL.
 pub fn write_value(value: Value, out: &mut String) {
-    use std::fmt::Write;
     match value {
         Value::Null => out.push_str("NULL"),
         Value::Bool(b) => out.push_str(if b { "true" } else { "false" }),
-        Value::Int(i) => {
-            let _ = write!(out, "{i}");
-        }
+        Value::Int(i) => out.push_str(itoa::Buffer::new().format(i)),
         Value::Double(d) => out.push_str(&format_g15(d)),
     }
 }
