@@ -25,6 +25,10 @@ use std::task::{Context, Poll, Waker};
 
 use io_uring::{opcode, types, IoUring};
 
+/// Off outside this module's tests until a hang is found: TPC-C over three Galera nodes and the
+/// capacity knee search stalled with it on (every client waiting, 0 TPS).
+pub(crate) const IN_USE: bool = cfg!(test);
+
 /// Requests one batch holds at most (the ring's size); further ones go out on their own.
 const RING_ENTRIES: u32 = 256;
 

@@ -159,7 +159,7 @@ impl Future for ClientSet {
         }
         POLLING.with(|p| p.set(true));
         direct_wait::set_sole_client(self.remaining == 1);
-        send_batch::set_collecting(self.remaining > 1);
+        send_batch::set_collecting(send_batch::IN_USE && self.remaining > 1);
         let outcome = self.run_turn(cx);
         send_batch::set_collecting(false);
         direct_wait::set_sole_client(false);
