@@ -9,7 +9,7 @@
 //! one request and one answer on its own connection.
 //!
 //! How: while the thread's client set polls its clients ([`set_collecting`]), a plain socket's
-//! send queues its request here and waits ([`BatchedSend`]). When no client can go on, the set
+//! send queues its request here and waits ([`BatchedSend`]). After each round of polls, the set
 //! calls [`flush`]: every queued request becomes an `IORING_OP_SEND` with `MSG_DONTWAIT` (which
 //! completes during the submission itself: no poll is armed, and an EAGAIN comes back as one),
 //! and `flush` returns only when all of them have completed, so the kernel never holds a
@@ -24,10 +24,6 @@ use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
 use io_uring::{opcode, types, IoUring};
-
-/// Off outside this module's tests until a hang is found: TPC-C over three Galera nodes and the
-/// capacity knee search stalled with it on (every client waiting, 0 TPS).
-pub(crate) const IN_USE: bool = cfg!(test);
 
 /// Requests one batch holds at most (the ring's size); further ones go out on their own.
 const RING_ENTRIES: u32 = 256;

@@ -3,8 +3,8 @@
 //! and runs exactly the clients whose answers arrived, in client order, as pgbench's thread
 //! loop does with ppoll. Anything else a client waits for (timers, connects, TLS) goes through
 //! tokio as before: the set then hands its direct waits back to tokio and returns Pending.
-//! The requests its clients make in one turn leave together (driver/send_batch.rs) before the
-//! thread waits.
+//! The requests its clients make in one round of polls leave together (driver/send_batch.rs),
+//! before the next round.
 
 use std::cell::Cell;
 use std::future::Future;
@@ -116,20 +116,16 @@ impl ClientSet {
             if self.remaining == 0 {
                 return Poll::Ready(());
             }
+            // The requests this round's clients made leave together; the clients they wake
+            // go on (to their reads) in the next round.
+            send_batch::flush();
             if polled > 0 {
                 budget = budget.saturating_sub(polled);
                 if budget == 0 {
-                    // Queued requests leave before the set yields; their clients go on next turn.
-                    send_batch::flush();
                     cx.waker().wake_by_ref();
                     return Poll::Pending;
                 }
                 released = false;
-                continue;
-            }
-            // Every client that could go on has: their requests leave together, and the set
-            // runs them on (to their reads) before anyone waits.
-            if send_batch::flush() > 0 {
                 continue;
             }
             let waiting = direct_wait::waiting();
@@ -159,7 +155,7 @@ impl Future for ClientSet {
         }
         POLLING.with(|p| p.set(true));
         direct_wait::set_sole_client(self.remaining == 1);
-        send_batch::set_collecting(send_batch::IN_USE && self.remaining > 1);
+        send_batch::set_collecting(self.remaining > 1);
         let outcome = self.run_turn(cx);
         send_batch::set_collecting(false);
         direct_wait::set_sole_client(false);
