@@ -7,7 +7,8 @@ import pytest
 from pydantic import ValidationError
 
 from dbscale.modes import Dialect
-from dbscale.targets.spec import TargetEntry, expand_sizes, target_info
+from dbscale.targets.sizes import expand_sizes
+from dbscale.targets.spec import TargetEntry, target_info
 from dbscale.targets.url import node_urls
 
 

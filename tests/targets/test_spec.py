@@ -11,13 +11,8 @@ from dbscale.errors import PlanError
 from dbscale.plan.build import RunOptions
 from dbscale.plan.study import RunStep
 from dbscale.plan.targets import prepare_targets
-from dbscale.targets.spec import (
-    TargetEntry,
-    describe_target,
-    expand_sizes,
-    shared_groups,
-    target_info,
-)
+from dbscale.targets.sizes import expand_sizes, shared_groups
+from dbscale.targets.spec import TargetEntry, describe_target, target_info
 from dbscale.targets.variables import fill, target_variables, variable_env
 from tests.plan.helpers import plan_file, study
 

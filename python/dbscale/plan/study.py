@@ -32,8 +32,9 @@ from dbscale.plan.schema import (
 )
 from dbscale.plan.scripts import scripts_digest
 from dbscale.targets import OpenTarget
+from dbscale.targets.sizes import shared_groups
 from dbscale.targets.socket_dir import discover_socket_dir
-from dbscale.targets.spec import TargetEntry, shared_groups
+from dbscale.targets.spec import TargetEntry
 from dbscale.targets.url import socket_url_for
 from dbscale.values import AxisValue, ParamValue, format_value
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from dbscale.errors import PlanError
 from dbscale.plan.document import PlanDocument, item_name, load_plan_text
-from dbscale.targets.spec import T, expand_sizes
+from dbscale.targets.sizes import T, expand_sizes
 from dbscale.targets.url import is_private_url, resolve_target
 from dbscale.targets.variables import check_hooks
 

@@ -3,17 +3,14 @@ storage, HA, engine version), prices with their date and source, lifecycle hooks
 of a local server. `TargetEntry`, a plan's target, is a `TargetProfile` with a name and URLs.
 
 A target whose `vcpus` (or `memory_gib`, `instance_type`) is a list is one instance in several
-shapes: `expand_sizes` makes one target per shape (`NAME-2vcpu`, ...) in one `group`, so a study
-steps through the sizes by itself, leaving one shape (teardown) before entering the next.
+shapes: `targets/sizes.py` makes one target per shape.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Sequence
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -25,12 +22,11 @@ from pydantic import (
     model_validator,
 )
 
-from dbscale.errors import PlanError
 from dbscale.modes import Dialect, Routing
 from dbscale.redaction import redact_url
 from dbscale.targets.url import EMBEDDED, LOCAL, LOCAL_CLUSTER, dialect_of, is_private_url
-from dbscale.targets.variables import fill, target_variables, text_value
-from dbscale.values import JsonObject, seconds_validator
+from dbscale.targets.variables import text_value
+from dbscale.values import seconds_validator
 
 CLUSTER_ENGINES = ("mariadb-galera", "postgresql-sync")
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$"  # target, workload and plan names
@@ -398,63 +394,6 @@ class TargetEntry(_Strict, TargetProfile):
                 "target; give another server's pooler as pooled_url"
             )
         return self
-
-
-def shared_groups(targets: Iterable[TargetProfile]) -> set[str]:
-    """The exclusive groups more than one of `targets` belongs to: a study runs each of those
-    targets in a block of its own, so it enters each once."""
-    names: dict[str, set[str]] = {}
-    for target in targets:
-        group = target.exclusive_group
-        if group is not None:
-            names.setdefault(group, set()).add(str(getattr(target, "name", "")))
-    return {group for group, members in names.items() if len(members) > 1}
-
-
-T = TypeVar("T", bound=TargetProfile)
-
-
-def expand_sizes(targets: Sequence[T]) -> list[T]:
-    """One target per size of each target with size lists; names `NAME-Nvcpu` (or the instance
-    type), group NAME; a `local` directory is shared, so data loaded once serves every size."""
-    out: list[T] = []
-    for target in targets:
-        lists = target._size_lists()
-        if not lists:
-            out.append(target)
-            continue
-        count = len(next(iter(lists.values())))
-        name = str(getattr(target, "name", "target"))
-        for i in range(count):
-            update: JsonObject = {k: v[i] for k, v in lists.items()}
-            label = (
-                f"{update['vcpus']}vcpu"
-                if "vcpus" in update
-                else str(update.get("instance_type", ""))
-            )
-            if "nodes" in update:
-                label = f"{update['nodes']}x{label}" if "vcpus" in update else f"{update['nodes']}n"
-            update["name"] = re.sub(r"[^A-Za-z0-9_.+-]", "-", f"{name}-{label}")
-            update["group"] = target.group or name
-            if target.is_local:
-                local = target.local or LocalSettings()
-                update["local"] = local.model_copy(update={"dir": local.dir or name})
-            out.append(target.model_copy(update=update))
-    names = [str(getattr(t, "name", "")) for t in out]
-    clash = sorted({n for n in names if names.count(n) > 1})
-    if clash:
-        raise PlanError(
-            f"target names collide after expanding sizes: {', '.join(clash)}",
-            "rename the target whose name ends like a size (NAME-Nvcpu)",
-        )
-    return [_with_instance_type(t) for t in out]
-
-
-def _with_instance_type(target: T) -> T:
-    if not isinstance(target.instance_type, str) or "{" not in target.instance_type:
-        return target
-    filled = fill(target.instance_type, target_variables(target), "instance_type")
-    return target.model_copy(update={"instance_type": filled})
 
 
 class TargetInfo(BaseModel):
