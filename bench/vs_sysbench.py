@@ -35,11 +35,23 @@ from urllib.parse import unquote, urlsplit
 import floor_client  # bench/floor_client.py, beside this script
 import syscall_counts  # bench/syscall_counts.py, beside this script
 from significance import significance  # bench/significance.py, beside this script
-from tools import timed, tool_env  # bench/tools.py, beside this script
+from tools import server_cpu_s, timed, tool_env  # bench/tools.py, beside this script
 
 ROOT = Path(__file__).resolve().parent.parent
 DBSCALE = [str(ROOT / ".venv" / "bin" / "dbscale")]
 WORKLOADS = "oltp_read_write,oltp_write_only,oltp_point_select"
+
+
+@dataclass
+class Prepared:
+    """Median seconds of the prepares: each tool's wall time, dbscale's core load time, and the
+    server's CPU during each tool's."""
+
+    sysbench_s: float
+    dbscale_s: float
+    core_s: float
+    sysbench_server_cpu_s: float
+    dbscale_server_cpu_s: float
 
 
 @dataclass
@@ -99,15 +111,18 @@ def dbscale_sizes(args: argparse.Namespace) -> list[str]:
             "--set", f"rand_type={args.rand_type}"]  # fmt: skip
 
 
-def prepare_times(args: argparse.Namespace, url: str) -> tuple[float, float, float]:
+def prepare_times(args: argparse.Namespace, url: str) -> Prepared:
     """Median wall seconds, over `--repeat` alternating rounds, of `sysbench prepare` (threads =
-    tables, its fastest) and of `dbscale prepare` (whole command, and the core's own load time).
+    tables, its fastest) and of `dbscale prepare` (whole command, and the core's own load time),
+    and the CPU the server spent on each (a load's floor: the server's CPU over its cores).
     Each tool starts from no tables; dbscale's are left for the runs."""
-    rounds: list[tuple[float, float, float]] = []
+    rounds: list[dict[str, float]] = []
+    port = urlsplit(url).port or 0
     for rep in range(args.repeat):
         times: dict[str, float] = {}
         for tool in ("sysbench", "dbscale") if rep % 2 == 0 else ("dbscale", "sysbench"):
             subprocess.run(sysbench(args, url, "oltp_read_write", "cleanup"), capture_output=True)
+            server_before = server_cpu_s(port)
             if tool == "sysbench":
                 threads = f"--threads={min(args.tables, args.threads)}"
                 _, _, times["sysbench"] = timed(
@@ -119,16 +134,21 @@ def prepare_times(args: argparse.Namespace, url: str) -> tuple[float, float, flo
                     "--tls", "disable", *dbscale_sizes(args)])  # fmt: skip
                 core = re.search(r"prepare done: \d+ rows in ([\d.]+) s", out)
                 times["core"] = float(core.group(1)) if core else float("nan")
+            server_after = server_cpu_s(port)
+            times[f"{tool} server"] = float("nan")
+            if server_before is not None and server_after is not None:
+                times[f"{tool} server"] = server_after - server_before
         print(f"  {server_name(url):10} prepare round {rep + 1}: sysbench "
-              f"{times['sysbench']:.2f} s, dbscale {times['dbscale']:.2f} s "
-              f"(core {times['core']:.2f} s)", flush=True)  # fmt: skip
-        rounds.append((times["sysbench"], times["dbscale"], times["core"]))
+              f"{times['sysbench']:.2f} s (server CPU {times['sysbench server']:.2f} s), dbscale "
+              f"{times['dbscale']:.2f} s (core {times['core']:.2f} s, server CPU "
+              f"{times['dbscale server']:.2f} s)", flush=True)  # fmt: skip
+        rounds.append(times)
     if args.repeat % 2 == 0:  # the last round ended with sysbench's tables: reload dbscale's
         subprocess.run(sysbench(args, url, "oltp_read_write", "cleanup"), capture_output=True)
         timed([*DBSCALE, "prepare", "sysbench:oltp_read_write", "--target", url, "--tls",
                "disable", *dbscale_sizes(args)])  # fmt: skip
-    s, d, c = (statistics.median(r[i] for r in rounds) for i in range(3))
-    return s, d, c
+    keys = ("sysbench", "dbscale", "core", "sysbench server", "dbscale server")
+    return Prepared(*(statistics.median(r[k] for r in rounds) for k in keys))
 
 
 def run_tool(cmd: list[str], count: bool) -> tuple[str, float, dict[str, int] | None]:
@@ -216,7 +236,7 @@ def main() -> None:
         sys.exit(f"error: --syscalls: {why}\nhint: run without --syscalls")
     if args.floor and (why := floor_client.unavailable()):
         sys.exit(f"error: --floor: {why}\nhint: run without --floor")
-    prepared: dict[str, tuple[float, float, float]] = {}
+    prepared: dict[str, Prepared] = {}
     samples: list[Sample] = []
     counted: list[Sample] = []
     with tempfile.TemporaryDirectory(prefix="dbscale-bench-") as tmp:
@@ -256,9 +276,7 @@ def measure(args: argparse.Namespace, url: str, workload: str, tmp: Path) -> lis
     return samples
 
 
-def report(
-    samples: list[Sample], prepared: dict[str, tuple[float, float, float]], args: argparse.Namespace
-) -> None:
+def report(samples: list[Sample], prepared: dict[str, Prepared], args: argparse.Namespace) -> None:
     print(f"\n{args.tables} tables x {args.table_size} rows, {args.threads} threads/clients, "
           f"{args.duration} s x {args.repeat}, rand_type {args.rand_type}, TLS off, "
           "server-side prepared statements; medians; ratio = dbscale / sysbench; under each row "
@@ -266,9 +284,13 @@ def report(
           "(Welch, on logs) and Mann-Whitney's p")  # fmt: skip
     if prepared:
         print(f"\n{'server':10} {'sysbench prepare s':>18} {'dbscale prepare s':>17} {'ratio':>6}"
-              f" {'dbscale core s':>14} {'ratio':>6}")  # fmt: skip
-        for name, (s, d, core) in prepared.items():
-            print(f"{name:10} {s:18.2f} {d:17.2f} {d / s:6.2f} {core:14.2f} {core / s:6.2f}")
+              f" {'dbscale core s':>14} {'ratio':>6}  {'server CPU s: sb':>16} {'db':>5}"
+              f" {'ratio':>6}")  # fmt: skip
+        for name, p in prepared.items():
+            s, d, core = p.sysbench_s, p.dbscale_s, p.core_s
+            sb_cpu, db_cpu = p.sysbench_server_cpu_s, p.dbscale_server_cpu_s
+            print(f"{name:10} {s:18.2f} {d:17.2f} {d / s:6.2f} {core:14.2f} {core / s:6.2f}  "
+                  f"{sb_cpu:16.2f} {db_cpu:5.2f} {db_cpu / sb_cpu:6.2f}")  # fmt: skip
     print(f"\n{'server':10} {'workload':18} {'sb tps':>9} {'db tps':>9} {'ratio':>5}  "
           f"{'sb qps':>9} {'db qps':>9}  {'sb p95':>7} {'db p95':>7}  {'sb us/ev':>8} "
           f"{'db us/ev':>8} {'ratio':>5}  {'db window':>9} {'ratio':>5}")  # fmt: skip

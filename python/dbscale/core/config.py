@@ -61,7 +61,7 @@ SecondsOrZero = Annotated[
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=False)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=False, defer_build=True)
 
 
 class TargetConfig(_Model):

@@ -19,7 +19,7 @@ class ContractPart(BaseModel):
     """A part of the contract: frozen; fields it does not declare are kept (`native.strict`
     refuses them in an answer straight from the core)."""
 
-    model_config = ConfigDict(extra="allow", frozen=True)
+    model_config = ConfigDict(extra="allow", frozen=True, defer_build=True)
 
 
 class LatencyFigures(ContractPart):
