@@ -39,7 +39,7 @@ peers: ## Install go-tpc v1.0.7 into .cache/bin (TPC-C interop tests, bench/vs_g
 	bash scripts/install-go-tpc.sh
 
 build: $(STAMP) ## Build the native module into .venv (maturin develop --release)
-	@echo "building the native core (release; the first build takes about 10 minutes on 2 cores, cargo's progress follows)"
+	@echo "building the native core (release; the first build takes most of a fresh make demo's 7.5 minutes on 2 cores, cargo's progress follows)"
 	VIRTUAL_ENV=$(CURDIR)/$(VENV) PATH=$(CURDIR)/$(VENV)/bin:$$PATH \
 		$(VENV)/bin/maturin develop --release
 	@# Bytecode ahead of time: read even where PYTHONDONTWRITEBYTECODE stops Python writing it

@@ -17,6 +17,7 @@ EXIT_RUN = 6
 EXIT_INCONSISTENT = 7
 EXIT_UNCHECKED = 8
 EXIT_REGRESSION = 9
+EXIT_NO_CAPACITY = 10
 EXIT_INTERNAL = 70
 EXIT_CANCELLED = 130
 
@@ -172,6 +173,14 @@ class RegressionFoundError(DbscaleError):
         "see the changes above; if the runs were bad rather than the change, "
         "`dbscale history exclude RUN_ID --reason ...` takes them out"
     )
+
+
+class NoCapacityError(DbscaleError):
+    """A capacity search ended without an answer it can stand by: no level passed, a level was
+    too short to decide, or the host was busy where the answer would have been."""
+
+    exit_code = EXIT_NO_CAPACITY
+    default_hint = "see the levels above and docs/capacity.md"
 
 
 class ResultsError(DbscaleError):

@@ -6,7 +6,15 @@ import random
 
 import pytest
 
-from dbscale.capacity.judge import LevelFacts, Second, State, batches, binomial_upper, judge
+from dbscale.capacity.judge import (
+    LevelFacts,
+    Second,
+    State,
+    batches,
+    binomial_upper,
+    judge,
+    transactions_to_pass,
+)
 from dbscale.errors import ConfigError
 from dbscale.plan.objectives import parse_objective, parse_share
 
@@ -41,12 +49,36 @@ def test_too_few_transactions_cannot_pass_and_enough_clean_ones_can() -> None:
     # None over the limit in 200 transactions: the exact bound (1.5%) is above 1%.
     few = LevelFacts(offered=20.0, achieved=20.0, seconds=seconds(0.0, per_second=20, count=10))
     result = judge(few, [P99], max_errors=0.0, final=True)
-    assert result.state is State.MARGINAL and result.too_short
-    assert "200 transactions, 5,000 needed" in result.reasons[0]
+    # Nothing tells of a fail: short (the search stops and asks for a longer measure), never a
+    # marginal fail that would walk the search down to levels shorter still.
+    assert result.state is State.SHORT and result.too_short and not result.passed
+    assert "200 transactions, 0 over the limit: about 299 at this share" in result.reasons[0]
+    assert result.checks[0].transactions_to_decide == 299
     # None in 2,000: the bound is 0.15%, a pass before the 5,000 a p99 estimate wants.
     clean = LevelFacts(offered=100.0, achieved=100.0, seconds=seconds(0.0, per_second=100,
                                                                        count=20))  # fmt: skip
     assert judge(clean, [P99], max_errors=0.0, final=False).state is State.PASS
+
+
+def test_few_transactions_over_the_allowance_are_a_marginal_fail_not_short() -> None:
+    # 3 of 200 over (1.5%): more transactions would not show it within 1%.
+    rows = [Second(20, 0, (1 if i < 3 else 0,)) for i in range(10)]
+    result = judge(LevelFacts(20.0, 20.0, rows), [P99], max_errors=0.0, final=True)
+    assert result.state is State.MARGINAL and not result.too_short
+    assert result.checks[0].transactions_to_decide is None
+
+
+def test_the_transactions_a_share_needs_to_pass() -> None:
+    assert transactions_to_pass(0.0, 0.01) == 299  # the rule of three
+    assert transactions_to_pass(0.005, 0.01) is not None
+    assert 1000 < (transactions_to_pass(0.005, 0.01) or 0) < 10_000
+    assert transactions_to_pass(0.01, 0.01) is None and transactions_to_pass(0.02, 0.01) is None
+
+
+def test_a_share_interval_never_ends_above_everything() -> None:
+    wild = [Second(10, 0, (10 if i % 2 else 0,)) for i in range(10)]
+    [c] = judge(LevelFacts(None, 10.0, wild), [P99], max_errors=0.0, final=False).checks
+    assert c.high is not None and c.high <= 1.0
 
 
 def test_the_exact_binomial_bound() -> None:

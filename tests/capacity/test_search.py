@@ -121,3 +121,16 @@ def test_a_caller_that_rounds_levels_above_the_floor_still_stops_there() -> None
         search.observe(ran, False)
     assert search.answer().floor_failed or search.answer().capacity is None
     assert len(levels) <= 5, levels
+
+
+def test_a_level_too_short_to_judge_ends_the_search_undecided() -> None:
+    search = CapacitySearch(start=100, floor=1, ceiling=1e4)
+    search.observe(100, True)
+    level = search.next_level()
+    assert level == 200
+    search.stop_short(level)
+    assert search.next_level() is None
+    answer = search.answer()
+    # Not the passing 100 (never confirmed), not "nothing passed down to the floor".
+    assert answer.capacity is None and answer.short_level == 200 and not answer.floor_failed
+    assert answer.highest_pass == 100 and answer.levels_run == 2

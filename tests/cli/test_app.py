@@ -21,6 +21,44 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 
 @pytest.mark.parametrize(
+    ("argv", "error", "hint"),
+    [
+        (["-S"], "pgbench's built-in select-only script", "dbscale run tpcb-select-only"),
+        (["-N"], "simple-update", "tpcb-simple-update"),
+        (["-s", "10"], "pgbench's scale factor", "--set scale=N"),
+        (["-C"], "connection per transaction", "--connect per-transaction"),
+        (["-r"], "per-statement latencies", "transaction type's latency"),
+        (["-n"], "no-vacuum", "never vacuums"),
+        (["-f", "x.sql"], "custom script file", "script:FILE"),
+        (["-b", "select-only"], "built-in script choice", "tpcb-select-only"),
+        (["--time", "10"], "sysbench's run time", "-T/--duration"),  # never "--rate"
+        (["--mysql-host=db"], "sysbench MySQL connection option", "--target mysql://"),
+        (["--table-size", "10"], "rows per table", "--set table_size=N"),
+    ],
+)
+def test_the_peers_flags_are_answered_with_their_equivalent(
+    capsys: pytest.CaptureFixture[str], argv: list[str], error: str, hint: str
+) -> None:
+    code, _, err = run(capsys, "run", "tpcb", "--target", DEAD, *argv)
+    assert code == EXIT_USAGE, err
+    first, second = err.strip().splitlines()
+    assert first.startswith(f"error: dbscale run has no {argv[0].split('=')[0]}: "), err
+    assert error in first and second.startswith("hint: ") and hint in second, err
+    assert "--rate" not in err
+
+
+def test_sysbench_threads_without_clients_is_refused_naming_both_meanings(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["run", "sysbench:oltp_read_write", "--target", DEAD, "--dry-run"]
+    code, _, err = run(capsys, *argv, "--threads=4")
+    assert code == EXIT_USAGE, err
+    assert "--threads 4 with 1 client" in err and "give -c 4" in err, err
+    code, _, err = run(capsys, *argv, "--threads=4", "-c", "8")
+    assert code == EXIT_OK, err
+
+
+@pytest.mark.parametrize(
     ("argv", "needle"),
     [
         (["run", "tpcb", "-c", "0"], "--clients must be at least 1"),

@@ -14,6 +14,7 @@ import pytest
 from dbscale.cli.app import run_cli
 from dbscale.errors import EXIT_OK, EXIT_REGRESSION, EXIT_USAGE
 from dbscale.history.detect import A_B, CHANGE_POINTS, DetectSettings, detect
+from dbscale.history.rows import point_figures
 from dbscale.history.series import build_series
 from tests.history.planted import planted_store
 
@@ -62,6 +63,19 @@ def test_a_flat_series_has_no_change(tmp_path: Path, capsys: pytest.CaptureFixtu
     (entry,) = json.loads(out)
     assert entry["changes"] == [] and len(entry["points"]) == 20
     assert entry["method"] == CHANGE_POINTS
+    # Said in words too, on the console and on the page, rather than an empty table.
+    for command in ("detect", "show"):
+        code, out, err = _run(capsys, "history", command, "--store", str(store.path))
+        assert code == EXIT_OK and "no changes found in 1 series" in out, out + err
+    page = tmp_path / "flat.html"
+    _run(capsys, "history", "show", "--store", str(store.path), "--html", str(page))
+    assert "No changes found in 1 series." in page.read_text()
+
+
+def test_a_points_interval_of_a_positive_metric_stops_at_zero() -> None:
+    median, low, high = point_figures([1.0, 100.0])  # the mean's t-interval reaches far below 0
+    assert median == 50.5 and low == 0.0 and high is not None and high > 100
+    assert point_figures([-5.0, 5.0])[1] is not None and point_figures([-5.0, 5.0])[1] < 0  # type: ignore[operator]
 
 
 def test_few_points_fall_back_to_a_b(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -130,6 +144,8 @@ def test_the_page_draws_each_series(tmp_path: Path, capsys: pytest.CaptureFixtur
     text = page.read_text()
     assert "dbscale history" in text and "near version=1.12" in text
     assert "1 (1 regressions)" in text
+    # One tick per point, labelled with the point's labels, never 0.5 steps.
+    assert '"labelExpr"' in text and '"values":[1,2,3,' in text and "version=1.19" in text
 
 
 def test_without_duckdb_one_error_and_a_hint(

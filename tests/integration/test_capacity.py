@@ -40,15 +40,33 @@ def _search(url: str, script: Path, out: Path, *extra: str) -> dict[str, Any]:
     return found
 
 
+def _cpu_hogs(seconds: float) -> list[subprocess.Popen[bytes]]:
+    """Two busy loops (this machine's two cores) that end by themselves after `seconds`."""
+    loop = f"import time\nend = time.time() + {seconds}\nwhile time.time() < end:\n    pass\n"
+    return [subprocess.Popen([sys.executable, "-c", loop]) for _ in range(2)]
+
+
 def test_the_search_finds_a_known_knee_and_repeats(
     tpcb_url: str, tmp_path: Path, browser: Any
 ) -> None:
+    """Two CPU hogs take the host for the search's first 10 s (issue 42): the probe measured
+    then is measured again once they are gone, so the search still finds the quiet knee."""
     script = tmp_path / "sleep.sql"
     script.write_text(SLEEP)
-    found = _search(tpcb_url, script, tmp_path / "one")
+    hogs = _cpu_hogs(10)
+    try:
+        found = _search(tpcb_url, script, tmp_path / "one")
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
     [objective] = found["objectives"]
     capacity = objective["capacity"]
     saturated = found["saturated"]
+    probes = [x for x in read_runs(tmp_path / "one" / "runs.jsonl")
+              if x["run_key"].startswith("probe")]  # fmt: skip
+    assert len(probes) >= 2 and probes[1]["run_key"] == "probe~again1", [
+        (x["run_key"], x["tps"]) for x in probes]  # fmt: skip
     # The probe cannot beat 4 connections x 2 ms; the knee lies just below what it measured.
     assert 0.6 * KNOWN_MAX < saturated <= KNOWN_MAX * 1.01, saturated
     assert capacity is not None and 0.7 * saturated <= capacity <= saturated * 1.05, found
@@ -59,7 +77,7 @@ def test_the_search_finds_a_known_knee_and_repeats(
     assert {r["run_key"] for r in records} >= {x["run_key"] for x in found["levels"]}
     passing = [x for x in found["levels"] if x["level"] == capacity and x["state"] == "pass"]
     assert len(passing) >= 2
-    assert all(r["rate_tps"] for r in records if r["run_key"] != "probe")
+    assert all(r["rate_tps"] for r in records if not r["run_key"].startswith("probe"))
     page = (tmp_path / "one" / "report.html").read_text()
     assert 'id="capacity-curve"' in page
     seen = open_page(browser, tmp_path / "one" / "report.html", tmp_path / "one" / "report.png")

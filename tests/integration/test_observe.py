@@ -180,6 +180,7 @@ def test_a_cpu_hog_beside_the_run_is_a_warning(tpcb_url: str, tmp_path: Path) ->
     warning = limited_by(record)["host_warning"]
     assert warning.startswith("other processes used "), warning
     assert done.out.count("warning: run 1: other processes used") == 1, done.out
+    assert (done.out + done.err).count("other processes used") == 1, done.text  # not per run too
     # Without the hogs, the warning follows what else this machine runs, measured here just
     # before the run: none on a quiet machine, and present beside a busy one (make test beside
     # other work).

@@ -60,7 +60,7 @@ def test_the_report_of_a_real_study_draws_every_chart(study: Path, browser: Any)
         assert chart["marks"] == 1, chart
         assert chart["paths"] > 0, chart
     assert "Points" in seen["text"]
-    assert "#1 warm-up" in seen["text"]
+    assert "#w1 warm-up" in seen["text"]
     assert "tpcb-select-only" in seen["text"]
 
 

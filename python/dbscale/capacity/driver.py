@@ -3,7 +3,13 @@
 A closed-loop probe at the point's clients measures the saturated throughput; for each objective
 a search (search.py) then asks for levels, each run for the settle time plus a measure time and
 judged on its seconds after the settle (judge.py). An undecided level is measured again, twice
-as long each time up to the longest measure, then counted as a marginal fail. Every run is a
+as long each time up to the longest measure, then counted as a marginal fail, or, when it only
+lacked transactions, ends the search undecided with the measure that would decide it. A level
+(or the probe) that did not pass while other processes took a material share of the host's CPU
+is measured again (`BUSY_REMEASURES` such runs in a search at most, so a host that is always
+busy costs a bounded time), so a busy minute does not walk the search down; still busy, its
+verdict stands and the answer says the host may have been the limit.
+Every run is a
 line of runs.jsonl keyed by its level, measure and repetition, so a second objective's search
 reuses the runs of the first, and `--resume` replays what was recorded instead of running it
 again. capacity.json is rewritten after every level.
@@ -14,34 +20,29 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import Protocol
 
 from rich.console import Console
 
+from dbscale.capacity.book import CapacityBook, host_busy, monthly, objective_result
 from dbscale.capacity.judge import LevelVerdict, State, judge
 from dbscale.capacity.levels import level_facts
 from dbscale.capacity.search import CapacityAnswer, CapacitySearch, Phase
-from dbscale.errors import ConfigError, ResultsError, RunError
+from dbscale.errors import ConfigError, RunError
 from dbscale.plan.objectives import CapacitySettings, Knob, Objective
+from dbscale.plan.schema import LoadSettings
 from dbscale.plan.study import Point, RunStep
 from dbscale.results.capacity_file import (
     CapacityFile,
-    CapacityStudy,
     LevelResult,
-    ObjectiveResult,
-    read_capacity,
-    set_aside_capacity,
-    write_capacity,
 )
-from dbscale.results.cost import monthly_cost
 from dbscale.results.record import RunRecord
-from dbscale.targets.spec import TargetEntry
 
 Note = Callable[[str], None]
 RATE_CEILING = 1.25  # of the saturated throughput: offered beyond it cannot be delivered
 RATE_FLOOR = 1e-3  # of the saturated throughput
 CLIENTS_CEILING = 4096
+BUSY_REMEASURES = 6  # runs a search may repeat because the host was busy
 
 
 class LevelRunner(Protocol):
@@ -55,24 +56,6 @@ class LevelRunner(Protocol):
         """Runs the step and records it (each second's histogram kept); TargetError when its
         target cannot be entered."""
         ...
-
-
-class CapacityBook:
-    """capacity.json of a results directory: the searches so far, rewritten after each level."""
-
-    def __init__(self, directory: Path, note: Callable[[str], None] = lambda text: None) -> None:
-        self.directory = directory
-        try:
-            self.study = read_capacity(directory) or CapacityStudy()
-        except ResultsError as exc:
-            # It is rebuilt from runs.jsonl as the resumed search replays its levels.
-            damaged = set_aside_capacity(directory)
-            note(f"note: {exc.message}; set aside as {damaged.name}, rebuilt from runs.jsonl")
-            self.study = CapacityStudy()
-
-    def save(self, found: CapacityFile) -> None:
-        self.study = self.study.with_search(found)
-        write_capacity(self.directory, self.study)
 
 
 class CapacityDriver:
@@ -100,6 +83,8 @@ class CapacityDriver:
         self.levels: list[LevelResult] = []
         self.saturated: float | None = None
         self.answers: list[tuple[Objective, CapacityAnswer]] = []
+        self.measure_needed: dict[int, float] = {}  # objective index -> seconds that decide
+        self.busy_left = BUSY_REMEASURES
 
     # -- the search ----------------------------------------------------------------------------
 
@@ -115,7 +100,11 @@ class CapacityDriver:
                 nth = asked.get(level, 0)
                 asked[level] = nth + 1
                 verdict, last = self._judged(level, nth, index, search.phase)
-                search.observe(level, verdict.passed)
+                if verdict.state is State.SHORT:
+                    search.stop_short(level)
+                    self.measure_needed[index] = self._measure_to_decide(verdict, last)
+                else:
+                    search.observe(level, verdict.passed)
                 self._progress(objective, search, level, verdict, last)
             self.answers.append((objective, search.answer()))
             self._write(finished=False)
@@ -156,9 +145,10 @@ class CapacityDriver:
         it."""
         s = self.settings
         measure = self._first_measure(level)
+        again = 0  # measured again because the host was busy
         while True:
             final = measure >= s.measure_max_s
-            record = self._run_level(level, measure, nth, phase)
+            record = self._run_level(level, measure, nth, phase, again)
             facts = level_facts(record, s.objectives, offered=self._offered(level),
                                 settle_s=s.settle_s)  # fmt: skip
             whole = judge(facts, s.objectives, s.max_errors, final=final)
@@ -166,11 +156,36 @@ class CapacityDriver:
                 replace(facts, seconds=[replace(x, over=(x.over[index],)) for x in facts.seconds]),
                 [s.objectives[index]], s.max_errors, final=final,
             )  # fmt: skip
-            self._keep_level(record, level, measure, whole, phase)
+            busy = host_busy(record)
+            self._keep_level(record, level, measure, whole, phase, busy)
+            failed = verdict.state in (State.FAIL, State.MARGINAL)
+            if busy is not None and failed and self._again(f"level {level:,.4g}", busy):
+                again += 1
+                continue
             if verdict.state is not State.INCONCLUSIVE:
                 kept = next(x for x in self.levels if x.run_key == record.run_key)
                 return verdict, kept
             measure = min(measure * 2, s.measure_max_s)
+
+    def _again(self, what: str, busy: str) -> bool:
+        """Whether a run measured on a busy host is measured again (while the search's budget
+        for that lasts); says so either way."""
+        if self.busy_left <= 0:
+            self.out.print(f"capacity: {what} ran on a busy host and is not measured again "
+                           f"(the search measured {BUSY_REMEASURES} runs again already): {busy}",
+                           highlight=False, markup=False, soft_wrap=True)  # fmt: skip
+            return False
+        self.busy_left -= 1
+        self.out.print(f"capacity: {what} measured again: {busy}", highlight=False,
+                       markup=False, soft_wrap=True)  # fmt: skip
+        return True
+
+    def _measure_to_decide(self, verdict: LevelVerdict, last: LevelResult) -> float:
+        """Seconds of measure that would gather the transactions a short level lacked, at the
+        rate it achieved (a fifth more for the seconds' spread)."""
+        needed = max((c.transactions_to_decide or 0) for c in verdict.checks)
+        rate = max(last.achieved, 1e-9)
+        return float(math.ceil(needed / rate * 1.2))
 
     def _first_measure(self, level: float) -> float:
         """Long enough for the transactions the strictest objective wants at this rate (about
@@ -195,9 +210,11 @@ class CapacityDriver:
         """The closed-loop throughput at the point's clients: where the rate search starts."""
         s = self.settings
         load = self.base.load.model_copy(update={"duration_s": s.settle_s + s.measure_min_s})
-        key = f"{self._prefix}probe"
-        point = replace(self.base, key=key, load=load)
-        record = self._run(point, key, f"{self._prefix}saturation probe (closed loop)")
+        record = self._probe_run(load, 0)
+        again = 0
+        while (busy := host_busy(record)) is not None and self._again("the probe", busy):
+            again += 1
+            record = self._probe_run(load, again)
         facts = level_facts(record, s.objectives, offered=None, settle_s=s.settle_s)
         saturated = facts.achieved or record.tps
         if saturated <= 0:
@@ -210,7 +227,14 @@ class CapacityDriver:
                        f"{clients} clients (closed loop)", highlight=False)  # fmt: skip
         return saturated
 
-    def _run_level(self, level: float, measure: float, nth: int, phase: Phase) -> RunRecord:
+    def _probe_run(self, load: LoadSettings, again: int) -> RunRecord:
+        key = f"{self._prefix}probe" + (f"~again{again}" if again else "")
+        point = replace(self.base, key=key, load=load)
+        return self._run(point, key, f"{self._prefix}saturation probe (closed loop)")
+
+    def _run_level(
+        self, level: float, measure: float, nth: int, phase: Phase, again: int = 0
+    ) -> RunRecord:
         s = self.settings
         update: dict[str, object] = {"duration_s": s.settle_s + measure}
         params = dict(self.base.params)
@@ -225,8 +249,10 @@ class CapacityDriver:
         name = f"{self._prefix}{s.knob.value}={level:g}"
         point = replace(self.base, key=name, values={**self.base.values, s.knob.value: level},
                         params=params, load=self.base.load.model_copy(update=update))  # fmt: skip
-        key = f"{name}/measure={measure:g}s#{nth}"
-        return self._run(point, key, f"{name}, {measure:g} s measured ({phase.value})")
+        key = f"{name}/measure={measure:g}s#{nth}" + (f"~again{again}" if again else "")
+        title = f"{name}, {measure:g} s measured ({phase.value}" + (
+            f", again as the host was busy: {again}" if again else "") + ")"  # fmt: skip
+        return self._run(point, key, title)
 
     def _run(self, point: Point, key: str, label: str) -> RunRecord:
         found = self.recorded.get(key)
@@ -240,7 +266,13 @@ class CapacityDriver:
     # -- what it says --------------------------------------------------------------------------
 
     def _keep_level(
-        self, record: RunRecord, level: float, measure: float, verdict: LevelVerdict, phase: Phase
+        self,
+        record: RunRecord,
+        level: float,
+        measure: float,
+        verdict: LevelVerdict,
+        phase: Phase,
+        busy: str | None,
     ) -> None:
         if any(x.run_key == record.run_key for x in self.levels):
             return
@@ -249,10 +281,12 @@ class CapacityDriver:
             run_key=record.run_key or "", level=level, offered=self._offered(level),
             achieved=record.tps, measure_s=measure, state=verdict.state.value,
             reasons=list(verdict.reasons), shares_over=[c.share for c in verdict.checks],
+            shares_low=[c.low for c in verdict.checks],
+            shares_high=[c.high for c in verdict.checks],
             phase=phase.value, p50_ms=latency.p50 if latency else None,
             p95_ms=latency.p95 if latency else None, p99_ms=latency.p99 if latency else None,
             p999_ms=latency.p999 if latency else None, tpmc=record.tpmc,
-            generator_bound=verdict.generator_bound,
+            generator_bound=verdict.generator_bound, host_busy=busy,
         ))  # fmt: skip
         self._write(finished=False)
 
@@ -296,7 +330,10 @@ class CapacityDriver:
 
     def _write(self, *, finished: bool) -> CapacityFile:
         s = self.settings
-        results = [_objective_result(o, a, self.levels) for o, a in self.answers]
+        results = [
+            objective_result(o, a, self.levels, self.measure_needed.get(i))
+            for i, (o, a) in enumerate(self.answers)
+        ]
         capacities = [r.capacity for r in results]
         known = [c for c in capacities if c is not None]
         whole = min(known) if known and len(known) == len(results) else None
@@ -304,7 +341,7 @@ class CapacityDriver:
                if known and len(known) == len(results) else None)  # fmt: skip
         target = self.base.target
         vcpus = target.vcpu_count
-        cost = _monthly(target)
+        cost = monthly(target)
         answer = whole if finished else None
         found = CapacityFile(
             point=self.point, workload=self.base.workload, target=target.name, vcpus=vcpus,
@@ -322,31 +359,6 @@ class CapacityDriver:
         )  # fmt: skip
         self.book.save(found)
         return found
-
-
-def _monthly(target: TargetEntry) -> float | None:
-    """The target's monthly cost on demand (730 h), when it is priced."""
-    if target.prices is None:
-        return None
-    cost = monthly_cost(target.prices, vcpus=target.vcpu_count, memory_gib=target.memory,
-                        storage_gb=target.storage_gb, ha=target.ha)  # fmt: skip
-    return cost.total(reserved=False)
-
-
-def _objective_result(
-    objective: Objective, answer: CapacityAnswer, levels: list[LevelResult]
-) -> ObjectiveResult:
-    confirmations = [
-        x.achieved
-        for x in levels
-        if answer.capacity is not None and x.level == answer.capacity and x.state == "pass"
-    ]
-    return ObjectiveResult(
-        objective=objective.text, percentile=objective.percentile, limit_ms=objective.limit_ms,
-        capacity=answer.capacity, highest_pass=answer.highest_pass,
-        lowest_fail=answer.lowest_fail, at_ceiling=answer.at_ceiling,
-        never_passed=answer.capacity is None, confirmations=confirmations,
-    )  # fmt: skip
 
 
 def _num(value: float | None) -> str:

@@ -2,9 +2,13 @@
 of consecutive seconds; for each objective, each batch's share of transactions over the limit,
 and a 95% Student-t interval over the batch shares (batch means: robust to the autocorrelation
 of consecutive transactions). A level passes an objective when the interval's upper end is
-within the allowance (1% for p99) and it saw enough transactions (about 50 over the limit's
-worth), fails it when the lower end is above, and is otherwise inconclusive: measured longer,
-then counted as a fail reported as marginal. A level also fails when it delivers under 97% of
+within the allowance (1% for p99) and the count's exact bound is too (none over the limit in
+300 transactions shows 1%), fails it when the lower end is above, and is otherwise
+inconclusive: measured longer. At the longest measure an undecided level whose share is at or
+over the allowance is a fail reported as marginal; one under it that just gathered too few
+transactions is *short*: no evidence either way, so the search stops and says how long a
+measure would decide (a slow transaction at a low rate meets this, and going lower only makes
+it shorter). A level also fails when it delivers under 97% of
 the offered rate, when errors pass the allowed share, or when the load generator fell behind
 (reported as the generator's limit, never the database's)."""
 
@@ -26,7 +30,8 @@ class State(StrEnum):
     PASS = "pass"
     FAIL = "fail"
     INCONCLUSIVE = "inconclusive"  # measure longer
-    MARGINAL = "marginal"  # still inconclusive at the longest measure: a fail
+    MARGINAL = "marginal"  # still inconclusive at the longest measure, at or over: a fail
+    SHORT = "short"  # still inconclusive at the longest measure, under: too few to tell
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,13 @@ class ObjectiveCheck:
     high: float | None
     transactions: int
     state: State
+    over: int = 0
+
+    @property
+    def transactions_to_decide(self) -> int | None:
+        """The transactions that would let this share pass (its exact bound within the
+        allowance), None when it is at or over the allowance: more would not pass it."""
+        return transactions_to_pass(self.share, self.objective.allowance)
 
     def words(self) -> str:
         bound = "" if self.high is None else f" [{_pct(self.low)}, {_pct(self.high)}]"
@@ -62,7 +74,7 @@ class LevelVerdict:
     delivered: float | None  # achieved / offered (open model)
     error_share: float
     generator_bound: bool = False
-    too_short: bool = False  # too few transactions for some objective
+    too_short: bool = False  # undecided only for want of transactions
 
     @property
     def passed(self) -> bool:
@@ -115,6 +127,27 @@ def binomial_upper(over: int, total: int, confidence: float = 0.95) -> float:
     return high
 
 
+def transactions_to_pass(share: float, allowance: float) -> int | None:
+    """The fewest transactions at `share` over the limit whose exact bound is within
+    `allowance` (300 for none over a 1% allowance), None when `share` is not under it."""
+    if share >= allowance:
+        return None
+
+    def passes(total: int) -> bool:
+        return binomial_upper(math.ceil(share * total), total) <= allowance
+
+    high = 64
+    while not passes(high):
+        high *= 2
+        if high > 1 << 40:
+            return None
+    low = high // 2
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if passes(middle) else (middle, high)
+    return high
+
+
 def check(objective: Objective, index: int, seconds: Sequence[Second]) -> ObjectiveCheck:
     """One objective over the level's seconds."""
     total = sum(s.transactions for s in seconds)
@@ -141,7 +174,9 @@ def check(objective: Objective, index: int, seconds: Sequence[Second]) -> Object
         state = State.PASS
     else:
         state = State.INCONCLUSIVE
-    return ObjectiveCheck(objective, share, low, high, total, state)
+    if high is not None:
+        high = min(high, 1.0)  # a share: the interval ends at 100%
+    return ObjectiveCheck(objective, share, low, high, total, state, over)
 
 
 def judge(
@@ -175,19 +210,25 @@ def judge(
     for c in checks:
         if c.state is State.FAIL:
             reasons.append(c.words())
-    too_short = any(c.transactions < c.objective.samples_needed for c in checks)
+    undecided = [c for c in checks if c.state is State.INCONCLUSIVE]
+    # Short: every undecided objective is under its allowance and only wants transactions.
+    too_short = bool(undecided) and all(
+        (need := c.transactions_to_decide) is not None and need > c.transactions for c in undecided
+    )
     if hard_fail or reasons:
         state = State.FAIL
-    elif all(c.state is State.PASS for c in checks):
+    elif not undecided:
         state = State.PASS
     else:
-        undecided = [c for c in checks if c.state is State.INCONCLUSIVE]
         for c in undecided:
-            if c.transactions < c.objective.samples_needed:
-                why = f"{c.transactions:,} transactions, {c.objective.samples_needed:,} needed"
+            need = c.transactions_to_decide
+            if need is not None and need > c.transactions:
+                why = (f"{c.transactions:,} transactions, {c.over:,} over the limit: about "
+                       f"{need:,} at this share would show it within the allowance")  # fmt: skip
             else:
                 why = "its interval spans the allowance"
             reasons.append(f"{c.words()}: undecided ({why})")
-        state = State.MARGINAL if final else State.INCONCLUSIVE
+        final_state = State.SHORT if too_short else State.MARGINAL
+        state = final_state if final else State.INCONCLUSIVE
     return LevelVerdict(state, tuple(reasons), checks, delivered, error_share,
                         facts.generator_bound, too_short)  # fmt: skip

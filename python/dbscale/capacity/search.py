@@ -9,8 +9,9 @@ I/O, so it is tested on synthetic systems (tests/capacity/test_search.py).
    lowest fail and the search steps down by the resolution to confirm the level below.
 
 The answer is the highest *confirmed* passing level, never an untested midpoint, with the
-bracket [highest pass, lowest fail] around it. Integer knobs (clients, warehouses) round every
-level and never bisect below a step of one.
+bracket [highest pass, lowest fail] around it. A level too short to decide (`stop_short`) ends
+the search without one: no verdict below it would be better founded. Integer knobs (clients,
+warehouses) round every level and never bisect below a step of one.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ class CapacityAnswer:
     at_ceiling: bool
     floor_failed: bool
     observations: tuple[Observation, ...]
+    short_level: float | None = None  # the level too short to decide that ended the search
 
     @property
     def levels_run(self) -> int:
@@ -73,6 +75,7 @@ class CapacitySearch:
     _confirmed: int = 0
     _next: float | None = None
     _at_ceiling: bool = False
+    _short_level: float | None = None
 
     def __post_init__(self) -> None:
         if not 0 < self.floor <= self.ceiling:
@@ -101,8 +104,16 @@ class CapacitySearch:
             self._record(level, passed)
             self._after_search_step(level, passed)
 
+    def stop_short(self, level: float) -> None:
+        """`level` gathered too few transactions to be judged at the longest measure: the
+        search ends undecided (a lower level would gather fewer still)."""
+        self.observations.append(Observation(level, False, self.phase))
+        self._short_level = level
+        self.phase = Phase.DONE
+
     def answer(self) -> CapacityAnswer:
-        confirmed = self.phase is Phase.DONE and self._highest_pass is not None
+        confirmed = (self.phase is Phase.DONE and self._highest_pass is not None
+                     and self._short_level is None)  # fmt: skip
         capacity = self._highest_pass if confirmed else None
         return CapacityAnswer(
             capacity=capacity,
@@ -111,9 +122,11 @@ class CapacitySearch:
             at_ceiling=capacity is not None
             and (capacity >= self.ceiling or (self._at_ceiling and capacity == self._highest_pass)),
             floor_failed=self._highest_pass is None
+            and self._short_level is None
             and self._lowest_fail is not None
             and self._lowest_fail <= self.floor,
             observations=tuple(self.observations),
+            short_level=self._short_level,
         )
 
     # -- the steps ---------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import typer
 from dbscale import interrupts
 from dbscale.cli import commands, history_command, micro_commands, rank_command
 from dbscale.cli import options as o
+from dbscale.cli.peer_flags import peer_flag
 from dbscale.errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, Cancelled, DbscaleError
 from dbscale.run.output_format import OutputFormat
 
@@ -358,9 +359,13 @@ def _click_error(exc: BaseException) -> tuple[str, int] | None:
     if "NoArgsIsHelpError" in names and ctx is not None:
         print(ctx.get_help())
         return "", EXIT_OK
-    message = " ".join(str(exc.format_message()).split())  # type: ignore[attr-defined]
     path = getattr(ctx, "command_path", None) or "dbscale"
     code = int(getattr(exc, "exit_code", EXIT_USAGE))
+    option = str(getattr(exc, "option_name", "") or "")
+    if "NoSuchOption" in names and (known := peer_flag(option)) is not None:
+        what, instead = known
+        return f"error: {path} has no {option}: it is {what}\nhint: {instead}", code
+    message = " ".join(str(exc.format_message()).split())  # type: ignore[attr-defined]
     return f"error: {message}\nhint: see `{path} --help`", code
 
 

@@ -369,7 +369,8 @@ RANK_METRICS_HELP = (
     "cost_per_tpm[_reserved], capacity, capacity_per_vcpu, cost_per_capacity, or micro.<figure>."
 )
 BY_HELP = (
-    "The facts that make a configuration: target, instance_type, vcpus, nodes, storage_type, "
+    "Required: the facts that make a configuration: target, instance_type, vcpus, nodes, "
+    "storage_type, "
     "engine_version, a point axis or parameter."
 )
 ALLOW_HELP = "Facts of what was run that may differ (e.g. warehouses scaled with the machine)."

@@ -37,8 +37,10 @@ def marker(f: Finding) -> str:
 
 
 def print_series(results: Sequence[SeriesChanges], console: Console) -> None:
-    """`history show`: each series' points in time order, a change marked at its first point."""
-    for result in results:
+    """`history show`: each series' points in time order, a change marked at its first point;
+    series with one point (nothing to compare yet) after the others, and a line when no series
+    changed."""
+    for result in sorted(results, key=lambda r: len(r.series.points) < 2):
         s = result.series
         at = {f.index: f for f in result.findings}
         table = text_table(["time", "labels", s.metric, "runs", "95% CI", "change"],
@@ -55,6 +57,8 @@ def print_series(results: Sequence[SeriesChanges], console: Console) -> None:
             console.print(f"  {result.note}")
         if s.excluded_runs:
             console.print(f"  {s.excluded_runs} excluded runs not counted (history exclude)")
+    if results and not any(r.findings for r in results):
+        console.print(f"no changes found in {len(results)} series", highlight=False)
 
 
 def print_changes(results: Sequence[SeriesChanges], console: Console) -> None:
@@ -70,7 +74,10 @@ def print_changes(results: Sequence[SeriesChanges], console: Console) -> None:
         table.add_row(s.series, s.target, s.metric, near, number(f.before), number(f.after),
                       pct(f.change_pct), interval(f), p_text(f.p_value), f.direction,
                       "change point" if result.method == CHANGE_POINTS else "A/B")  # fmt: skip
-    console.print(table)
+    if rows:
+        console.print(table)
+    else:
+        console.print(f"no changes found in {len(results)} series", highlight=False)
     for result in results:
         if result.note and not result.findings:
             s = result.series

@@ -53,9 +53,13 @@ SQL_TYPES = {"value": "DOUBLE", "ci_low": "DOUBLE", "ci_high": "DOUBLE", "n": "I
 
 def point_figures(values: Sequence[float]) -> tuple[float, float | None, float | None]:
     """An ingest's point of a series: the median of its runs, and the median's 95% interval
-    (order statistics from 6 runs; the mean's t-interval with 2-5)."""
+    (order statistics from 6 runs; the mean's t-interval with 2-5, which for a few spread runs
+    of a metric that cannot be negative, as every history metric, stops at 0)."""
     ci = median_order_statistic_ci(values) or mean_t_ci(values)
-    return statistics.median(values), (ci.low if ci else None), (ci.high if ci else None)
+    low = ci.low if ci else None
+    if low is not None and low < 0 <= min(values):
+        low = 0.0
+    return statistics.median(values), low, (ci.high if ci else None)
 
 
 def labels_text(labels: Mapping[str, str]) -> str:

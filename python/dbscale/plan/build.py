@@ -75,6 +75,7 @@ def build_study(
     workloads = check_workloads(locator, plan, matrix, catalog)
     if plain and options.workload is not None and not options.clients:
         plan = _with_default_clients(plan, workloads)
+        _refuse_threads_over_clients(plan, options.threads)
     scripts = resolve_scripts(locator, plan)
     points = _with_local_poolers(_points(locator, plan, matrix, targets, workloads, scripts))
     _check_point_workloads(points, catalog)
@@ -108,6 +109,21 @@ def _with_default_clients(plan: PlanSchema, workloads: dict[str, WorkloadInfo]) 
         [entry] = plan.workload_entries()
         clients = default_clients(workloads[entry.display].family, entry.params)
     return plan.model_copy(update={"load": plan.load.model_copy(update={"clients": clients})})
+
+
+def _refuse_threads_over_clients(plan: PlanSchema, threads: int | None) -> None:
+    """`--threads 4` without `-c`: sysbench's habit for 4 connections, which here would be 4
+    worker threads sharing the default client count (1): refused, naming both meanings."""
+    clients = plan.load.clients
+    few = clients if isinstance(clients, int) else None
+    if threads is None or few is None or threads <= few:
+        return
+    raise PlanError(
+        f"--threads {threads} with {few} client{'s' if few != 1 else ''}: dbscale's -j/--threads "
+        "are worker threads, each driving some of the clients (-c), so most would have none",
+        f"for sysbench's --threads={threads} ({threads} connections) give -c {threads}; for "
+        f"worker threads give the clients too (-c {threads * 2} -j {threads})",
+    )
 
 
 def _refuse_several_searches(points: list[Point]) -> None:

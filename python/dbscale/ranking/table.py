@@ -36,6 +36,9 @@ from dbscale.stats.ranking import RANK_RESAMPLES, rank_configurations
 PRICE_OF = {"capacity": "cost_per_capacity", "capacity_per_vcpu": "cost_per_capacity"}
 DEFAULT_PRICE = "cost_per_tpm"
 MAX_VALUES_LISTED = 3
+MAX_FACTS_LISTED = 3  # an unlike-runs error names this many differing facts, then counts
+# Facts whose values measure different things: no ranking puts them side by side.
+NEVER_ALLOWED = frozenset({"workload"})
 
 
 class UnlikeRunsError(ConfigError):
@@ -140,7 +143,7 @@ def _unlike_facts(items: Sequence[Measurement], exempt: set[str]) -> dict[str, s
         values = sorted({value for value, _ in seen})
         if len(values) < 2:
             continue
-        shown = [f"{v} in {', '.join(sorted({s for (x, s) in seen if x == v}))}"
+        shown = [f"{v} in {_few(sorted({s for (x, s) in seen if x == v}), 'studies')}"
                  for v in values[:MAX_VALUES_LISTED]]  # fmt: skip
         more = (
             f" and {len(values) - MAX_VALUES_LISTED} more"
@@ -149,6 +152,13 @@ def _unlike_facts(items: Sequence[Measurement], exempt: set[str]) -> dict[str, s
         )
         problems[name] = f"{name} differs ({'; '.join(shown)}{more})"
     return problems
+
+
+def _few(names: Sequence[str], what: str) -> str:
+    """`a, b and 3 more studies`: a list kept to a line's worth."""
+    if len(names) <= MAX_VALUES_LISTED:
+        return ", ".join(names)
+    return f"{', '.join(names[:2])} and {len(names) - 2} more {what}"
 
 
 def _configuration_name(facts: Mapping[str, str]) -> str:
@@ -194,10 +204,22 @@ def rank(request: RankRequest) -> RankTable:
     exempt = set(request.by) | set(request.allow)
     problems = _unlike_facts(items, exempt)
     if problems:
+        listed = list(problems.values())[:MAX_FACTS_LISTED]
+        more = len(problems) - len(listed)
+        allowable = [name for name in problems if name not in NEVER_ALLOWED]
+        never = [name for name in problems if name in NEVER_ALLOWED]
+        hint = "rank like runs only (--where FACT=VALUE)"
+        if never:
+            hint = (f"rank one {never[0]} at a time (--where {never[0]}=VALUE): runs of different "
+                    f"{never[0]}s are never ranked together")  # fmt: skip
+        if allowable:
+            hint += (f", or --allow {','.join(allowable)} when that differs by design (e.g. "
+                     "warehouses scaled with the machine)")  # fmt: skip
         raise UnlikeRunsError(
-            "these runs are unlike things: " + "; ".join(problems.values()),
-            f"rank like runs only (--where FACT=VALUE), or --allow {','.join(problems)} when "
-            "that differs by design (e.g. warehouses scaled with the machine)",
+            "these runs are unlike things: "
+            + "; ".join(listed)
+            + (f"; and {more} more fact{'s' if more > 1 else ''}" if more > 0 else ""),
+            hint,
         )
     missing = [name for name in request.by if all(m.fact(name) is None for m in items)]
     if missing:

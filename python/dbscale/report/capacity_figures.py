@@ -92,9 +92,11 @@ def _curve_chart(found: CapacityFile, several: bool) -> Chart | None:
     if not rows:
         return None
     answer = ", ".join(
-        f"{o.objective}: {o.capacity:,.4g}" if o.capacity is not None else f"{o.objective}: none"
+        f"{o.objective}: {o.capacity:,.4g} {found.unit}" if o.capacity is not None
+        else f"{o.objective}: undecided (a level too short to judge)" if o.short_level is not None
+        else f"{o.objective}: no level passed"
         for o in found.objectives
-    )
+    )  # fmt: skip
     slug = "".join(c if c.isalnum() else "-" for c in found.point).strip("-")
     chart_id = f"{CHART_ID}-{slug}" if several else CHART_ID
     title = "Latency vs offered load" + (f": {found.point}" if several else " (capacity search)")
@@ -102,7 +104,7 @@ def _curve_chart(found: CapacityFile, several: bool) -> Chart | None:
         chart_id, "capacity", title,
         f"Each level the search ran: latency percentiles of its runs (the median run; whiskers: "
         f"lowest and highest), against the load offered; dashed red: the objectives; green: "
-        f"the capacity found ({answer} {found.unit}). Crosses failed, circles passed.",
+        f"the capacity found ({answer}). Crosses failed, circles passed.",
         curve_spec(found, rows),
     )  # fmt: skip
 

@@ -35,7 +35,10 @@ from dbscale.stats.comparison import (
     verdict_words,
 )
 
-METRICS = (("tps", "TPS"), ("p95_ms", "p95 latency"), ("p99_ms", "p99 latency"))
+# Latency: the median of the runs' own percentiles (the runs are what is compared), not the
+# summary's percentile of all transactions merged.
+METRICS = (("tps", "TPS"), ("p95_ms", "p95 latency (median of runs)"),
+           ("p99_ms", "p99 latency (median of runs)"))  # fmt: skip
 # The legend's classes are the verdicts' own words (stats/comparison.py).
 COLORS = {BETTER: "#2da44e", WORSE: "#cf222e", SAME: "#8c959f", INCONCLUSIVE: "#bf8700",
           TOO_FEW: "#d0d7de"}  # fmt: skip

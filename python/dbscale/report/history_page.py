@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 from dbscale import __version__
 from dbscale.history.detect import REGRESSION, SeriesChanges
 from dbscale.history.output import interval, p_text, pct
+from dbscale.history.series import SeriesPoint
 from dbscale.report import bundle
 from dbscale.report.chart import Chart
 from dbscale.report.markup import Markup, element, join
@@ -24,6 +26,7 @@ from dbscale.report.specs import CONFIG
 from dbscale.report.tables import Cell, html_table
 
 MAX_CHARTS = 60
+TICK_WIDTH = 18  # characters of a point's tick label
 KIND_COLORS = {"regression": "#cf222e", "improvement": "#2da44e"}
 
 
@@ -49,8 +52,12 @@ def series_chart(result: SeriesChanges) -> Chart:
                 "text": f"{pct(f.change_pct)} near {f.point.label_words()}"}
                for f in result.findings]  # fmt: skip
     domain = {"domain": [0.5, len(points) + 0.5], "nice": False}
+    # A tick per point (never 0.5, 1.0, 1.5), labelled with the point's own labels.
+    names = json.dumps(["", *_tick_labels(s.points)])
+    axis = {"values": list(range(1, len(points) + 1)), "labelExpr": f"{names}[datum.value]",
+            "labelAngle": -30 if len(points) > 6 else 0, "labelOverlap": True}  # fmt: skip
     x = {"field": "point", "type": "quantitative", "title": "point (in time order)",
-         "axis": {"tickMinStep": 1}, "scale": domain}  # fmt: skip
+         "axis": axis, "scale": domain}  # fmt: skip
     y_title = f"{s.metric} ({s.unit})"
     y = {"field": "value", "type": "quantitative", "title": y_title, "scale": {"zero": False}}
     scale = {"domain": list(KIND_COLORS), "range": list(KIND_COLORS.values())}
@@ -87,6 +94,20 @@ def series_chart(result: SeriesChanges) -> Chart:
     return Chart(f"history-{digest}", "history", f"{s.metric}: {s.series}", caption, spec)
 
 
+def _tick_labels(points: Sequence[SeriesPoint]) -> list[str]:
+    """Each point's tick: the labels that tell it from the others (`version=2.0`), its date
+    when none do."""
+    keys = sorted({k for p in points for k in p.labels})
+    varying = [k for k in keys if len({p.labels.get(k) for p in points}) > 1]
+    out = []
+    for p in points:
+        values = [(k, p.labels.get(k, "-")) for k in varying]
+        text = (f"{values[0][0]}={values[0][1]}" if len(values) == 1
+                else " / ".join(v for _, v in values) or p.time[:10])  # fmt: skip
+        out.append(text if len(text) <= TICK_WIDTH else text[: TICK_WIDTH - 1] + "…")
+    return out
+
+
 def _table(results: Sequence[SeriesChanges]) -> Markup:
     headers = ["series", "target", "metric", "near", "before", "after", "change", "95% CI", "p",
                "kind", "newest"]  # fmt: skip
@@ -102,6 +123,8 @@ def _table(results: Sequence[SeriesChanges]) -> Markup:
 def render_history_html(
     results: Sequence[SeriesChanges], *, cache_dir: Path | None = None, now: datetime | None = None
 ) -> str:
+    # Series with a trend to show first; one-point series (nothing to compare yet) after.
+    results = sorted(results, key=lambda r: len(r.series.points) < 2)
     charts = [series_chart(r) for r in results[:MAX_CHARTS]]
     regressions = sum(f.direction == REGRESSION for r in results for f in r.findings)
     facts = {
@@ -119,7 +142,10 @@ def render_history_html(
         element("header", element("h1", "dbscale history"), facts_list(facts),
                 warnings_box(warnings)),
         element("main", element("h2", "Changes"),
-                element("div", _table(results), class_="table-wrap"), chart_figures(charts)),
+                element("div", _table(results), class_="table-wrap")
+                if any(r.findings for r in results)
+                else element("p", f"No changes found in {len(results)} series."),
+                chart_figures(charts)),
     ])  # fmt: skip
     return html_document(
         title="dbscale history", body=body, charts=charts,

@@ -50,7 +50,7 @@ from dbscale.targets.facts import TargetRecord, load_target_records
 class RunView:
     """One line of runs.jsonl with what the report derives from it."""
 
-    number: int  # 1-based position in runs.jsonl
+    number: int  # 1-based among the measured runs, as the console counts; warm-ups among theirs
     record: RunRecord
     facts: dict[str, Value]
     label: str
@@ -181,9 +181,11 @@ def build_view(
     known = {name: TargetRecord.model_validate(t) for name, t in (targets or {}).items()}
     measured = [r for r in records if not r.warmup]
     unit = "tpmC" if measured and all(r.tpmc is not None for r in measured) else "TPS"
-    runs = [
-        RunView(n, r, run_facts(r), "", throughput(r, unit)) for n, r in enumerate(records, start=1)
-    ]
+    counts = {True: 0, False: 0}  # warm-ups and measured runs are numbered apart
+    runs = []
+    for r in records:
+        counts[r.warmup] += 1
+        runs.append(RunView(counts[r.warmup], r, run_facts(r), "", throughput(r, unit)))
     counted = [run for run in runs if run.record.measured]
     axes = detect_axes([run.facts for run in counted])
     points = _points(counted, axes, summary_settings(plan), known)
@@ -234,7 +236,7 @@ def _label_runs(runs: Sequence[RunView], axes: Sequence[Axis]) -> None:
     for run in runs:
         parts = [f"{a.title}={a.format(run.facts.get(a.key))}" for a in axes if a.swept]
         what = "warm-up" if run.record.warmup else (", ".join(parts) or "run")
-        run.label = f"#{run.number} {what}"
+        run.label = f"#w{run.number} {what}" if run.record.warmup else f"#{run.number} {what}"
 
 
 def _header(path: Path, runs: Sequence[RunView], name: str) -> Header:

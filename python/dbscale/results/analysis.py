@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from dbscale import core
 from dbscale.errors import DbscaleError, ResultsError
+from dbscale.results.capacity_file import CAPACITY_COLUMNS, capacity_rows
 from dbscale.results.cost import add_price_performance
 from dbscale.results.directory import RUNS_FILE, read_runs
 from dbscale.results.expectations import flag_contradictions
@@ -49,9 +50,10 @@ class Results:
     second), `summary` (one row per point, over measured runs: summary.csv's columns, the
     price-performance ones included), `resources` (one row per run and observed second, when
     runs were observed), `micro` (one row per micro-benchmark figure and host, micro.jsonl's
-    statistics), `micro_samples` (one row per figure sample) and `metrics` (one row per
+    statistics), `micro_samples` (one row per figure sample), `metrics` (one row per
     measured run and metric, as `rank` and `history` read them: the history store's frame has
-    the same columns)."""
+    the same columns) and `capacity` (one row per capacity level run and objective: phase,
+    offered, achieved, verdict, the share over the limit with its 95% interval)."""
 
     runs: pd.DataFrame
     intervals: pd.DataFrame
@@ -61,6 +63,7 @@ class Results:
     micro: pd.DataFrame
     micro_samples: pd.DataFrame
     metrics: pd.DataFrame
+    capacity: pd.DataFrame
 
     def percentiles(
         self, run_id: str | Sequence[str], quantiles: Sequence[float] = tuple(PERCENTILES.values())
@@ -159,6 +162,7 @@ def load_results(directory: str | Path) -> Results:
         records=tuple(records),
         micro=frame_of(micro_rows),
         micro_samples=frame_of(samples),
+        capacity=frame_of(capacity_rows(Path(directory)), columns=CAPACITY_COLUMNS),
     )
 
 

@@ -33,6 +33,9 @@ class ObjectiveResult(_Model):
     at_ceiling: bool = False
     never_passed: bool = False
     confirmations: list[float] = Field(default_factory=list)  # achieved rates at the answer
+    short_level: float | None = None  # a level too short to decide ended the search there
+    measure_needed_s: float | None = None  # the measure that would decide it
+    host_limited: bool = False  # the fail bounding the answer ran while the host was busy
 
 
 class LevelResult(_Model):
@@ -43,9 +46,11 @@ class LevelResult(_Model):
     offered: float | None = None
     achieved: float = 0.0
     measure_s: float = 0.0
-    state: str = ""  # pass | fail | marginal | inconclusive
+    state: str = ""  # pass | fail | marginal | inconclusive | short
     reasons: list[str] = Field(default_factory=list)
     shares_over: list[float] = Field(default_factory=list)  # per objective
+    shares_low: list[float | None] = Field(default_factory=list)  # their 95% intervals
+    shares_high: list[float | None] = Field(default_factory=list)
     phase: str = ""
     p50_ms: float | None = None
     p95_ms: float | None = None
@@ -53,6 +58,7 @@ class LevelResult(_Model):
     p999_ms: float | None = None
     tpmc: float | None = None  # TPC-C: New-Orders per minute of the run
     generator_bound: bool = False
+    host_busy: str | None = None  # other processes took a material share of the CPU
 
 
 class CapacityFile(_Model):
@@ -104,10 +110,20 @@ def number(value: float | None) -> str:
 def answer_lines(found: CapacityFile) -> list[str]:
     """One sentence per objective, then the whole answer (the console's and the report's)."""
     lines = []
+    busy_host = (" while other processes took a material share of the host's CPU: the host, "
+                 "not the database, may have been the limit")  # fmt: skip
     for o in found.objectives:
+        if o.short_level is not None:
+            needed = f"about {o.measure_needed_s:g} s" if o.measure_needed_s else "a longer one"
+            lines.append(f"{o.objective}: undecided: level {number(o.short_level)} {found.unit} "
+                         f"gathered too few transactions to judge in the longest measure "
+                         f"({found.measure_s[1]:g} s), with none of them telling of a fail; "
+                         f"a measure of {needed} would decide")  # fmt: skip
+            continue
         if o.capacity is None:
+            host = busy_host if o.host_limited else ""
             lines.append(f"{o.objective}: no level passed (lowest tried {number(o.lowest_fail)} "
-                         f"{found.unit} failed)")  # fmt: skip
+                         f"{found.unit} failed{host})")  # fmt: skip
             continue
         ceiling = " (at the search's ceiling: it may hold more)" if o.at_ceiling else ""
         achieved = ""
@@ -119,8 +135,9 @@ def answer_lines(found: CapacityFile) -> list[str]:
             achieved = (f"; achieved {min(o.confirmations):,.1f}-{max(o.confirmations):,.1f} "
                         f"over {len(o.confirmations)} passing runs")  # fmt: skip
         bracket = f"[{number(o.highest_pass)}, {number(o.lowest_fail)}]"
+        host = f"; the fail above it ran{busy_host}" if o.host_limited else ""
         lines.append(f"{o.objective}: capacity {number(o.capacity)} {found.unit}{ceiling}, "
-                     f"bracket {bracket}{achieved}")  # fmt: skip
+                     f"bracket {bracket}{achieved}{host}")  # fmt: skip
     if found.capacity is not None:
         several = len(found.objectives) > 1
         mean = f"; geometric mean {number(found.geometric_mean)}" if several else ""
@@ -161,3 +178,33 @@ def read_capacity(directory: Path) -> CapacityStudy | None:
             f"{path} cannot be read: {str(exc).splitlines()[0]}",
             "it is written by dbscale capacity; run the search again with --resume",
         ) from None
+
+
+CAPACITY_COLUMNS = (
+    "point", "workload", "knob", "run_key", "phase", "level", "offered", "achieved", "measure_s",
+    "state", "host_busy", "generator_bound", "objective", "share_over", "share_low",
+    "share_high", "p99_ms",
+)  # fmt: skip
+
+
+def capacity_rows(directory: Path) -> list[dict[str, str | float | bool | None]]:
+    """capacity.json as rows for `load_results`: one per level run and objective."""
+    found = read_capacity(directory)
+    rows: list[dict[str, str | float | bool | None]] = []
+    for search in found.searches if found is not None else []:
+        for x in search.levels:
+            for i, objective in enumerate(search.objectives):
+                rows.append({
+                    "point": search.point, "workload": search.workload, "knob": search.knob,
+                    "run_key": x.run_key, "phase": x.phase, "level": x.level,
+                    "offered": x.offered, "achieved": x.achieved, "measure_s": x.measure_s,
+                    "state": x.state, "host_busy": x.host_busy is not None,
+                    "generator_bound": x.generator_bound, "objective": objective.objective,
+                    "share_over": _nth(x.shares_over, i), "share_low": _nth(x.shares_low, i),
+                    "share_high": _nth(x.shares_high, i), "p99_ms": x.p99_ms,
+                })  # fmt: skip
+    return rows
+
+
+def _nth(values: list[float] | list[float | None], index: int) -> float | None:
+    return values[index] if index < len(values) else None

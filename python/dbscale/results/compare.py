@@ -304,6 +304,9 @@ def print_comparison(console: Console, comparison: Comparison) -> None:
             )
     console.print(table)
     console.print(f"change: {comparison.estimate} (B's median / A's median - 1)", highlight=False)
+    console.print("p95_ms, p99_ms: the median of each run's own percentile (runs are the "
+                  "samples compared); the summary's p99 is of all runs' transactions merged, so "
+                  "the two can differ", highlight=False, soft_wrap=True)  # fmt: skip
     _print_power(console, comparison)
     console.print(
         f"verdict: Mann-Whitney U, Holm-corrected across points, alpha {comparison.alpha}, "

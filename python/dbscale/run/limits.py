@@ -36,9 +36,9 @@ def print_verdict(console: Console, record: RunRecord) -> None:
         )
     if verdict.client_bound:
         _warn(console, str(verdict.warning), str(verdict.hint))
-    if verdict.host_warning:
-        console.print(f"warning: {verdict.host_warning}", style="bold red", highlight=False,
-                      soft_wrap=True)  # fmt: skip
+    if verdict.host_warning:  # the warning itself comes once, under the summary (print_limits)
+        console.print("  also: the host was shared with other processes (see the warning at the "
+                      "end)", highlight=False, soft_wrap=True, markup=False)  # fmt: skip
     console.print()
 
 

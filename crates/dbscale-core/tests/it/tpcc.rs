@@ -87,7 +87,9 @@ fn load_check_and_run_in_both_modes() {
         assert_eq!(nowait.failed, 0, "{:?}", nowait.errors);
         let counts = types(&nowait);
         let total: u64 = counts.iter().sum();
-        assert!(total > 500, "{counts:?}");
+        // Enough for the shares below (their tolerance widens as the count falls); a debug
+        // build on a busy 2-core machine has done 487 in the 3 s.
+        assert!(total > 200, "{counts:?}");
         // Each client deals whole passes of a 100-card deck: shares within a pass per client.
         for (count, weight) in counts.iter().zip([45.0, 43.0, 4.0, 4.0, 4.0]) {
             let share = 100.0 * *count as f64 / total as f64;
