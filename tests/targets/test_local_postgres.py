@@ -13,6 +13,7 @@ import pytest
 from dbscale.errors import LocalServerError
 from dbscale.targets.local.binaries import PostgresBinaries, find_postgres_binaries
 from dbscale.targets.local.postgres import SCRAM_PASSWORD, LocalPostgres
+from dbscale.targets.local.processes import OWNER_FILE
 from tests.conftest import shared_directory, skip_or_fail
 
 
@@ -109,6 +110,29 @@ def test_reuse_keeps_data_and_only_the_starter_stops(
     assert again.log_file.is_file()
     again.destroy()
     assert again.status() == "uninitialized"
+
+
+def test_the_starter_leaving_first_leaves_it_to_the_last_user(
+    shared_tmp: Path, binaries: PostgresBinaries
+) -> None:
+    """Two dbscale commands on one private server (issue 42): the one that started it ends
+    first; the server keeps serving the other, is not taken for an orphan by a third, and the
+    last one out stops it."""
+    base = shared_tmp / "handover"
+    first = LocalPostgres(base, binaries=binaries).__enter__()
+    second = LocalPostgres(base, binaries=binaries).__enter__()
+    assert second.shared and not first.shared and second.port == first.port
+    first.__exit__(None, None, None)
+    assert second.status() == "running"
+    assert second.psql("select 7") == "7"
+    # Its starter is gone now (as a killed process would be): still not an orphan, in use.
+    (first.run_dir / OWNER_FILE).write_text("999999999 0\n")
+    with LocalPostgres(base, binaries=binaries) as third:
+        assert third.reaped_from is None and third.shared and third.port == first.port
+    assert second.status() == "running"
+    second.__exit__(None, None, None)
+    assert second.status() == "stopped"
+    second.destroy()
 
 
 def test_failed_start_names_the_log(shared_tmp: Path, binaries: PostgresBinaries) -> None:

@@ -33,7 +33,7 @@ from dbscale.targets.facts import (
     write_target_record,
 )
 from dbscale.targets.hooks import HookError, HookResult, hook_env, run_hook
-from dbscale.targets.local.embedded import default_base_dir
+from dbscale.targets.local.embedded import HOME_VARIABLE, default_base_dir
 from dbscale.targets.local.evidence import LocalEvidence
 from dbscale.targets.local.instance import LocalInstance, LocalShape, local_dir
 from dbscale.targets.local.pgbouncer import POOL_MODE, LocalPgBouncer
@@ -189,6 +189,12 @@ class TargetPool(Mapping[str, OpenTarget]):
                 server = active.instance.server
                 active.opened = OpenTarget(url=server.url, server=server)
                 self._note_local(target, evidence)
+                if server.shared:
+                    self.note(f"target {target.name}: the {server.title} server in "
+                              f"{server.base_dir} was already running (another dbscale, or its "
+                              "owner, uses it too): this command shares it, and whatever else "
+                              f"runs on it loads it; ${HOME_VARIABLE} gives a command servers "
+                              "of its own")  # fmt: skip
                 if server.reaped_from is not None:
                     self.note(f"target {target.name}: stopped the {server.title} server left "
                               f"running by dbscale pid {server.reaped_from}, which ended without "

@@ -27,9 +27,22 @@ def reachable_by_others(path: Path) -> bool:
     return True
 
 
+HOME_VARIABLE = "DBSCALE_HOME"  # where dbscale keeps its private servers, when set
+
+
+def dbscale_home() -> Path | None:
+    """`$DBSCALE_HOME` (e.g. to keep one user's servers apart from another's when both are
+    root), or None."""
+    value = os.environ.get(HOME_VARIABLE, "").strip()
+    return Path(value).expanduser().absolute() if value else None
+
+
 def default_base_dir(home: Path) -> Path:
-    """`~/.cache/dbscale/embedded`, or /var/tmp/dbscale-embedded when we are root and the
-    `postgres` OS user cannot reach root's home."""
+    """`$DBSCALE_HOME/embedded`; else `~/.cache/dbscale/embedded`, or /var/tmp/dbscale-embedded
+    when we are root and the `postgres` OS user cannot reach root's home."""
+    chosen = dbscale_home()
+    if chosen is not None:
+        return chosen / "embedded"
     preferred = home / ".cache" / "dbscale" / "embedded"
     if os.geteuid() == 0 and not reachable_by_others(preferred):
         return ROOT_FALLBACK_DIR

@@ -51,7 +51,8 @@ class LocalShape:
 
 
 def local_root(home: Path) -> Path:
-    """Where local targets' directories go: next to the embedded server's."""
+    """Where local targets' directories go: next to the embedded server's (`$DBSCALE_HOME/local`
+    when it is set)."""
     embedded = default_base_dir(home)
     if embedded == ROOT_FALLBACK_DIR:
         return Path("/var/tmp/dbscale-local")
@@ -185,10 +186,10 @@ class LocalInstance:
         return pid
 
     def stop(self) -> None:
-        """Stops the server if this instance started it, and removes its memory cgroup."""
-        if self._started:
-            self.server.stop()
-            self._started = False
+        """Releases the server (stopped unless other dbscale processes still use it, and only
+        if a dbscale started it) and removes its memory cgroup."""
+        self.server.release()
+        self._started = False
         if self._memory is not None and self._memory.cgroup is not None:
             self._memory.cgroup.remove()
             self._memory = None

@@ -7,6 +7,7 @@ the next start instead of being taken for someone else's."""
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import signal
 from pathlib import Path
@@ -78,6 +79,11 @@ def clear_owner(run_dir: Path) -> None:
         (run_dir / OWNER_FILE).unlink()
 
 
+def owner_noted(run_dir: Path) -> bool:
+    """Whether a dbscale process noted itself as the one that started the server."""
+    return (run_dir / OWNER_FILE).is_file()
+
+
 def dead_owner(run_dir: Path) -> int | None:
     """The pid of the dbscale process that started the server in `run_dir`, when that process
     is gone (the server is then an orphan); None when it still runs or nothing is noted."""
@@ -90,3 +96,62 @@ def dead_owner(run_dir: Path) -> int | None:
         return None
     alive = _alive(pid) and _start_ticks(pid) in (ticks, None)
     return None if alive else pid
+
+
+USERS_FILE = "users.lock"
+
+
+class ServerUsers:
+    """The dbscale processes using the server of `run_dir`, each holding a shared lock on one
+    file while it does: a process that started the server leaves it running while others still
+    use it, the last one out stops it, and a server some process uses is never taken for an
+    orphan."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.path = run_dir / USERS_FILE
+        self._fd: int | None = None
+
+    def others_present(self) -> bool:
+        """Whether another process holds the lock (asked before `join`: a joined process would
+        count itself)."""
+        try:
+            fd = self._open()
+        except OSError:
+            return False
+        try:
+            return not self._exclusive_free(fd)
+        finally:
+            os.close(fd)
+
+    def join(self) -> None:
+        if self._fd is not None:
+            return
+        with contextlib.suppress(OSError):
+            fd = self._open()
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            self._fd = fd
+
+    def leave(self) -> bool:
+        """Stops using the server; True when no other process uses it."""
+        if self._fd is None:
+            return not self.others_present()
+        fd, self._fd = self._fd, None
+        try:
+            return self._exclusive_free(fd)
+        finally:
+            os.close(fd)  # the lock goes with the descriptor
+
+    def _open(self) -> int:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        return os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+
+    @staticmethod
+    def _exclusive_free(fd: int) -> bool:
+        """Whether `fd` can take the lock alone (then left holding it shared; a failed try may
+        drop the shared lock it held, so it is asked only by `leave` and before `join`)."""
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        return True

@@ -21,7 +21,15 @@ from typing import Any, ClassVar, Generic, Self, TypeVar
 from urllib.parse import quote
 
 from dbscale.errors import LocalServerError
-from dbscale.targets.local.processes import clear_owner, dead_owner, kill_tree, mark_owner, wake
+from dbscale.targets.local.processes import (
+    ServerUsers,
+    clear_owner,
+    dead_owner,
+    kill_tree,
+    mark_owner,
+    owner_noted,
+    wake,
+)
 from dbscale.targets.tls import TlsFiles
 
 SettingValue = str | int | float | bool
@@ -86,6 +94,8 @@ class LocalServer(ABC, Generic[Binaries]):
         self._os_user = self.runs_as_when_root if os.geteuid() == 0 else None
         self.reaped_from: int | None = None  # the gone dbscale whose orphan start() stopped
         self.stop_note: str | None = None  # a stop that had to kill the server says so here
+        self.shared = False  # start() found it running: another process's too
+        self._users = ServerUsers(self.run_dir)
 
     # -- what each engine does -------------------------------------------------------------------
 
@@ -179,14 +189,18 @@ class LocalServer(ABC, Generic[Binaries]):
         left running by a dbscale process that is gone (killed before it could stop it) is
         stopped and started anew as this process's: it is an orphan, not someone's server."""
         self.init()
-        orphaned_by = dead_owner(self.run_dir) if self.running_pid() is not None else None
+        in_use = self._users.others_present()  # another dbscale uses it: never an orphan
+        running = self.running_pid() is not None
+        orphaned_by = dead_owner(self.run_dir) if running and not in_use else None
         if orphaned_by is not None:
             self.reaped_from = orphaned_by
             self.stop()
-        running = self.running_port()
-        if running is not None:
-            self._port = running
+        running_port = self.running_port()
+        if running_port is not None:
+            self._port = running_port
             self.wait_ready()
+            self._users.join()
+            self.shared = True
             return False
         attempts = 1 if self._fixed_port is not None else START_ATTEMPTS
         for attempt in range(1, attempts + 1):
@@ -203,7 +217,19 @@ class LocalServer(ABC, Generic[Binaries]):
                 if attempt == attempts or not port_taken:
                     raise
         self._bootstrap()
+        self._users.join()
         return True
+
+    def release(self) -> None:
+        """This process is done with the server: the last process using it stops it if a
+        dbscale started it (this one or one gone before); while others still use it, it stays
+        running for them, whoever started it."""
+        last = self._users.leave()
+        if last and (self._started_here or owner_noted(self.run_dir)):
+            self.stop()
+        elif self._started_here:  # theirs now: the last of them stops it
+            self._started_here = False
+            _STARTED.discard(self)
 
     def keep_port(self) -> None:
         """Later starts take this start's port (a cluster's node keeps its address)."""
@@ -266,8 +292,7 @@ class LocalServer(ABC, Generic[Binaries]):
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._started_here:
-            self.stop()
+        self.release()
 
     def log_tail(self, lines: int = 20) -> str:
         try:
