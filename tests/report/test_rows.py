@@ -113,4 +113,12 @@ def test_runs_on_a_shared_host_are_listed_in_the_warnings() -> None:
 
     study = view_of(sweep((1, 2), extra_for=extra), Path("x"))
     [warning] = [w for w in study.warnings if "host's CPU" in w]
-    assert warning.endswith(": #2 clients=2"), warning
+    assert warning.endswith(": run #2 clients=2"), warning
+
+    def more(_t: str, _p: object, clients: int, _r: object) -> dict[str, Any]:
+        return extra(_t, _p, 2 if clients > 1 else 1, _r)
+
+    # Several runs: one line with their count and range, not each run's full label.
+    study = view_of(sweep((1, 2, 3, 4), extra_for=more), Path("x"))
+    [warning] = [w for w in study.warnings if "host's CPU" in w]
+    assert warning.endswith(": 3 runs (#2 to #4)"), warning

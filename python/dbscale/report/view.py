@@ -284,18 +284,28 @@ def _header(path: Path, runs: Sequence[RunView], name: str) -> Header:
 
 
 def _warnings(study: ResultsView) -> list[str]:
+    """The page's warnings, each kind once: repeated ones name their runs' count and range."""
     warnings: list[str] = []
     if not study.points:
         warnings.append("no finished measured run: nothing to summarize")
+    grouped: dict[str, list[RunView]] = {}
     for run in study.runs:
         if run.record.cancelled:
-            warnings.append(f"run {run.label} was cancelled (Ctrl-C): shown, not counted")
+            grouped.setdefault("was cancelled (Ctrl-C): shown, not counted", []).append(run)
         elif run.record.status == "failed":
             message = run.record.verdict.message
-            warnings.append(f"run {run.label} failed: {message}".rstrip(": "))
+            grouped.setdefault(f"failed: {message}".rstrip(": "), []).append(run)
         elif run.record.status == "errors" and not run.record.warmup:
             planned = " (during its planned faults)" if run.record.faults else ""
-            warnings.append(f"run {run.label} had errors{planned}: {_errors(run.record)}")
+            classes = ", ".join(k for k, v in run.record.errors.by_class.items() if v)
+            grouped.setdefault(f"had errors{planned}" + (f": {classes}" if classes else ""),
+                               []).append(run)  # fmt: skip
+    for what, runs in grouped.items():
+        if len(runs) == 1:
+            detail = f" ({_errors(runs[0].record)})" if what.startswith("had errors") else ""
+            warnings.append(f"run {runs[0].label} {what}{detail}")
+        else:
+            warnings.append(f"{_runs_text(runs)} {what}")
     observed_warnings = (
         ("client_bound", "the load generator itself was the bottleneck (these runs measure "
                          "dbscale, not the database)"),
@@ -303,23 +313,23 @@ def _warnings(study: ResultsView) -> list[str]:
                          "shared their machine; figures may be low and noisy)"),
     )  # fmt: skip
     for field_name, text in observed_warnings:
-        labels = [
-            run.label
+        flagged_runs = [
+            run
             for run in study.runs
             if run.record.measured
             and run.record.limited_by is not None
             and getattr(run.record.limited_by, field_name)
         ]
-        if labels:
-            warnings.append(f"{text}: {', '.join(labels)}")
+        if flagged_runs:
+            warnings.append(f"{text}: {_runs_text(flagged_runs)}")
+    busy: dict[str, list[RunView]] = {}
     for run in study.runs:
         for worker in run.record.workers:
             if worker.saturated:
-                warnings.append(
-                    f"run {run.label}: {worker.name} ran on a host "
-                    f"{worker.host_cpu_busy_pct}% busy: that load generator may have "
-                    "limited the run"
-                )
+                busy.setdefault(worker.name, []).append(run)
+    for name, runs in busy.items():
+        warnings.append(f"{_runs_text(runs)}: {name} ran on a busy host: that load generator "
+                        "may have limited the run")  # fmt: skip
     # The statistics' flags, each once with the points it concerns (a capacity search's levels
     # are judged by the search, not compared as points).
     flagged: dict[str, list[str]] = {}
@@ -330,6 +340,15 @@ def _warnings(study: ResultsView) -> list[str]:
         where = "every point" if len(labels) == len(study.points) > 1 else "; ".join(labels)
         warnings.append(f"{flag} ({where})")
     return warnings
+
+
+def _runs_text(runs: Sequence[RunView]) -> str:
+    """`run #3 clients=8`, or for several `4 runs (#2 to #9)`: a count and a range, not every
+    run's full label."""
+    if len(runs) == 1:
+        return f"run {runs[0].label}"
+    tag = [label.split(" ", 1)[0] for label in (r.label for r in runs)]
+    return f"{len(runs)} runs ({tag[0]} to {tag[-1]})"
 
 
 def _errors(record: RunRecord) -> str:
