@@ -6,6 +6,7 @@ and a standby promoted, and a synchronous-replication stall ended by the client'
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import time
 from collections.abc import Iterator
@@ -172,6 +173,8 @@ def test_a_postgres_primary_killed_and_a_standby_promoted(tmp_path: Path) -> Non
     assert new["transactions"] > 0
     # n3 followed n2, and n2 waited for it at each commit, as n1 did: the same durability.
     assert [f.get("weakened") for f in record["faults"]] == [None, None]
+    # The console's end answers the study's question: what the failover cost (issue 42).
+    assert re.search(r"fault step kill primary: [\d.]+ s without a success, ", text), text
 
 
 def test_a_promotion_with_no_standby_left_is_flagged(tmp_path: Path) -> None:

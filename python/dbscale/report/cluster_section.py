@@ -13,7 +13,9 @@ from dbscale.report.markup import Markup, element, join
 from dbscale.report.rows import r4
 from dbscale.report.tables import Cell, table_block
 from dbscale.report.view import PointView, ResultsView, RunView
+from dbscale.results.failover_cost import step_costs
 from dbscale.results.fault_windows import FaultWindow, Window
+from dbscale.results.record import RunRecord
 
 
 def cluster_points(study: ResultsView) -> list[PointView]:
@@ -121,28 +123,20 @@ def downtime_rows(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
     headers = ["point", "step", "runs", "median s without a success", "range s",
                "back to 90% after s (median)", "… from the first step s"]  # fmt: skip
     rows: list[list[Cell]] = []
-    for point in study.points:
-        steps: dict[str, list[tuple[FaultWindow, float]]] = {}
-        for run in point.runs:
-            windows = run.record.fault_windows
-            for window in windows:
-                label = f"{window.action} {window.planned_node or window.node or '?'}"
-                steps.setdefault(label, []).append((window, windows[0].at_s))
-        for step, found in steps.items():
-            seconds = [w.overall.seconds or 0.0 for w, _ in found]
-            back = [w.recovered_after_s for w, _ in found if w.recovered_after_s is not None]
-            since = [
-                w.at_s + w.recovered_after_s - first
-                for w, first in found
-                if w.recovered_after_s is not None
-            ]
-            rows.append([
-                point.label, step, len(found), r4(median(seconds)),
-                _unbroken(f"{min(seconds):.3f} – {max(seconds):.3f}"),
-                r4(median(back)) if back else "not back",
-                r4(median(since)) if since else "not back",
-            ])  # fmt: skip
+    for cost in step_costs(point_runs(study)):
+        down = cost.downtime_s
+        rows.append([
+            cost.point, cost.step, cost.runs, r4(median(down)),
+            _unbroken(f"{min(down):.3f} – {max(down):.3f}"),
+            r4(median(cost.back_s)) if cost.back_s else "not back",
+            r4(median(cost.since_first_s)) if cost.since_first_s else "not back",
+        ])  # fmt: skip
     return headers, rows
+
+
+def point_runs(study: ResultsView) -> list[tuple[str, list[RunRecord]]]:
+    """Each point's label and its counted runs' records."""
+    return [(point.label, [run.record for run in point.runs]) for point in study.points]
 
 
 def cluster_section(study: ResultsView) -> Markup:

@@ -17,6 +17,7 @@ from dbscale.report.facts import PLAN_PREFIX
 from dbscale.report.view import PointView, ResultsView
 from dbscale.results.capacity_file import answer_lines
 from dbscale.results.expectations import EXPECTED
+from dbscale.results.failover_cost import failover_sentences
 from dbscale.stats.comparison import (
     BETTER,
     DEFAULT_NOISE_PCT,
@@ -193,6 +194,11 @@ def sentences(study: ResultsView) -> list[str]:
         return [line for found in study.capacity.searches for line in answer_lines(found)]
     if not study.points:
         return []
+    # An availability study's question first: what each fault step cost.
+    several = len(study.points) > 1
+    faults = failover_sentences(
+        [(p.label if several else "", [run.record for run in p.runs]) for p in study.points]
+    )
     unit = study.unit
     best = max(study.points, key=lambda p: p.summary.throughput.median or 0.0)
     tput = best.summary.throughput
@@ -204,7 +210,7 @@ def sentences(study: ResultsView) -> list[str]:
         out = [f"{unit} peaks at {where}: {tput.median or 0:,.0f}{interval}"]
     else:
         out = [f"{unit}: {tput.median or 0:,.0f}{interval} over {best.summary.runs} run(s)"]
-    out += target_sentences(study)
+    out = [*faults, *out, *target_sentences(study)]
     for found in penalties(study).values():
         shown = found if len(found) <= 3 else [*found[:1], *found[-2:]]
         out += [_penalty_sentence(p, unit) for p in shown]

@@ -15,6 +15,7 @@ from dbscale.results.cost import add_price_performance
 from dbscale.results.cost_tables import print_price_performance
 from dbscale.results.directory import ResultsDir
 from dbscale.results.expectations import flag_contradictions
+from dbscale.results.failover_cost import by_point, failover_sentences
 from dbscale.results.micro_records import MicroFigureSummary, MicroRecord, micro_summary, read_micro
 from dbscale.results.points import FigureCache, PointSummary, SummarySettings, summarize_points
 from dbscale.results.record import RunRecord
@@ -76,6 +77,8 @@ class StudySummary:
                     raise
                 self.out.print(f"warning: {exc.message}", highlight=False, soft_wrap=True)
             print_summary(self.out, ran, self.results.path)
+            for line in failover_sentences(by_point(ran)):  # a failover's cost, when it had one
+                self.out.print(f"fault step {line}", highlight=False, soft_wrap=True)
             if tables:
                 print_limits(self.out, ran)
                 points = self.points()
