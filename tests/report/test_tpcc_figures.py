@@ -140,3 +140,13 @@ def test_the_tpcc_section_states_the_rule_the_verdicts_the_types_and_the_audits(
     assert audit_rows(study)[1] == []  # none judged: the section says so in words
     assert "No run was long enough to judge the audits" in html
     assert tpcc_section(view_of(sweep((1, 2)), Path("x"))) == ""
+
+
+def test_the_headline_compares_tpmc_per_vcpu() -> None:
+    """The Cloud Report's metric leads (issue 42): tpmC per vCPU at the best point, with the raw
+    tpmC beside it."""
+    from dbscale.report.headline import sentences
+
+    lines = sentences(_study())
+    assert lines[0].startswith("tpmC per vCPU peaks at "), lines
+    assert "vCPUs): 18,360 [" in lines[0] and "(36,720 tpmC in all)" in lines[0], lines[0]

@@ -67,8 +67,25 @@ def _sibling(study: ResultsView, axis: Axis, value: str, where: str) -> PointVie
     )  # fmt: skip
 
 
-def _values(point: PointView) -> list[float]:
-    return [run.throughput for run in point.runs]
+def _values(point: PointView, per_vcpu: bool = False) -> list[float]:
+    """The point's runs' throughput, per vCPU of its target when asked (and known)."""
+    vcpus = _vcpus(point) if per_vcpu else None
+    return [run.throughput / vcpus if vcpus else run.throughput for run in point.runs]
+
+
+def _vcpus(point: PointView) -> float | None:
+    tpm = point.summary.tpm
+    return float(tpm.vcpus) if tpm is not None and tpm.vcpus else None
+
+
+def per_vcpu_study(study: ResultsView) -> bool:
+    """A study of tpmC on targets of known sizes: compared per vCPU, the Cloud Report's metric
+    (raw tpmC of machines of different sizes at their own loads compares the sizes)."""
+    return (
+        study.unit == "tpmC"
+        and bool(study.points)
+        and all(_vcpus(p) is not None for p in study.points)
+    )
 
 
 def penalties(study: ResultsView) -> dict[str, list[Penalty]]:
@@ -167,6 +184,7 @@ def target_sentences(study: ResultsView) -> list[str]:
         return []
     names = [axis.format(v) for v in axis.values]
     base = names[0]
+    per_vcpu = per_vcpu_study(study)
     found: list[tuple[str, str, Change]] = []
     for point in study.points:
         name = axis.format(point.coords.get(axis.key))
@@ -175,12 +193,13 @@ def target_sentences(study: ResultsView) -> list[str]:
         where = _where(point, study.axes, axis.key)
         sibling = _sibling(study, axis, base, where)
         if sibling is not None:
-            change = compare_samples(study.unit, _values(sibling), _values(point),
-                                     higher_is_better=True)  # fmt: skip
-            found.append((name, where, change))
+            change = compare_samples(study.unit, _values(sibling, per_vcpu),
+                                     _values(point, per_vcpu), higher_is_better=True)  # fmt: skip
+            found.append((f"{name} per vCPU" if per_vcpu else name, where, change))
     decided = adjust_and_decide([c for _, _, c in found], DEFAULT_NOISE_PCT)
     out = []
     for name in names[1:]:
+        name = f"{name} per vCPU" if per_vcpu else name
         mine = [(w, c) for (n, w, _), c in zip(found, decided, strict=True) if n == name]
         shown = mine if len(mine) <= 3 else [*mine[:1], *mine[-2:]]
         out += [_ratio_sentence(name, base, w, c, len(found)) for w, c in shown]
@@ -204,7 +223,17 @@ def sentences(study: ResultsView) -> list[str]:
     tput = best.summary.throughput
     ci = tput.ci
     interval = f" [{ci.low:,.0f}, {ci.high:,.0f}]" if ci else ""
-    if len(study.points) > 1:
+    if per_vcpu_study(study):  # the Cloud Report's metric first, the raw figure beside it
+        top = max(study.points, key=lambda p: (p.summary.throughput.median or 0.0) /
+                  (_vcpus(p) or 1.0))  # fmt: skip
+        vcpus = _vcpus(top) or 1.0
+        figures = top.summary.throughput
+        bounds = (f" [{figures.ci.low / vcpus:,.0f}, {figures.ci.high / vcpus:,.0f}]"
+                  if figures.ci else "")  # fmt: skip
+        out = [f"{unit} per vCPU peaks at {top.label} ({vcpus:g} vCPUs): "
+               f"{(figures.median or 0) / vcpus:,.0f}{bounds} ({figures.median or 0:,.0f} "
+               f"{unit} in all)"]  # fmt: skip
+    elif len(study.points) > 1:
         size = best.coords.get("vcpus")  # a size sweep names its targets; say their size
         where = best.label + (f" ({size} vCPUs)" if size and "vCPUs=" not in best.label else "")
         out = [f"{unit} peaks at {where}: {tput.median or 0:,.0f}{interval}"]
