@@ -180,3 +180,14 @@ def test_fault_steps_are_refused_where_they_cannot_act() -> None:
         study(RunOptions(recipe="ha-failover", target=[
             "single=postgresql://u@h/db", "sync=postgresql://u@h/db,postgresql://u@i/db",
         ]))  # fmt: skip
+
+
+def test_quick_scaling_has_the_runs_its_own_size_comparisons_need() -> None:
+    """The headline compares the 2-vCPU target with the 1-vCPU one at each of its other
+    settings, Holm-corrected: the runs a side must be able to reach significance (issue 42)."""
+    from dbscale.stats.comparison import min_runs_per_side
+
+    quick = study(RunOptions(recipe="cloudsql-pg-scaling", quick=True))
+    sizes = {p.target.vcpus for p in quick.runnable_points}
+    comparisons = len(quick.runnable_points) // len(sizes) * (len(sizes) - 1)
+    assert quick.plan.repeat >= min_runs_per_side(comparisons), (comparisons, quick.plan.repeat)

@@ -122,3 +122,12 @@ def test_runs_on_a_shared_host_are_listed_in_the_warnings() -> None:
     study = view_of(sweep((1, 2, 3, 4), extra_for=more), Path("x"))
     [warning] = [w for w in study.warnings if "host's CPU" in w]
     assert warning.endswith(": 3 runs (#2 to #4)"), warning
+
+
+def test_a_local_server_beside_the_client_is_a_caveat() -> None:
+    local = {"name": "main", "local": {"dir": "/x", "port": 5432, "postmaster_pid": 1}}
+    study = view_of(sweep((1, 2)), Path("x"), targets={"main": local})
+    [caveat] = [w for w in study.warnings if "beside the load generator" in w]
+    assert caveat.startswith("main ran on this machine"), caveat
+    remote = view_of(sweep((1, 2)), Path("x"), targets={"main": {"name": "main"}})
+    assert not any("beside the load generator" in w for w in remote.warnings)

@@ -193,8 +193,20 @@ def build_view(
     header = _header(path, runs, plan.plan.name or "")
     view = ResultsView(path, runs, axes, points, unit, header, summary_csv=summary_csv,
                        capacity=capacity)  # fmt: skip
-    view.warnings = _warnings(view)
+    view.warnings = _warnings(view) + _local_caveats(known)
     return view
+
+
+def _local_caveats(targets: Mapping[str, TargetRecord]) -> list[str]:
+    """A local server shares its machine with the load generator: its figures are this host's,
+    the client's CPU included (one line for all such targets)."""
+    local = sorted(name for name, record in targets.items() if record.local is not None)
+    if not local:
+        return []
+    names = ", ".join(local)
+    return [f"{names} ran on this machine beside the load generator: the client's CPU use is "
+            "the same host's, so the figures show the shape of the scaling here, not another "
+            "machine's numbers"]  # fmt: skip
 
 
 def _group_key(run: RunView, axes: Sequence[Axis]) -> str:
