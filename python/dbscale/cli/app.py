@@ -343,6 +343,20 @@ def micro_disk_cmd(
     micro_commands.micro_disk(directory, size, runtime, jobs, as_json)
 
 
+@app.command(
+    "pgbench",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True,
+                      "help_option_names": ["--help"]},  # -h is pgbench's host
+)  # fmt: skip
+def pgbench_cmd(ctx: typer.Context) -> None:
+    """pgbench's own command line (`dbscale pgbench -i -s 10 bench`, `dbscale pgbench -c 8 -j 2
+    -T 60 -S -M prepared bench`): -i loads TPC-B; a run is recorded as a dbscale study and
+    printed as pgbench prints it. Options without a dbscale equivalent are refused by name."""
+    from dbscale.cli.pgbench_command import pgbench
+
+    pgbench(list(ctx.args), env=os.environ, now=datetime.now(UTC))
+
+
 @app.command("version")
 def version_cmd() -> None:
     """Print dbscale's version."""
