@@ -357,6 +357,21 @@ def pgbench_cmd(ctx: typer.Context) -> None:
     pgbench(list(ctx.args), env=os.environ, now=datetime.now(UTC))
 
 
+@app.command(
+    "sysbench",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True,
+                      "help_option_names": []},  # sysbench's own options go through
+)  # fmt: skip
+def sysbench_cmd(ctx: typer.Context) -> None:
+    """sysbench's own command line (`dbscale sysbench oltp_read_write --tables=4
+    --table-size=100000 --mysql-host=db prepare`, then `... --threads=8 --time=60 run`): a run is
+    recorded as a dbscale study and printed as sysbench prints it. Options without a dbscale
+    equivalent are refused by name."""
+    from dbscale.cli.sysbench_command import sysbench
+
+    sysbench(list(ctx.args), env=os.environ, now=datetime.now(UTC))
+
+
 @app.command("version")
 def version_cmd() -> None:
     """Print dbscale's version."""
