@@ -47,6 +47,11 @@ def test_socket_vs_tcp_recipe_quick(live: PgTestServer, tmp_path: Path) -> None:
     assert points["transport=unix"]["tps"]["mean_ci"]["low"] > 0
     assert (out / "summary.csv").read_text().startswith("point_key,")
     assert json.loads((out / "plan.json").read_text())["plan"]["name"] == "socket-vs-tcp"
+    # The seed's published finding beside the measured ratio, with a verdict (issue 42).
+    page = (out / "report.html").read_text()
+    assert 'id="published"' in page and "sockets are about 7% faster" in page
+    assert "unix / tcp: 1.03x to 1.10x" in page
+    assert any(v in page for v in ("agrees", "differs", "undecided: the interval"))
     assert "per point" in done.out
     compared = dbscale(
         "compare", str(out), "--a", "transport=unix", "--b", "transport=tcp", "--json"

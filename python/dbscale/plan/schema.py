@@ -21,6 +21,7 @@ from dbscale.micro.settings import MicroSettings
 from dbscale.modes import QueryProtocol, TlsMode, WorkloadFamily
 from dbscale.plan.capacity_plan import CapacityPlan
 from dbscale.plan.faults import FaultStep
+from dbscale.plan.published import Published
 from dbscale.scaleout.settings import ScaleOut
 from dbscale.targets.spec import NAME_PATTERN, TargetEntry
 from dbscale.targets.url import on_this_machine
@@ -149,6 +150,7 @@ class PlanSchema(_Strict):
     name: str | None = Field(default=None, pattern=NAME_PATTERN)
     description: str | None = None
     seed_study: str | None = None  # recipes: the study they reproduce
+    published: Published | None = None  # recipes: what that study found, to set beside ours
     targets: list[TargetEntry] = Field(default_factory=list)
     workload: WorkloadEntry | None = None
     workloads: list[WorkloadEntry] | None = Field(default=None, min_length=1)

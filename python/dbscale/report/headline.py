@@ -88,6 +88,27 @@ def per_vcpu_study(study: ResultsView) -> bool:
     )
 
 
+def axis_named(study: ResultsView, name: str) -> Axis | None:
+    """The study's swept axis of that name (a plan's matrix key or a run fact), if any."""
+    return next((a for a in study.swept if _bare(a) == name), None)
+
+
+def pair_changes(study: ResultsView, axis: Axis, value: str, over: str) -> list[tuple[str, Change]]:
+    """Each point with `value` on `axis` against its sibling with `over` (the other swept
+    settings alike): where, and the change (Holm-corrected over them)."""
+    found: list[tuple[str, Change]] = []
+    for point in study.points:
+        if axis.format(point.coords.get(axis.key)) != value:
+            continue
+        where = _where(point, study.axes, axis.key)
+        sibling = _sibling(study, axis, over, where)
+        if sibling is not None:
+            found.append((where, compare_samples(study.unit, _values(sibling), _values(point),
+                                                 higher_is_better=True)))  # fmt: skip
+    decided = adjust_and_decide([c for _, c in found], DEFAULT_NOISE_PCT)
+    return [(w, c) for (w, _), c in zip(found, decided, strict=True)]
+
+
 def penalties(study: ResultsView) -> dict[str, list[Penalty]]:
     """Per costly axis of the study, each costly point against its sibling, Holm across them."""
     found: dict[str, list[Penalty]] = {}

@@ -16,6 +16,7 @@ from dbscale.report.chart import Chart
 from dbscale.report.cluster_section import cluster_link, cluster_section
 from dbscale.report.command_table import commands_section
 from dbscale.report.markup import Markup, element, join, text
+from dbscale.report.published_section import published_link, published_section
 from dbscale.report.tables import (
     html_table,
     micro_table,
@@ -224,7 +225,7 @@ def render_report_html(
         headline_list(headline.sentences(study)),
         facts_list(header_facts(study, host_note)),
         warnings_box(study.warnings),
-        element("nav", nav, tpcc_link(study), cluster_link(study),
+        element("nav", nav, tpcc_link(study), cluster_link(study), published_link(study),
                 element("a", "Points", href="#points"), element("a", "Runs", href="#runs"),
                 machine_link),
     )  # fmt: skip
@@ -235,6 +236,7 @@ def render_report_html(
         chart_figures(charts),
         tpcc_section(study),
         cluster_section(study),
+        published_section(study),
         element("h2", "Points", id="points"),
         element("p", "One row per configuration; throughput statistics over its runs, latency "
                 "from the merged histogram of its runs. ", download,

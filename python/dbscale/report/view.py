@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from dbscale.errors import ResultsError
+from dbscale.plan.published import Published
 from dbscale.report.axes import Axis, detect_axes, format_value, point_key
 from dbscale.report.facts import (
     Value,
@@ -104,6 +105,7 @@ class ResultsView:
     micro: list[MicroRecord] = field(default_factory=list)  # micro.jsonl
     micro_rows: list[MicroFigureSummary] = field(default_factory=list)  # their statistics, per host
     capacity: CapacityStudy | None = None  # capacity searches (capacity.json)
+    published: Published | None = None  # what the study a recipe reproduces published
 
     @property
     def swept(self) -> list[Axis]:
@@ -192,9 +194,18 @@ def build_view(
     _label_runs(runs, axes)
     header = _header(path, runs, plan.plan.name or "")
     view = ResultsView(path, runs, axes, points, unit, header, summary_csv=summary_csv,
-                       capacity=capacity)  # fmt: skip
+                       capacity=capacity, published=_published(plan))  # fmt: skip
     view.warnings = _warnings(view) + _local_caveats(known)
     return view
+
+
+def _published(plan: PlanFile) -> Published | None:
+    """The plan's `published:` section (recipes), None when it has none or it does not read."""
+    raw = (plan.plan.model_extra or {}).get("published")
+    try:
+        return Published.model_validate(raw) if raw else None
+    except ValueError:
+        return None
 
 
 def _local_caveats(targets: Mapping[str, TargetRecord]) -> list[str]:
