@@ -173,6 +173,10 @@ def test_a_postgres_primary_killed_and_a_standby_promoted(tmp_path: Path) -> Non
     assert new["transactions"] > 0
     # n3 followed n2, and n2 waited for it at each commit, as n1 did: the same durability.
     assert [f.get("weakened") for f in record["faults"]] == [None, None]
+    # Roles kept per run: after the promotion the standby is another node (issue 42).
+    roles = {r["node"]: (r["before"], r["after"]) for r in record["node_roles"]}
+    assert roles["n1"][0] == "primary" and roles["n1"][1] != "primary", roles
+    assert roles["n2"] == ("standby", "primary"), roles
     # The console's end answers the study's question: what the failover cost (issue 42).
     assert re.search(r"fault step kill primary: [\d.]+ s without a success, ", text), text
 

@@ -37,7 +37,8 @@ def node_latency(runs: list[RunView], index: int) -> tuple[float | None, float |
 
 
 def node_rows(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
-    headers = ["point", "node", "routing", "connections", "share of transactions %",
+    headers = ["point", "node", "role in its runs", "routing", "connections",
+               "share of transactions %",
                "TPS (median of runs)", "p50 ms", "p99 ms", "failed", "sessions lost",
                "failovers"]  # fmt: skip
     rows: list[list[Cell]] = []
@@ -53,8 +54,11 @@ def node_rows(study: ResultsView) -> tuple[list[str], list[list[Cell]]]:
                 if r.record.duration_s > 0
             ]
             p50, p99 = node_latency(runs, index)
+            roles = [r.record.node_roles[index].words() for r in runs
+                     if index < len(r.record.node_roles)]  # fmt: skip
             rows.append([
-                point.label, node.node, first.routing or "–",
+                point.label, node.node, ", ".join(dict.fromkeys(roles)) or "–",
+                first.routing or "–",
                 median(n.connections for n in mine),
                 r4(100 * sum(n.transactions for n in mine) / total),
                 r4(median(tps)) if tps else None, r4(p50), r4(p99),

@@ -25,7 +25,7 @@ from dbscale.errors import ResultsError
 from dbscale.files import append_durable, json_value, space_hint, write_atomic
 from dbscale.observe.section import ObserveSection
 from dbscale.redaction import redact_url
-from dbscale.results.fault_windows import FaultEvent, describe, fault_windows
+from dbscale.results.fault_windows import FaultEvent, NodeRoles, describe, fault_windows
 from dbscale.results.micro_records import MICRO_FILE
 from dbscale.results.outages import find_gaps, outage_verdict
 from dbscale.results.points import PointSummary, flatten
@@ -101,6 +101,7 @@ class RunMeta:
     consistency: ConsistencySection | Mapping[str, Any] | None = None
     count_outages: bool = False  # statistics.include_outages: outage runs count in the point
     faults: Sequence[FaultEvent] = ()  # the run's fault steps as they ran
+    node_roles: Sequence[NodeRoles] = ()  # its cluster's roles as it began and ended
 
 
 def make_record(native: RunResult, meta: RunMeta) -> RunRecord:
@@ -131,6 +132,8 @@ def make_record(native: RunResult, meta: RunMeta) -> RunRecord:
     record = RunRecord.from_json(fields, "the run's result")
     # What the per-second intervals and the check add, in one more pass over the fields.
     added: JsonObject = {}
+    if meta.node_roles:
+        added["node_roles"] = [roles.model_dump(mode="json") for roles in meta.node_roles]
     if meta.faults:
         # Planned faults: their gaps are what the run measures, not an outage of it.
         windows = fault_windows(record, meta.faults)

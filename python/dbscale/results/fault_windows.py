@@ -32,6 +32,20 @@ class FaultEvent(BaseModel):
     weakened: str | None = None
 
 
+class NodeRoles(BaseModel):
+    """A cluster node's role as a run with fault steps began and as it ended (before the
+    cluster was made whole again): after a promotion the standby is another node."""
+
+    model_config = ConfigDict(frozen=True)
+
+    node: str  # n1, n2, ...
+    before: str
+    after: str
+
+    def words(self) -> str:
+        return self.before if self.before == self.after else f"{self.before} → {self.after}"
+
+
 class Window(BaseModel):
     """A stretch without successes around a moment: the last success before it and the first
     after it (None: none before, or none until the run's end)."""

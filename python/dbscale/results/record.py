@@ -20,7 +20,7 @@ from dbscale.core.config import RunConfig, ScriptSource
 from dbscale.core.result import RunResult
 from dbscale.errors import ResultsError
 from dbscale.observe.section import LimitedBy, ObserveSection
-from dbscale.results.fault_windows import FaultEvent, FaultWindow
+from dbscale.results.fault_windows import FaultEvent, FaultWindow, NodeRoles
 from dbscale.scaleout.messages import WorkerEntry
 from dbscale.values import AxisValue
 
@@ -127,6 +127,7 @@ class RunRecord(RunResult):
     # A run with fault steps on its cluster's nodes: what each did, and what it cost the run.
     faults: list[FaultEvent] = Field(default_factory=list)
     fault_windows: list[FaultWindow] = Field(default_factory=list)
+    node_roles: list[NodeRoles] = Field(default_factory=list)  # as the run began and ended
 
     @classmethod
     def from_json(cls, data: Any, where: str = "a record") -> RunRecord:

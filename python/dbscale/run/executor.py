@@ -19,6 +19,7 @@ from dbscale.errors import DbscaleError, NotPreparedError, ResultsError, TargetE
 from dbscale.observe import StudyObserver
 from dbscale.plan.study import PrepareStep, RunStep, Study
 from dbscale.results.directory import ResultsDir, RunMeta, make_record
+from dbscale.results.fault_windows import NodeRoles
 from dbscale.results.record import ConsistencySection, RunRecord, StudyPlace, consistency_section
 from dbscale.run import data
 from dbscale.run.console import compact_output, print_run
@@ -123,13 +124,21 @@ class RunExecutor:
             workload=config.workload.name, family=point.family, clients=config.clients,
             transactions=config.transactions,
         )  # fmt: skip
+        faulted = opened.cluster if not step.warmup and step.point.faults else None
+        roles_before = cluster_roles(faulted) if faulted is not None else []
         done = self._drive(step, opened, config, slot)
+        roles = [] if faulted is None else [
+            NodeRoles(node=name, before=before, after=after)
+            for (name, before), (_, after) in zip(roles_before, cluster_roles(faulted),
+                                                  strict=False)
+        ]  # fmt: skip
         consistency, interrupted = self._check_after(config, done)
         record = make_record(done.native, RunMeta(
             started_at=done.started_at, ended_at=done.ended_at, config=config,
             warmup=step.warmup, dbscale_version=self.version, cancelled=done.cancelled,
             study=self._place(step), observe=done.observe, consistency=consistency,
             count_outages=self.study.plan.statistics.include_outages, faults=done.faults,
+            node_roles=roles,
         ))  # fmt: skip
         run = f"run {slot.index} ({step.label})"
         self._keep(record, run)
@@ -255,3 +264,11 @@ class RunExecutor:
             target_info=target_info(point.target).record(),
             study=self.study.plan.name,
         )
+
+
+def cluster_roles(cluster: LocalCluster) -> list[tuple[str, str]]:
+    """Each node's name and role now ("unknown" where it cannot be read)."""
+    try:
+        return [(state.name, state.role) for state in cluster.states()]
+    except DbscaleError:
+        return [(cluster.node_name(i), "unknown") for i in range(len(cluster.nodes))]
