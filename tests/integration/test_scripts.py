@@ -4,6 +4,7 @@ scripts are refused before anything runs; run-time errors fail transactions by c
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -323,3 +324,24 @@ def test_shell_commands_die_with_the_run(live: PgTestServer, tmp_path: Path) -> 
     while _shell_children(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not _shell_children(marker), "a shell command outlived its run"
+
+
+def test_shell_output_and_a_bad_gset_name_read_as_pgbench_s(
+    live: PgTestServer, tmp_path: Path
+) -> None:
+    """pgbench's own cases (issue 42): `\\shell`'s output reaches standard output as pgbench's
+    does, and a `\\gset` into an invalid name says it could not store into the variable."""
+    url = live.url_for("postgres")
+    script = tmp_path / "shell_echo.sql"
+    script.write_text("\\shell echo dbscale-shell-said-this\nSELECT 1;\n")
+    done = dbscale("run", f"script:{script}", "--target", url, "-t", "2", "--out",
+                   str(tmp_path / "echo"))  # fmt: skip
+    done.assert_ok()
+    assert done.out.splitlines().count("dbscale-shell-said-this") == 2, done.out
+    bad = tmp_path / "gset.sql"
+    bad.write_text('SELECT 1 AS "a b" \\gset\n')
+    out = tmp_path / "gset"
+    dbscale("run", f"script:{bad}", "--target", url, "-t", "1", "--out", str(out))
+    [record] = read_runs(out / "runs.jsonl")
+    text = json.dumps(record["errors"])
+    assert 'invalid variable name: \\"a b\\"; error storing into variable a b' in text, text

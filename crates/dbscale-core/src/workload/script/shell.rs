@@ -1,6 +1,7 @@
 //! `\shell` and `\setshell` as pgbench runs them: the command's words joined by spaces with
 //! variables in place (`::` for a literal colon), at most 255 characters, run by `sh -c` without
-//! blocking the client's thread. `\shell` fails when the command does; `\setshell` reads the
+//! blocking the client's thread. `\shell` fails when the command does, its output goes to
+//! dbscale's standard output as pgbench's goes to its own; `\setshell` reads the
 //! first line of its output (63 bytes at most) as an integer, whatever the command's status.
 //! Errors start with the command's first word, as pgbench's do.
 //!
@@ -84,7 +85,7 @@ async fn run_line(
         .stdout(if capture {
             Stdio::piped()
         } else {
-            Stdio::null()
+            Stdio::inherit() // `\shell`'s output goes where pgbench lets it: its own stdout
         })
         .process_group(0)
         .kill_on_drop(true);

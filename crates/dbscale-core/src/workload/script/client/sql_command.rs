@@ -139,8 +139,10 @@ impl ScriptClient {
                 let name = format!("{}{column}", store.prefix);
                 if !valid_name(&name) {
                     let command = if store.all { "aset" } else { "gset" };
+                    // pgbench's two lines, the name's refusal and the store that failed.
                     return Err(SqlFailure::Script(format!(
-                        "{command}: invalid variable name: \"{name}\""
+                        "{command}: invalid variable name: \"{name}\"; error storing into \
+                         variable {name}"
                     )));
                 }
                 self.vars.set_text(&name, value.clone().unwrap_or_default());
