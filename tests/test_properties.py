@@ -8,12 +8,14 @@ from __future__ import annotations
 import contextlib
 import io
 import math
+from unittest import mock
 
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dbscale.cli import commands
 from dbscale.cli.app import run_cli
 from dbscale.core.config import MAX_DURATION_S, MIN_DURATION_S
 from dbscale.values import format_duration, parse_duration
@@ -32,8 +34,11 @@ typed = st.one_of(
 
 
 def dry_run(*argv: str) -> tuple[int, str]:
+    """The dry run's verdict on the input, without reading the target's limits (a made-up host
+    name would wait on name resolution: that is not what these cases test)."""
     err = io.StringIO()
-    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()), \
+            mock.patch.object(commands, "_dry_run_limits", lambda _study: None):  # fmt: skip
         code = run_cli(["run", *argv, "--dry-run"])
     return code, err.getvalue()
 
