@@ -65,6 +65,16 @@ def tpcb_ready(live: PgTestServer) -> PgTestServer:
     return live
 
 
+def _round_robin_run(
+    server: PgTestServer, port_a: int, port_b: int, duration: str, out: Path
+) -> subprocess.Popen[str]:
+    """Select-only over the two forwarded nodes, 4 clients dealt round-robin, a 2 s deadline."""
+    nodes = _two_nodes(server, port_a, port_b)
+    return _started("run", "tpcb-select-only", "--target", nodes, "-c", "4", "-T", duration,
+                    "--transaction-timeout", "2s", "--routing", "round-robin",
+                    "--out", str(out))  # fmt: skip
+
+
 def test_a_frozen_node_never_holds_the_run(tpcb_ready: PgTestServer, tmp_path: Path) -> None:
     """The first node (where the observer's session is) freezes 3 s into an 8 s run: the run
     ends on time, is recorded, and the command ends within the observer's bounded waits."""
@@ -73,10 +83,7 @@ def test_a_frozen_node_never_holds_the_run(tpcb_ready: PgTestServer, tmp_path: P
         forwarding("127.0.0.1", tpcb_ready.port) as a,
         forwarding("127.0.0.1", tpcb_ready.port) as b,
     ):
-        nodes = _two_nodes(tpcb_ready, a.port, b.port)
-        proc = _started("run", "tpcb-select-only", "--target", nodes, "-c", "4", "-T", "8s",
-                        "--transaction-timeout", "2s", "--routing", "round-robin",
-                        "--out", str(out))  # fmt: skip
+        proc = _round_robin_run(tpcb_ready, a.port, b.port, "8s", out)
         _read_until(proc, "progress: 3.0 s", 60)
         a.freeze()
         began = time.monotonic()
@@ -99,10 +106,7 @@ def test_a_signal_during_the_wrap_up_ends_the_command_with_the_run_kept(
         forwarding("127.0.0.1", tpcb_ready.port) as a,
         forwarding("127.0.0.1", tpcb_ready.port) as b,
     ):
-        nodes = _two_nodes(tpcb_ready, a.port, b.port)
-        proc = _started("run", "tpcb-select-only", "--target", nodes, "-c", "4", "-T", "5s",
-                        "--transaction-timeout", "2s", "--routing", "round-robin",
-                        "--out", str(out))  # fmt: skip
+        proc = _round_robin_run(tpcb_ready, a.port, b.port, "5s", out)
         _read_until(proc, "progress: 2.0 s", 60)
         a.freeze()
         # The window's last second, then the drain (at most the 2 s deadline): the wrap-up.
