@@ -114,13 +114,13 @@ def test_a_script_that_does_not_parse_is_refused_with_its_place(
     done = dbscale("run", f"script:{bad}", "--target", live.url_for("postgres"),
                    "--out", str(tmp_path / "r"))  # fmt: skip
     done.assert_user_error()
-    assert f'error: {bad}:3:11: syntax error in command "set"' in done.err
+    assert f'error: {bad}:3: syntax error in command "set" (column 11)' in done.err
     assert not (tmp_path / "r" / "runs.jsonl").exists()
     unknown = tmp_path / "unknown.sql"
     unknown.write_text("\\startover\n")
     done = dbscale("run", f"script:{unknown}", "--target", live.url_for("postgres"))
     done.assert_user_error()
-    assert f'{unknown}:1:1: invalid command in command "startover"' in done.err
+    assert f'{unknown}:1: invalid command in command "startover" (column 1)' in done.err
 
 
 def test_run_time_errors_fail_transactions_by_class_and_line(

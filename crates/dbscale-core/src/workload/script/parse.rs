@@ -18,10 +18,11 @@ pub struct ScriptError {
 
 impl std::fmt::Display for ScriptError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // pgbench's `FILE:LINE: message`, then the column its caret line would point at.
         write!(
             f,
-            "{}:{}:{}: {}",
-            self.file, self.line, self.column, self.message
+            "{}:{}: {} (column {})",
+            self.file, self.line, self.message, self.column
         )
     }
 }

@@ -271,7 +271,7 @@ fn errors_name_file_line_and_column_in_pgbenchs_words() {
     // An expression's error points into the expression.
     let e = error("SELECT 1;\n\\set x 1 + * 2");
     assert_eq!((e.line, e.column), (2, 12), "{e}");
-    assert_eq!(e.to_string(), format!("t.sql:2:12: {}", e.message));
+    assert_eq!(e.to_string(), format!("t.sql:2: {} (column 12)", e.message));
 }
 
 #[test]
