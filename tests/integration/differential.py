@@ -240,6 +240,7 @@ _PGBENCH_PLACES = (
     (re.compile(r"^client \d+ aborted: "), ""),
 )
 _IN_COMMAND = re.compile(r' in command "\w+"$')
+_COLUMN = re.compile(r" \(column \d+\)$")  # the column dbscale adds after pgbench's words
 
 
 def pgbench_message(stderr: str) -> str:
@@ -248,11 +249,18 @@ def pgbench_message(stderr: str) -> str:
     counts only when no error came before it."""
     lines = [t for t in _error_lines(stderr) if not t.startswith("Run was aborted")]
     specific = [t for t in lines if not re.match(r"client \d+ aborted in command", t)]
-    for text in specific or lines:
-        for pattern, replacement in _PGBENCH_PLACES:
-            text = pattern.sub(replacement, text)
-        return _IN_COMMAND.sub("", _PLACE.sub("", text)).strip()
-    return ""
+    words = [_without_place(text) for text in specific or lines]
+    if not words:
+        return ""
+    if len(words) > 1 and words[1].startswith("error storing into variable"):
+        return f"{words[0]}; {words[1]}"  # a \gset's refusal and its failed store: one error
+    return words[0]
+
+
+def _without_place(text: str) -> str:
+    for pattern, replacement in _PGBENCH_PLACES:
+        text = pattern.sub(replacement, text)
+    return _IN_COMMAND.sub("", _PLACE.sub("", text)).strip()
 
 
 def _error_lines(stderr: str) -> list[str]:
@@ -267,9 +275,9 @@ def _error_lines(stderr: str) -> list[str]:
 
 
 def dbscale_message(message: str) -> str:
-    """dbscale's error in words, without its place (file:line:column)."""
+    """dbscale's error in words, without its place (file:line, and the column after them)."""
     first = message.splitlines()[0] if message else ""
-    return _IN_COMMAND.sub("", _PLACE.sub("", first)).strip()
+    return _IN_COMMAND.sub("", _COLUMN.sub("", _PLACE.sub("", first))).strip()
 
 
 def judge(case: Case, theirs: Ran, ours: Ran) -> Comparison:
