@@ -31,6 +31,9 @@ def test_run_and_connection_options() -> None:
     assert call.url == "mysql://u:p%40ss@db1:3307/bench"
     assert call.params == ("tables=4", "table_size=100000", "skip_trx=on")
     assert call.param("tables", 1) == 4
+    assert call.flag("skip_trx", False) and call.flag("create_secondary", True)
+    off = parse_sysbench(["oltp_read_write", "--create_secondary=off", "prepare"], {})
+    assert not off.flag("create_secondary", True)
 
 
 def test_pgsql_and_events() -> None:

@@ -155,21 +155,20 @@ def parse_pgbench(argv: Sequence[str], env: Mapping[str, str]) -> PgbenchCall:
     if a.time is not None and a.transactions is not None:
         raise ConfigError("specify either a number of transactions (-t) or a duration (-T), "
                           "not both", "give -t or -T")  # fmt: skip
-    scripts, notes = _scripts(a)
     return PgbenchCall(
-        init=False, conninfo=conninfo, tls=tls, scripts=scripts, clients=a.client,
+        init=False, conninfo=conninfo, tls=tls, scripts=_scripts(a), clients=a.client,
         threads=min(a.jobs, a.client), duration_s=a.time,
         transactions=a.transactions if a.time is not None or a.transactions is not None else 10,
         protocol=a.protocol, per_transaction_connect=a.connect, progress_s=a.progress,
         rate=a.rate, latency_limit_ms=a.latency_limit, log=a.log, sampling_rate=a.sampling_rate,
         defines=tuple(a.define) + ((f"scale={a.scale}",) if a.scale and a.file else ()),
         seed=_seed(a.random_seed), max_tries=a.max_tries, out=a.out,
-        notes=notes + (("scale option ignored, using count from pgbench_branches table",)
-                       if a.scale and not a.file else ()),
+        notes=(("scale option ignored, using count from pgbench_branches table",)
+               if a.scale and not a.file else ()),
     )  # fmt: skip
 
 
-def _scripts(a: argparse.Namespace) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _scripts(a: argparse.Namespace) -> tuple[str, ...]:
     """The workload words: one built-in alone is that workload; several scripts, a file or a
     weight make a mix."""
     builtins = [("select-only", "1")] if a.select_only else []
@@ -190,15 +189,13 @@ def _scripts(a: argparse.Namespace) -> tuple[tuple[str, ...], tuple[str, ...]]:
     words += [f"script:{path}@{weight}" for path, _, weight in files]
     if len(words) == 1 and not files:
         name = builtins[0][0]
-        return ("tpcb" if name == "tpcb-like" else f"tpcb-{name}",), ()
-    return tuple(words), ()
+        return ("tpcb" if name == "tpcb-like" else f"tpcb-{name}",)
+    return tuple(words)
 
 
 def _seed(text: str | None) -> int | None:
-    if text is None or text == "time":
-        return None  # pgbench's default: a seed from the clock; dbscale draws one likewise
-    if text == "rand":
-        return None
+    if text in (None, "time", "rand"):
+        return None  # a seed from the clock or chance: dbscale draws one likewise
     try:
         return int(text)
     except ValueError:

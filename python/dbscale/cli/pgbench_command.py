@@ -12,7 +12,7 @@ from pathlib import Path
 from dbscale import interrupts
 from dbscale.cli.consoles import data_console, message_console
 from dbscale.cli.pgbench_args import PgbenchCall, parse_pgbench
-from dbscale.errors import Cancelled
+from dbscale.errors import Cancelled, ConfigError
 from dbscale.modes import ConnectMode, QueryProtocol, TlsMode
 from dbscale.run.output_format import OutputFormat
 
@@ -39,8 +39,6 @@ def pgbench(argv: Sequence[str], *, env: Mapping[str, str], now: datetime) -> No
 def _tls(call: PgbenchCall) -> TlsMode | None:
     if call.tls is None:
         return None
-    from dbscale.errors import ConfigError
-
     mode = TLS_OF_SSLMODE.get(call.tls)
     if mode is None:
         raise ConfigError(f"PGSSLMODE={call.tls} is not an sslmode",

@@ -58,10 +58,20 @@ class SysbenchCall:
     tls: str | None = None
     out: str | None = None  # dbscale's own --out: the results directory
 
-    def param(self, name: str, default: int) -> int:
-        """A whole-number parameter of the test as given (sysbench's default otherwise)."""
+    def given(self, name: str) -> str | None:
+        """The test's parameter `name` as the command line gave it last, or None."""
         found = [p.partition("=")[2] for p in self.params if p.partition("=")[0] == name]
-        return int(found[-1]) if found and found[-1].isdigit() else default
+        return found[-1] if found else None
+
+    def param(self, name: str, default: int) -> int:
+        """A whole-number parameter of the test (sysbench's default when not given)."""
+        value = self.given(name)
+        return int(value) if value is not None and value.isdigit() else default
+
+    def flag(self, name: str, default: bool) -> bool:
+        """An on/off parameter of the test (sysbench's default when not given)."""
+        value = self.given(name)
+        return default if value is None else value.lower() in ("on", "true", "1", "yes")
 
 
 def _options(argv: Sequence[str]) -> tuple[dict[str, str], list[str]]:

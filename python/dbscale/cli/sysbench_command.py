@@ -42,7 +42,7 @@ def _data(call: SysbenchCall, env: Mapping[str, str]) -> None:
             continue
         out.print(f"Creating table 'sbtest{t}'...", highlight=False)
         out.print(f"Inserting {size} records into 'sbtest{t}'", highlight=False)
-        if call.param("create_secondary", 1) or "create_secondary=on" in call.params:
+        if call.flag("create_secondary", True):  # sysbench's default: on
             out.print(f"Creating a secondary index on 'sbtest{t}'...", highlight=False)
 
 
