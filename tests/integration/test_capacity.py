@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from dbscale.errors import EXIT_USAGE
+from dbscale.errors import EXIT_NO_CAPACITY, EXIT_USAGE
 from tests.conftest import REPO, PgTestServer
 from tests.integration.browser import open_page
-from tests.integration.conftest import dbscale, read_runs
+from tests.integration.conftest import Outcome, dbscale, read_runs
 
 pytestmark = [pytest.mark.server, pytest.mark.native, pytest.mark.slow]
 
@@ -32,12 +32,22 @@ QUICK = ["-c", "4", "-j", "1", "--slo", "p99<=100ms", "--settle", "1s", "--measu
 def _search(url: str, script: Path, out: Path, *extra: str) -> dict[str, Any]:
     done = dbscale("capacity", f"script:{script}", "--target", url, *QUICK, *extra,
                    "--out", str(out))  # fmt: skip
-    done.assert_ok()
-    assert "capacity p99<=100ms [bracket]: level " in done.out  # a line per level
     [found] = json.loads((out / "capacity.json").read_text())["searches"]
+    _answered(done, found)
+    assert "capacity p99<=100ms [bracket]: level " in done.out  # a line per level
     assert found["finished"]
     assert isinstance(found, dict)
     return found
+
+
+def _answered(done: Outcome, found: dict[str, Any]) -> None:
+    """The search ended with its answer: exit 0, or on a host busy all along (other work beside
+    make test) exit 10 saying the host may have been the limit, never the database's."""
+    if done.code != EXIT_NO_CAPACITY:
+        done.assert_ok()
+        return
+    assert all(o["host_limited"] for o in found["objectives"]), done.text
+    assert "the host may have been the limit" in done.err, done.err
 
 
 def _cpu_hogs(seconds: float) -> list[subprocess.Popen[bytes]]:
@@ -69,7 +79,10 @@ def test_the_search_finds_a_known_knee_and_repeats(
         (x["run_key"], x["tps"]) for x in probes]  # fmt: skip
     # The probe cannot beat 4 connections x 2 ms; the knee lies just below what it measured.
     assert 0.6 * KNOWN_MAX < saturated <= KNOWN_MAX * 1.01, saturated
-    assert capacity is not None and 0.7 * saturated <= capacity <= saturated * 1.05, found
+    # Up to the search's ceiling (1.25x the probe): on a busy host the closed-loop probe reads
+    # below the open model's knee (measured 1,534 against a 1,622 answer beside two CPU hogs).
+    assert capacity is not None and 0.7 * saturated <= capacity <= saturated * 1.25, found
+    assert capacity <= KNOWN_MAX * 1.01, found
     assert objective["lowest_fail"] is not None
     assert objective["lowest_fail"] <= capacity * 1.05 * 1.05  # the bracket closed
     # Every level is an ordinary run, keyed by its level; the answer passed its confirmation.
@@ -92,10 +105,11 @@ def test_the_search_finds_a_known_knee_and_repeats(
     assert low <= again["capacity"] <= high and low <= capacity <= high
     # --resume replays the recorded runs: nothing runs again, the answer is the same.
     before = len(read_runs(tmp_path / "one" / "runs.jsonl"))
-    dbscale("capacity", f"script:{script}", "--target", tpcb_url, *QUICK,
-            "--resume", str(tmp_path / "one")).assert_ok()  # fmt: skip
+    resumed_run = dbscale("capacity", f"script:{script}", "--target", tpcb_url, *QUICK,
+                          "--resume", str(tmp_path / "one"))  # fmt: skip
     assert len(read_runs(tmp_path / "one" / "runs.jsonl")) == before
     [resumed] = json.loads((tmp_path / "one" / "capacity.json").read_text())["searches"]
+    _answered(resumed_run, resumed)
     assert resumed["objectives"][0]["capacity"] == capacity
 
 
@@ -161,12 +175,15 @@ def test_a_level_cut_by_a_signal_is_measured_again_on_resume(tpcb_url: str, tmp_
     (out / "capacity.json").write_text("{ damaged")
     done = dbscale("capacity", f"script:{script}", "--target", tpcb_url, *QUICK,
                    "--resume", str(out))  # fmt: skip
-    done.assert_ok()
+    [found] = json.loads((out / "capacity.json").read_text())["searches"]
+    _answered(done, found)
     assert "set aside as capacity.json.damaged" in done.text
     again = [r for r in read_runs(out / "runs.jsonl") if r["run_key"] == cut[0]["run_key"]]
     assert [r["cancelled"] for r in again] == [True, False], "measured again, not judged"
-    [found] = json.loads((out / "capacity.json").read_text())["searches"]
-    assert found["finished"] and cut[0]["run_key"] in {x["run_key"] for x in found["levels"]}
+    assert found["finished"]
+    # The run cut was a level, or on a busy host the probe measured again (not a level).
+    if not cut[0]["run_key"].startswith("probe"):
+        assert cut[0]["run_key"] in {x["run_key"] for x in found["levels"]}
 
 
 def _started_capacity(url: str, script: Path, out: Path) -> subprocess.Popen[str]:
