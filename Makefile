@@ -60,7 +60,7 @@ test: build system-deps peers ## Build, start test servers, cargo test + pytest,
 	bash scripts/test-servers.sh start $(TEST_ENV); \
 	set -a; . $(TEST_ENV); set +a; \
 	status=0; \
-	cargo test --workspace --no-fail-fast || status=$$?; \
+	cargo test --workspace --release --no-fail-fast || status=$$?; \
 	$(VENV)/bin/pytest || status=$$?; \
 	exit $$status
 

@@ -48,12 +48,19 @@ def test_init_and_the_scale() -> None:
     assert "scale=5" in custom.defines
 
 
-@pytest.mark.parametrize("argv", [["-r"], ["-nr"], ["--foreign-keys"], ["-I", "dtg"],
+def test_per_command_latencies_run_a_builtin_as_its_script() -> None:
+    # -r times each command: the built-in then runs through the script interpreter
+    assert parse_pgbench(["-nr"], ENV).scripts == ("tpcb-like@1",)
+    assert parse_pgbench(["-S", "--report-per-command"], ENV).scripts == ("select-only@1",)
+    assert parse_pgbench(["-rc4", "-f", "x.sql"], ENV).clients == 4
+
+
+@pytest.mark.parametrize("argv", [["-nv"], ["--foreign-keys"], ["-I", "dtg"],
                                   ["--aggregate-interval=10"], ["-v"]])  # fmt: skip
 def test_options_without_an_equivalent_are_refused_by_name(argv: list[str]) -> None:
     with pytest.raises(ConfigError) as caught:
         parse_pgbench(argv, ENV)
-    name = {"-nr": "-r"}.get(argv[0], argv[0].split("=")[0])
+    name = {"-nv": "-v"}.get(argv[0], argv[0].split("=")[0])
     assert f"does not take {name}:" in caught.value.message, caught.value.message
 
 

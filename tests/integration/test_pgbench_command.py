@@ -48,6 +48,25 @@ def test_pgbench_as_typed_loads_runs_and_records(live: PgTestServer, tmp_path: P
     assert record["clients"] == 2 and record["protocol"] == "prepared"
     assert record["workload"] == "tpcb-select-only" and record["transactions"] > 0
     assert env["PGPASSWORD"] not in (out / "runs.jsonl").read_text() or not env["PGPASSWORD"]
-    refused = dbscale("pgbench", "-r", "-T", "1", env=env)
-    assert refused.code == EXIT_USAGE and "does not take -r" in refused.err, refused.text
+    refused = dbscale("pgbench", "--foreign-keys", "-T", "1", env=env)
+    assert refused.code == EXIT_USAGE and "does not take --foreign-keys" in refused.err
     refused.assert_user_error()
+    # -r: the same commands as pgbench's own table lists, each with a latency, in its order
+    timed = dbscale("pgbench", "-r", "-N", "-t", "20", "--out", str(tmp_path / "r"), env=env)
+    timed.assert_ok()
+    peer = subprocess.run(["pgbench", "-n", "-r", "-N", "-t", "20"], capture_output=True,
+                          text=True, env={**os.environ, **env}, check=False)  # fmt: skip
+    assert peer.returncode == 0, peer.stderr
+    assert _command_table(timed.out) == _command_table(peer.stdout), timed.out + peer.stdout
+    assert len(_command_table(timed.out)) == 9
+
+
+def _command_table(output: str) -> list[str]:
+    """The command texts of a `statement latencies` table, each after a parsed latency."""
+    lines = output.split("statement latencies in milliseconds and failures:\n", 1)[1]
+    rows = []
+    for line in lines.split("\n\n", 1)[0].splitlines():
+        latency, failures, command = line.split(maxsplit=2)
+        assert float(latency) >= 0 and int(failures) == 0, line
+        rows.append(command)
+    return rows

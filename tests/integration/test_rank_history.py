@@ -161,11 +161,13 @@ warmup_runs: 0
 
 
 def test_history_catches_a_slower_statement(live: Any, tmp_path: Path, browser: Any) -> None:
-    """Three ingests: 2 ms, 2 ms, then 4 ms a statement. With three points the last is compared
-    with the one before (A/B): TPS halves, the median latency doubles, and CI fails with exit 9.
-    (The median, not p99: the p99 of a 1 s run on a busy CI machine is a few scheduler stalls.)"""
+    """Three ingests: 2 ms, 2 ms, then 6 ms a statement. With three points the last is compared
+    with the one before (A/B): TPS falls by two thirds, the median latency triples, and CI fails
+    with exit 9. (The median, not p99: the p99 of a 1 s run on a busy CI machine is a few
+    scheduler stalls. A busy host adds the same milliseconds to both sides, which shrinks the
+    changes; the bounds allow 2 ms of it: the 4 ms step once read +52% beside CPU hogs.)"""
     store = tmp_path / "store"
-    for version, seconds in (("1.0", 0.002), ("1.1", 0.002), ("2.0", 0.004)):
+    for version, seconds in (("1.0", 0.002), ("1.1", 0.002), ("2.0", 0.006)):
         plan_dir = tmp_path / f"plan-{version}"
         plan_dir.mkdir()
         (plan_dir / "step.sql").write_text(f"SELECT pg_sleep({seconds});\n")
@@ -182,7 +184,7 @@ def test_history_catches_a_slower_statement(live: Any, tmp_path: Path, browser: 
                      "--fail-on", "regression", "--json")  # fmt: skip
     assert detect.code == EXIT_REGRESSION, detect.text
     found = {entry["metric"]: entry for entry in json.loads(detect.out)}
-    for metric, low, high in (("tps", -60, -40), ("p50_ms", 60, 140)):
+    for metric, low, high in (("tps", -75, -40), ("p50_ms", 80, 260)):
         entry = found[metric]
         assert [p["labels"]["version"] for p in entry["points"]] == ["1.0", "1.1", "2.0"]
         assert all(p["n"] == 5 for p in entry["points"])

@@ -37,12 +37,12 @@ PEER_FLAGS: dict[str, tuple[str, str]] = {
     "-C": ("pgbench's connection per transaction", "--connect per-transaction"),
     "-r": (
         "pgbench's per-statement latencies",
-        "nothing to add for each transaction type's latency (recorded in every run); dbscale "
-        "does not time single statements",
+        "run the workload as a script (script:FILE, or a built-in as tpcb-like@1): each of its "
+        "commands is timed and printed as -r prints them",
     ),
     "--report-per-command": (
         "pgbench's per-statement latencies",
-        "nothing to add for each transaction type's latency",
+        "run the workload as a script (script:FILE, or a built-in as tpcb-like@1)",
     ),
     "-n": (
         "pgbench's no-vacuum",
