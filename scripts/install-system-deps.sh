@@ -4,7 +4,7 @@
 # the report's browser test, MariaDB's server (mariadbd, mariadb-install-db, mariadb) with
 # Galera's provider and rsync (local clusters), sysbench,
 # PgBouncer (a local target's pooler for pooling: on), and the micro-benchmarks' peers fio, iperf3
-# and sockperf.
+# and sockperf, valgrind, and Prometheus with promtool.
 # Does nothing when they are there. No system service is made or started: PostgreSQL's default
 # cluster is not created, and a policy-rc.d keeps MariaDB's service down during the install;
 # dbscale runs its own private servers.
@@ -35,6 +35,9 @@ command -v iperf3 >/dev/null || missing+=(iperf3)
 command -v sockperf >/dev/null || missing+=(sockperf)
 # The client-cost guard (tests/bench_guard): callgrind counts instructions per transaction.
 command -v valgrind >/dev/null || missing+=(valgrind)
+# Watching a study (issue 43): a real Prometheus scrapes `--metrics-addr` in the tests, and
+# promtool reads `dbscale export openmetrics` files. Its service is kept down like MariaDB's.
+command -v prometheus >/dev/null && command -v promtool >/dev/null || missing+=(prometheus)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then

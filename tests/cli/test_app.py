@@ -27,7 +27,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
         (["-N"], "simple-update", "tpcb-simple-update"),
         (["-s", "10"], "pgbench's scale factor", "--set scale=N"),
         (["-C"], "connection per transaction", "--connect per-transaction"),
-        (["-r"], "per-statement latencies", "transaction type's latency"),
+        (["-r"], "per-statement latencies", "script:FILE"),
         (["-n"], "no-vacuum", "never vacuums"),
         (["-f", "x.sql"], "custom script file", "script:FILE"),
         (["-b", "select-only"], "built-in script choice", "tpcb-select-only"),

@@ -95,6 +95,9 @@ def run_cmd(
     cooldown: o.Cooldown = None,
     check: o.CheckAfterRuns = False,
     keep_going: o.KeepGoing = False,
+    metrics_addr: o.MetricsAddr = None,
+    web: o.Web = None,
+    metrics_linger: o.MetricsLinger = False,
     recipe: o.Recipe = None,
     quick: o.Quick = False,
     dry_run: o.DryRun = False,
@@ -140,6 +143,9 @@ def capacity_cmd(
     out: o.Out = None,
     seed: o.Seed = None,
     resume: o.Resume = None,
+    metrics_addr: o.MetricsAddr = None,
+    web: o.Web = None,
+    metrics_linger: o.MetricsLinger = False,
     dry_run: o.DryRun = False,
 ) -> None:
     """The highest load the target sustains within latency objectives (docs/capacity.md)."""
@@ -155,6 +161,7 @@ def capacity_cmd(
         workload=workload or None, target=target, clients=clients or [], protocol=protocol,
         threads=threads, tls=tls, set_params=set_params or [], defines=defines or [], out=out,
         seed=seed, resume=resume, repeat=1, warmup_runs=0, warmup="0", capacity=search,
+        metrics_addr=metrics_addr, web=web, metrics_linger=metrics_linger,
     )  # fmt: skip
     commands.run(options, env=os.environ, now=datetime.now(UTC), dry_run=dry_run)
 
@@ -209,6 +216,28 @@ def compare_cmd(
 
 app.command("rank")(rank_command.rank_cmd)
 app.add_typer(history_command.history_app, name="history")
+
+
+export_app = typer.Typer(help="Write a finished study in another tool's format.",
+                         no_args_is_help=True)  # fmt: skip
+app.add_typer(export_app, name="export")
+
+
+@export_app.command("openmetrics")
+def export_openmetrics_cmd(
+    directory: Annotated[Path, typer.Argument(help="A results directory `dbscale run` wrote.")],
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="The file to write (default DIR/metrics.om).", metavar="FILE"),
+    ] = None,
+) -> None:
+    """Each run's seconds as OpenMetrics with timestamps, for `promtool tsdb
+    create-blocks-from openmetrics` (docs/watching.md)."""
+    from dbscale.live.backfill import export_openmetrics
+
+    target = out or directory / "metrics.om"
+    runs = export_openmetrics(directory, target)
+    typer.echo(f"{target}: {runs} runs, second by second")
 
 
 @app.command("report")

@@ -23,6 +23,7 @@ from dbscale.run.output_format import OutputFormat
 # Each command imports what only it needs inside its function: start-up time is paid by every
 # command (a `prepare` need not load the report's or the comparison's modules).
 if TYPE_CHECKING:
+    from dbscale.live.server import LiveEndpoints
     from dbscale.modes import TlsMode
     from dbscale.plan.build import RunOptions
     from dbscale.plan.catalog import WorkloadInfo
@@ -64,8 +65,12 @@ def run(
             done = done_run_keys(found.records)
         print_dry_run(data_console(), study, study.pending(done))
         _dry_run_limits(study)
+        checked = _serve_live(study, message_console(), env)
+        if checked is not None:
+            checked.close()  # the address can be served: freed again
         return
     err = message_console()
+    live = _serve_live(study, err, env)  # bound before anything runs: a taken port stops here
     results = ResultsDir(study.out_dir, resume=resume)
     if resume and study.plan.capacity is None:
         # Before anything starts (a server, a report): the runs there must be this plan's.
@@ -73,6 +78,7 @@ def run(
     if results.repaired:
         err.print(f"note: {results.repaired}", highlight=False, soft_wrap=True)
     print_skipped(err, study)
+    ended = False
     try:
         with _open_targets(study, err, env) as opened:
             if study.demo:
@@ -90,6 +96,7 @@ def run(
                 output_format=shape,
                 # a capacity search's failed level is a failed level, not the end
                 keep_going=study.plan.keep_going or searching,
+                watcher=live.figures if live is not None else None,
             )
             if searching:  # each point searched for its capacity (docs/capacity.md)
                 from dbscale.capacity.study import run_capacity_study
@@ -98,8 +105,44 @@ def run(
                     run_capacity_study(levels, study, results.path, out)
             else:
                 runner.run()
+        ended = True
     finally:  # however the study ended (Ctrl-C too): the report of what finished
         report_after_run(results.path, env=env, err=err)
+        if live is not None:
+            _close_live(live, study, err, linger=ended)
+
+
+def _serve_live(study: Study, err: Console, env: Mapping[str, str]) -> LiveEndpoints | None:
+    """The study's metrics endpoint and live page when its plan asks for them."""
+    settings = study.plan.live
+    if settings is None or (settings.metrics is None and settings.web is None):
+        return None
+    from dbscale.live.figures import StudyFigures
+    from dbscale.live.server import serve_study
+    from dbscale.report.bundle import javascript_bundle
+    from dbscale.report.writer import default_cache_dir
+
+    figures = StudyFigures(study.plan.name or study.out_dir.name, str(study.out_dir))
+    live = serve_study(settings.metrics, settings.web, figures,
+                       lambda: javascript_bundle(default_cache_dir(env)))  # fmt: skip
+    where = "" if live.loopback_only else " (beyond this machine: anyone who reaches it)"
+    for name, url in (("page", live.page_url), ("metrics", live.metrics_url)):
+        if url is not None:
+            err.print(f"{name}: {url}{where}", highlight=False, soft_wrap=True)
+    return live
+
+
+def _close_live(live: LiveEndpoints, study: Study, err: Console, *, linger: bool) -> None:
+    settings = study.plan.live
+    linger_s = 0.0
+    if linger and settings is not None:
+        linger_s = float("inf") if settings.linger == "forever" else float(settings.linger)
+    url = live.page_url or live.metrics_url
+    if linger_s == float("inf"):
+        err.print(f"still serving {url} until Ctrl-C", highlight=False)
+    elif linger_s > 0:
+        err.print(f"still serving {url} for {linger_s:g} s", highlight=False)
+    live.close(linger_s)
 
 
 DRY_RUN_LIMITS_S = 3.0  # how long a dry run waits to read a target's limits

@@ -228,6 +228,34 @@ KeepGoing = Annotated[
         "code (6) and a summary of what failed come at the end. A plan's keep_going: true.",
     ),
 ]
+MetricsAddr = Annotated[
+    str | None,
+    typer.Option(
+        "--metrics-addr",
+        help="Serve the study's figures for Prometheus at http://HOST:PORT/metrics while it runs "
+        "(OpenMetrics; PORT or :PORT listens on 127.0.0.1 only, another host must be written "
+        "out). A plan's live: {metrics: ...}; docs/watching.md.",
+        metavar="HOST:PORT",
+    ),
+]
+Web = Annotated[
+    str | None,
+    typer.Option(
+        "--web",
+        help="Serve a live page of the study at http://HOST:PORT/ (its progress, each run's "
+        "throughput and p99 second by second, nodes, capacity levels; /metrics beside it). No "
+        "network needed. A plan's live: {web: ...}.",
+        metavar="HOST:PORT",
+    ),
+]
+MetricsLinger = Annotated[
+    bool,
+    typer.Option(
+        "--metrics-linger",
+        help="Keep serving the metrics and the live page after the study until Ctrl-C "
+        "(default: 15 s, so the last scrape reads the final figures).",
+    ),
+]
 CheckAfterRuns = Annotated[
     bool,
     typer.Option(

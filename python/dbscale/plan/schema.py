@@ -144,6 +144,17 @@ class StatisticsSettings(_Strict):
     include_outages: bool = False  # runs with an outage count in their point's statistics
 
 
+class LiveSettings(_Strict):
+    """Watching the study from outside the terminal (docs/watching.md): `metrics` is where its
+    OpenMetrics endpoint listens (HOST:PORT, :PORT or PORT for loopback), `web` where its live
+    page does (with /metrics beside it); `linger` how long they stay up after the last run
+    (`forever`: until Ctrl-C)."""
+
+    metrics: str | None = None
+    web: str | None = None
+    linger: SecondsOrZero | Literal["forever"] = 15.0
+
+
 class PlanSchema(_Strict):
     """A whole plan. Exactly one of `workload` and `workloads`."""
 
@@ -172,6 +183,7 @@ class PlanSchema(_Strict):
     # several by name, which the matrix's `faults` axis picks from (docs/clusters.md).
     faults: list[FaultStep] | dict[str, list[FaultStep]] | None = None
     scale_out: ScaleOut | None = None  # each run's clients over several workers (scaleout.md)
+    live: LiveSettings | None = None  # the study watched from Prometheus (docs/watching.md)
     quick: dict[str, Any] | None = None  # recipes: the overrides of their --quick variant
 
     @field_validator("workload", mode="before")

@@ -107,6 +107,9 @@ class RunOptions:
     workers: int | None = None
     workers_per_node: int | None = None
     capacity: CapacityFlags | None = None  # `dbscale capacity`: each point searched
+    metrics_addr: str | None = None  # the study's OpenMetrics endpoint (plan: live.metrics)
+    metrics_linger: bool = False  # it stays up after the study until Ctrl-C
+    web: str | None = None  # the study's live page (plan: live.web)
 
     @property
     def targets(self) -> list[str]:
@@ -297,6 +300,12 @@ def apply_flags(doc: PlanDocument, options: RunOptions, *, plain: bool) -> None:
         doc.set(("prepare", "check"), "run", "command line (--check)")
     if options.keep_going:
         doc.set(("keep_going",), True, "command line (--keep-going)")
+    if options.metrics_addr is not None:
+        doc.set(("live", "metrics"), options.metrics_addr, "command line (--metrics-addr)")
+    if options.web is not None:
+        doc.set(("live", "web"), options.web, "command line (--web)")
+    if options.metrics_linger:
+        doc.set(("live", "linger"), "forever", "command line (--metrics-linger)")
     for key, value, flag in (
         ("ray", options.ray, "--ray"),
         ("workers", options.workers, "--workers"),

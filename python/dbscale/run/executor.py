@@ -6,6 +6,7 @@ its levels through the same door (`run_level`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from dbscale.run.progress import RunProgress, RunSlot
 from dbscale.run.resume_checks import saturated_workers
 from dbscale.run.study_summary import StudySummary
 from dbscale.run.target_gate import TargetGate
+from dbscale.run.watchers import RunLabels, StudyWatcher, WatchedProgress
 from dbscale.targets import OpenTarget
 from dbscale.targets.cluster import LocalCluster
 from dbscale.targets.spec import target_info
@@ -71,8 +73,12 @@ class RunExecutor:
         generators: LoadGenerators,
         gate: TargetGate,
         summary: StudySummary,
+        watcher: StudyWatcher | None = None,
     ) -> None:
         self.study, self.opened, self.results = study, opened, results
+        self.watcher = watcher
+        if watcher is not None:
+            progress = WatchedProgress(progress, watcher)
         self.progress, self.out, self.version = progress, out, version
         self.output_format, self.keep_going = output_format, keep_going
         self.observer, self.generators, self.gate, self.summary = (
@@ -126,7 +132,11 @@ class RunExecutor:
         )  # fmt: skip
         faulted = opened.cluster if not step.warmup and step.point.faults else None
         roles_before = cluster_roles(faulted) if faulted is not None else []
+        if self.watcher is not None:
+            self.watcher.run_began(self._labels(step, position, config))
         done = self._drive(step, opened, config, slot)
+        if self.watcher is not None and not interval_histograms:
+            done = _without_interval_histograms(done)  # kept for the watcher's buckets only
         roles = [] if faulted is None else [
             NodeRoles(node=name, before=before, after=after)
             for (name, before), (_, after) in zip(roles_before, cluster_roles(faulted),
@@ -142,6 +152,8 @@ class RunExecutor:
         ))  # fmt: skip
         run = f"run {slot.index} ({step.label})"
         self._keep(record, run)
+        if self.watcher is not None:
+            self.watcher.run_kept(record)
         if done.faults and opened.cluster is not None:
             self._heal(opened.cluster)  # after the record is kept: a failure loses nothing
         self._print(record, step)
@@ -158,9 +170,21 @@ class RunExecutor:
                 path=str(self.results.transaction_log(step.key)),
                 sampling_rate=step.point.load.sampling_rate or 1.0,
             )})  # fmt: skip
-        if interval_histograms:
+        if interval_histograms or self.watcher is not None:
             config = config.model_copy(update={"interval_histograms": True})
         return config
+
+    def _labels(self, step: RunStep, position: Position, config: RunConfig) -> RunLabels:
+        point = step.point
+        more = len(config.target.more_urls)  # a cluster's nodes, named as its fault steps name them
+        nodes = tuple(f"n{i + 1}" for i in range(more + 1)) if more else ()
+        return RunLabels(
+            study=self.study.plan.name or self.results.path.name, point=point.key, run=step.key,
+            target=point.target.name, phase="warmup" if step.warmup else "measured",
+            clients=config.clients, rate_tps=config.rate_tps,
+            runs_done=position.index - 1, runs_total=position.total, eta_s=position.eta_s,
+            nodes=nodes, ramp_s=config.ramp_s,
+        )  # fmt: skip
 
     def _drive(
         self, step: RunStep, opened: OpenTarget, config: RunConfig, slot: RunSlot
@@ -264,6 +288,14 @@ class RunExecutor:
             target_info=target_info(point.target).record(),
             study=self.study.plan.name,
         )
+
+
+def _without_interval_histograms(done: RunOutcome) -> RunOutcome:
+    """The run's outcome as an unwatched run records it: no histogram per second."""
+    intervals = [type(i).model_validate(i.model_dump(exclude_unset=True, exclude={"detail"}))
+                 for i in done.native.intervals]  # fmt: skip
+    native = done.native.model_copy(update={"intervals": intervals})
+    return dataclasses.replace(done, native=native)
 
 
 def cluster_roles(cluster: LocalCluster) -> list[tuple[str, str]]:

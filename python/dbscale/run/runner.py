@@ -31,6 +31,7 @@ from dbscale.run.resume_checks import check_micro_resumable, check_resumable, do
 from dbscale.run.study_output import study_plan_json
 from dbscale.run.study_summary import StudySummary
 from dbscale.run.target_gate import TargetGate
+from dbscale.run.watchers import StudyWatcher
 from dbscale.targets import OpenTarget
 
 
@@ -49,6 +50,7 @@ class StudyRunner:
         version: str,
         output_format: OutputFormat = OutputFormat.AUTO,
         keep_going: bool = False,
+        watcher: StudyWatcher | None = None,
     ) -> None:
         self.study, self.opened, self.results = study, opened, results
         self.progress, self.out, self.version = progress, out, version
@@ -59,7 +61,7 @@ class StudyRunner:
         self.executor = RunExecutor(
             study, opened, results=results, progress=progress, out=out, version=version,
             output_format=output_format, keep_going=keep_going, observer=observer,
-            generators=self.generators, gate=self.gate, summary=self.summary,
+            generators=self.generators, gate=self.gate, summary=self.summary, watcher=watcher,
         )  # fmt: skip
 
     def run(self) -> list[RunRecord]:
