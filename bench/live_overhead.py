@@ -45,21 +45,34 @@ def _scrape_every_second(port: int, stop: threading.Event, counts: list[int]) ->
             pass  # not up yet, or gone
 
 
+PLAN = """name: live-overhead
+targets: [{{name: pg, url: "{url}"}}]
+workload: {workload}
+load: {{clients: {clients}, duration: {duration}s}}
+repeat: 1
+warmup_runs: 0
+"""
+
+
 def one_run(args: argparse.Namespace, out: Path, watched: bool) -> int:
-    """One run into `out`; the scrapes it answered."""
-    command = [*DBSCALE, "run", args.workload, "--target", args.url, "-c", str(args.clients),
-               "-T", f"{args.duration}s", "--repeat", "1", "--warmup", "0",
-               "--out", str(out)]  # fmt: skip
+    """One run into `out`; the scrapes it answered. Both sides run the same plan; the watched
+    one adds the live page (its server answers /metrics), with no linger after the run."""
+    plan = PLAN.format(url=args.url, workload=args.workload, clients=args.clients,
+                       duration=args.duration)  # fmt: skip
     counts, stop = [0], threading.Event()
     scraper = None
     if watched:
         port = free_port()
-        command += ["--web", f"127.0.0.1:{port}"]
+        plan += f'live: {{web: "127.0.0.1:{port}", linger: 0s}}\n'
         scraper = threading.Thread(target=_scrape_every_second, args=(port, stop, counts))
         scraper.start()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    plan_file = out.with_suffix(".yaml")
+    plan_file.write_text(plan)
     try:
-        done = subprocess.run(command, capture_output=True, text=True, check=False,
-                              input=None, timeout=args.duration * 4 + 120)  # fmt: skip
+        done = subprocess.run([*DBSCALE, "run", str(plan_file), "--out", str(out)],
+                              capture_output=True, text=True, check=False,
+                              timeout=args.duration * 4 + 120)  # fmt: skip
     finally:
         stop.set()
         if scraper is not None:

@@ -89,6 +89,8 @@ def test_prometheus_scrapes_a_run_and_its_figures_equal_the_record(
             live = [v for k, v in samples.items() if k.startswith("dbscale_transactions_total")]
             if live and live[0] > 0 and (not seen or live[0] > seen[-1]):
                 seen.append(live[0])
+                typed = [v for k, v in samples.items() if k.startswith("dbscale_type_trans")]
+                assert typed == live, (typed, live)  # per type too, second by second
             time.sleep(1.0)
         assert len(seen) == 3, "the counter did not grow during the run"
         # During the linger: the run is kept, its figures are the record's, exactly.
@@ -111,6 +113,8 @@ def test_prometheus_scrapes_a_run_and_its_figures_equal_the_record(
             assert final[f"dbscale_type_transactions_total{{run={run},type={name}}}"] == \
                 kind["transactions"]  # fmt: skip
         assert "detail" not in json.dumps(record["intervals"])  # the record as unwatched
+        verdict = record["observe"]["limited_by"]["verdict"]
+        assert final[f"dbscale_limited_by{{run={run},verdict={verdict}}}"] == 1.0
         # PromQL over what Prometheus scraped each second.
         selector = f'{{run="{run}"}}'
         total = prom.wait_for(f"max_over_time(dbscale_transactions_total{selector}[5m])")
@@ -293,6 +297,8 @@ def test_the_live_page_shows_a_failover_on_a_local_cluster(tmp_path: Path, brows
         page.wait_for_function("document.getElementById('nodes').dataset.points > 0",
                                timeout=30_000)  # fmt: skip
         rules = page.evaluate("document.querySelectorAll('#nodes svg.marks line').length")
+        samples = _scrape(port)  # the page's server answers /metrics too
+        report = _get(f"http://127.0.0.1:{port}/report.html")
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "live-page-failover.png"), full_page=True)
         page.close()
@@ -308,6 +314,12 @@ def test_the_live_page_shows_a_failover_on_a_local_cluster(tmp_path: Path, brows
     assert [e["text"].split(" at ")[0] for e in run["events"] if e["text"].startswith("fault:")
             ][:2] == ["fault: kill n1", "fault: promote n2"], run["events"]  # fmt: skip
     assert rules >= 2  # the two fault steps, drawn where they happened
+    key = run["run"]
+    assert samples[f"dbscale_node_up{{node=n1,run={key}}}"] == 0.0
+    assert samples[f"dbscale_node_up{{node=n2,run={key}}}"] == 1.0
+    assert samples[f"dbscale_fault_steps_total{{run={key},step=kill n1}}"] == 1.0
+    assert samples[f"dbscale_failovers_total{{run={key}}}"] == run["failovers"]
+    assert report.startswith(b"<!DOCTYPE html>")
     series = state["nodes"]["data"]["values"]
     killed = [row["tps"] for row in series if row["node"] == series[0]["node"]]
     assert killed[0] > 0 and killed[-1] == 0, killed  # n1 served, then its line went to zero

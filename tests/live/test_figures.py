@@ -27,7 +27,8 @@ def _labels(run: str, nodes: tuple[str, ...] = ()) -> RunLabels:
 def _second(t_s: float, transactions: int, by_node: list[int] | None = None) -> Interval:
     latency = IntervalLatency(mean=1.0, stddev=0.1, p50=1.0, p95=2.0, p99=3.0, max=4.0)
     return Interval(t_s=t_s, transactions=transactions, tps=float(transactions), errors=1,
-                    latency_ms=latency, clients_connected=2, by_node=by_node or [])  # fmt: skip
+                    latency_ms=latency, clients_connected=2, by_node=by_node or [],
+                    by_type={"tpcb": transactions}, errors_by_class={"deadlock": 1})  # fmt: skip
 
 
 def _samples(figures: StudyFigures) -> dict[str, float]:
@@ -38,6 +39,8 @@ def _samples(figures: StudyFigures) -> dict[str, float]:
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
             keep = {k: v for k, v in sample.labels.items() if k in ("run", "node", "type", "le")}
+            if "step" in sample.labels:
+                assert sample.labels["step"] == "kill n2"
             found[f"{sample.name}{json.dumps(keep, sort_keys=True)}"] = sample.value
     return found
 
@@ -52,6 +55,10 @@ def test_seconds_add_up_and_the_record_settles_them() -> None:
     assert live['dbscale_errors_total{"run": "r1"}'] == 2
     assert live['dbscale_node_transactions_total{"node": "n2:5432/db", "run": "r1"}'] == 4
     assert live['dbscale_run_active{"run": "r1"}'] == 1
+    assert live['dbscale_type_transactions_total{"run": "r1", "type": "tpcb"}'] == 22
+    assert live['dbscale_error_class_total{"run": "r1"}'] == 2
+    assert live['dbscale_node_up{"node": "n2:5432/db", "run": "r1"}'] == 1  # "kill n2" is not it
+    assert live['dbscale_fault_steps_total{"run": "r1"}'] == 1
     assert 28.0 <= live["dbscale_study_eta_seconds{}"] <= 29.0  # 30 s, less the 1st second
     record = RunRecord.model_validate({"run_key": "r1", "transactions": 25, "failed": 1,
                                        "errors": {"total": 3, "by_class": {"deadlock": 3}},

@@ -118,13 +118,15 @@ def _serve_live(study: Study, err: Console, env: Mapping[str, str]) -> LiveEndpo
     if settings is None or (settings.metrics is None and settings.web is None):
         return None
     from dbscale.live.figures import StudyFigures
-    from dbscale.live.server import serve_study
+    from dbscale.live.server import PageSources, serve_study
     from dbscale.report.bundle import javascript_bundle
-    from dbscale.report.writer import default_cache_dir
+    from dbscale.report.writer import default_cache_dir, write_report
 
+    cache = default_cache_dir(env)
     figures = StudyFigures(study.plan.name or study.out_dir.name, str(study.out_dir))
-    live = serve_study(settings.metrics, settings.web, figures,
-                       lambda: javascript_bundle(default_cache_dir(env)))  # fmt: skip
+    page = PageSources(bundle=lambda: javascript_bundle(cache),
+                       report=lambda: write_report(study.out_dir, cache_dir=cache))  # fmt: skip
+    live = serve_study(settings.metrics, settings.web, figures, page)
     where = "" if live.loopback_only else " (beyond this machine: anyone who reaches it)"
     for name, url in (("page", live.page_url), ("metrics", live.metrics_url)):
         if url is not None:

@@ -86,6 +86,9 @@ class Interval(ContractPart):
     clients_connected: int | None = None  # None: recorded before it was counted
     by_node: list[int] = Field(default_factory=list)  # a cluster's transactions per node
     failovers: int = 0  # clients that lost their node and went on on another in the interval
+    by_type: dict[str, int] = Field(default_factory=dict)  # committed, per transaction type
+    failed_by_type: dict[str, int] = Field(default_factory=dict)
+    errors_by_class: dict[str, int] = Field(default_factory=dict)  # by error class key
     drain: bool = False  # transactions that ended after the measured window
     detail: IntervalDetail | None = None  # a scaled-out run's worker only
 

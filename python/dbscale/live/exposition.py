@@ -22,6 +22,7 @@ from dbscale.live.figures import LATENCY_BOUNDS_S, LatencyBuckets, RunSeries, St
 from dbscale.results.capacity_file import read_capacity
 
 RUN_LABELS = ("study", "point", "run", "target", "phase")
+NODE_STATE = {"kill": 0.0, "stop": 0.0, "start": 1.0}  # a fault step's action: the node after it
 
 
 def _run_values(run: RunSeries) -> list[str]:
@@ -52,6 +53,8 @@ class StudyCollector(Collector):
         yield from _by_type(runs)
         yield from _by_node(runs)
         yield from _fault_steps(runs)
+        yield from _node_up(runs)
+        yield from _observed(runs)
         yield from _capacity(state.name, Path(state.results))
 
 
@@ -129,23 +132,22 @@ def _run_gauges(runs: list[RunSeries]) -> Iterator[Metric]:
 
 def _by_type(runs: list[RunSeries]) -> Iterator[Metric]:
     labels = [*RUN_LABELS, "type"]
-    done = CounterMetricFamily("dbscale_type_transactions",
-                               "Committed transactions by type, set when the run is kept",
+    done = CounterMetricFamily("dbscale_type_transactions", "Committed transactions by type",
                                labels=labels)  # fmt: skip
-    failed = CounterMetricFamily("dbscale_type_failures",
-                                 "Failed transactions by type, set when the run is kept",
+    failed = CounterMetricFamily("dbscale_type_failures", "Failed transactions by type",
                                  labels=labels)  # fmt: skip
     latency = HistogramMetricFamily("dbscale_type_latency_seconds",
                                     "Latency by transaction type, set when the run is kept",
                                     labels=labels)  # fmt: skip
-    classes = CounterMetricFamily("dbscale_error_class", "Errors by class, set when the run is "
-                                  "kept", labels=[*RUN_LABELS, "class"])  # fmt: skip
+    classes = CounterMetricFamily("dbscale_error_class", "Errors by class",
+                                  labels=[*RUN_LABELS, "class"])  # fmt: skip
     for run in runs:
         values = _run_values(run)
         for name, kind in sorted(run.types.items()):
             done.add_metric([*values, name], float(kind.transactions))
             failed.add_metric([*values, name], float(kind.failed))
-            latency.add_metric([*values, name], _buckets(kind.latency), kind.latency.sum_s)
+            if not run.active:  # each type's histogram comes with the record
+                latency.add_metric([*values, name], _buckets(kind.latency), kind.latency.sum_s)
         for error_class, count in sorted(run.error_classes.items()):
             classes.add_metric([*values, error_class], float(count))
     yield from (done, failed, latency, classes)
@@ -158,6 +160,44 @@ def _by_node(runs: list[RunSeries]) -> Iterator[Metric]:
     for run in runs:
         for node, count in sorted(run.by_node.items()):
             family.add_metric([*_run_values(run), node], float(count))
+    yield family
+
+
+def _observed(runs: list[RunSeries]) -> Iterator[Metric]:
+    """The observer's figures of each kept run (docs/observe.md): the server's mean CPU, the
+    active sessions' shares by wait class, and the limited-by verdict."""
+    cpu = GaugeMetricFamily("dbscale_server_cpu_cores", "The server's mean CPU use over the run",
+                            labels=RUN_LABELS)  # fmt: skip
+    waits = GaugeMetricFamily("dbscale_wait_class_share",
+                              "Share of the server's active sessions sampled in each wait class",
+                              labels=[*RUN_LABELS, "class"])  # fmt: skip
+    limited = GaugeMetricFamily("dbscale_limited_by", "1 for the run's limited-by verdict",
+                                labels=[*RUN_LABELS, "verdict"])  # fmt: skip
+    for run in runs:
+        values = _run_values(run)
+        if run.server_cpu_cores is not None:
+            cpu.add_metric(values, run.server_cpu_cores)
+        for wait_class, share in sorted(run.wait_shares.items()):
+            waits.add_metric([*values, wait_class], share)
+        if run.limited_by:
+            limited.add_metric([*values, run.limited_by], 1.0)
+    yield from (cpu, waits, limited)
+
+
+def _node_up(runs: list[RunSeries]) -> Iterator[Metric]:
+    """Each node of a cluster: 1 until a fault step kills or stops it, 1 again once one starts
+    it (as the steps fire)."""
+    family = GaugeMetricFamily("dbscale_node_up", "A cluster's node as its fault steps left it",
+                               labels=[*RUN_LABELS, "node"])  # fmt: skip
+    for run in runs:
+        up = dict.fromkeys(run.labels.nodes, 1.0)
+        for _, message in run.events:
+            action, _, rest = message.removeprefix("fault: ").partition(" ")
+            node = rest.split(" ", 1)[0]
+            if message.startswith("fault: ") and node in up and action in NODE_STATE:
+                up[node] = NODE_STATE[action]
+        for node, value in up.items():
+            family.add_metric([*_run_values(run), node], value)
     yield family
 
 

@@ -70,9 +70,12 @@ class RunSeries:
     by_node: dict[str, int] = field(default_factory=dict)
     clients_connected: int = 0
     lag_s: float | None = None
-    types: dict[str, TypeFigures] = field(default_factory=dict)  # from the record
-    error_classes: dict[str, int] = field(default_factory=dict)  # from the record
+    types: dict[str, TypeFigures] = field(default_factory=dict)  # latency: from the record
+    error_classes: dict[str, int] = field(default_factory=dict)
     cancelled: bool = False
+    server_cpu_cores: float | None = None  # the observer's, from the record
+    wait_shares: dict[str, float] = field(default_factory=dict)  # active samples by wait class
+    limited_by: str | None = None
     seconds: list[Interval] = field(default_factory=list)  # without their histograms
     events: list[tuple[float, str]] = field(default_factory=list)  # (s into the window, note)
     began: float = field(default_factory=time.monotonic)
@@ -92,6 +95,12 @@ class RunSeries:
         for index, count in enumerate(counts):
             name = names[index] if index < len(names) else str(index)
             self.by_node[name] = self.by_node.get(name, 0) + count
+        for name, count in interval.by_type.items():
+            self.types.setdefault(name, TypeFigures()).transactions += count
+        for name, count in interval.failed_by_type.items():
+            self.types.setdefault(name, TypeFigures()).failed += count
+        for error_class, count in interval.errors_by_class.items():
+            self.error_classes[error_class] = self.error_classes.get(error_class, 0) + count
         if interval.clients_connected is not None:
             self.clients_connected = interval.clients_connected
         self.lag_s = interval.lag_ms / 1000.0 if interval.lag_ms is not None else None
@@ -122,6 +131,14 @@ class RunSeries:
         if record.clients_connected is not None:
             self.clients_connected = record.clients_connected
         self.cancelled = record.cancelled
+        observed = record.observe
+        if observed is not None:
+            means = observed.resources.mean if observed.resources is not None else {}
+            parts = [means.get(f"server_cpu_{kind}_cores") for kind in ("user", "system")]
+            if all(isinstance(p, int | float) for p in parts):
+                self.server_cpu_cores = float(sum(p for p in parts if p is not None))
+            self.wait_shares = dict(observed.waits.classes) if observed.waits is not None else {}
+            self.limited_by = observed.limited_by.verdict if observed.limited_by else None
 
 
 @dataclass(frozen=True)
@@ -191,8 +208,10 @@ class StudyFigures:
         """A consistent copy for one scrape (a run's seconds and events are only appended to,
         so their copies are of the lists as they are now)."""
         with self.lock:
-            return self.state, [replace(run, by_node=dict(run.by_node), types=dict(run.types),
+            return self.state, [replace(run, by_node=dict(run.by_node),
+                                        types={k: replace(v) for k, v in run.types.items()},
                                         error_classes=dict(run.error_classes),
+                                        wait_shares=dict(run.wait_shares),
                                         seconds=list(run.seconds), events=list(run.events))
                                 for run in self.runs]  # fmt: skip
 

@@ -37,8 +37,20 @@ def live_state(figures: StudyFigures) -> dict[str, Any]:
         "nodes": _nodes(runs),
         "capacity": _capacity(results),
         "notes": figures.last_notes(),
-        "report": "report.html" if (results / "report.html").is_file() and state.ended else None,
+        "report": _report_link(results, state.ended, runs),
     }
+
+
+def _report_link(results: Path, ended: bool, runs: list[RunSeries]) -> dict[str, str] | None:
+    """The study's report once it ended; while it runs, the report of the runs kept so far
+    (drawn when the link is followed)."""
+    if ended:
+        return {"href": "report.html", "text": "the study's report"} if (
+            results / "report.html").is_file() else None  # fmt: skip
+    kept = sum(not run.active for run in runs)
+    if not kept:
+        return None
+    return {"href": "report.html", "text": f"the report of the {kept} runs kept so far"}
 
 
 def _run_row(run: RunSeries) -> dict[str, Any]:
@@ -228,7 +240,7 @@ td:first-child,th:first-child{text-align:left}.muted{color:#59636e}
     report.textContent = "";
     if (state.report) {
       var a = document.createElement("a");
-      a.href = state.report; a.textContent = "the study's report";
+      a.href = state.report.href; a.textContent = state.report.text;
       report.appendChild(a);
     }
     document.body.setAttribute("data-updates",

@@ -12,6 +12,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -50,11 +51,11 @@ class _Handler(BaseHTTPRequestHandler):
         elif path == "/vega.js":
             self._send(200, "text/javascript; charset=utf-8", served.library())
         elif path == "/report.html":
-            report = Path(served.figures.state.results) / "report.html"
-            if report.is_file():
+            report = served.current_report()
+            if report is not None:
                 self._send(200, "text/html; charset=utf-8", report.read_bytes())
             else:
-                self._send(404, TEXT, b"the report is written when the study ends\n")
+                self._send(404, TEXT, b"no run is kept yet: the report has nothing to show\n")
         else:
             self._send(404, TEXT, b"not found: the page is at /, the metrics at /metrics\n")
 
@@ -81,16 +82,33 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(
-        self, sock: socket.socket, figures: StudyFigures, bundle: Callable[[], str] | None
+        self, sock: socket.socket, figures: StudyFigures, page: PageSources | None
     ) -> None:
         super().__init__(sock.getsockname()[:2], _Handler, bind_and_activate=False)
         self.socket.close()
         self.socket = sock
-        self.figures, self.bundle = figures, bundle
+        self.figures = figures
+        self.bundle = page.bundle if page is not None else None
+        self.draw_report = page.report if page is not None else None
+        self._report_lock = threading.Lock()
+        self._report_of: int | None = None  # the runs.jsonl size the report was drawn from
         self.registry = CollectorRegistry(auto_describe=False)
         self.registry.register(StudyCollector(figures))
         self._library: bytes | None = None
         self._library_lock = threading.Lock()
+
+    def current_report(self) -> Path | None:
+        """The study's report: the one written at its end, or, while it runs, drawn on request
+        from the runs kept so far (again only when runs.jsonl has grown)."""
+        results = Path(self.figures.state.results)
+        runs, report = results / "runs.jsonl", results / "report.html"
+        with self._report_lock:
+            size = runs.stat().st_size if runs.is_file() else 0
+            ended = self.figures.state.ended
+            if size and not ended and size != self._report_of and self.draw_report is not None:
+                self.draw_report()
+                self._report_of = size
+            return report if size and report.is_file() else None
 
     def library(self) -> bytes:
         """The charting library, built on first use (seconds) and kept."""
@@ -98,6 +116,15 @@ class _Server(ThreadingHTTPServer):
             if self._library is None and self.bundle is not None:
                 self._library = self.bundle().encode()
             return self._library or b""
+
+
+@dataclass(frozen=True)
+class PageSources:
+    """What the live page draws with: the charting library's text, and the study's report
+    written into its results directory (both built by the report stage, handed in)."""
+
+    bundle: Callable[[], str]
+    report: Callable[[], object]
 
 
 class LiveServer:
@@ -108,10 +135,10 @@ class LiveServer:
         sock: socket.socket,
         address: ListenAddress,
         figures: StudyFigures,
-        bundle: Callable[[], str] | None,
+        page: PageSources | None,
     ) -> None:
         self.address = address
-        self._server = _Server(sock, figures, bundle)
+        self._server = _Server(sock, figures, page)
         self._thread = threading.Thread(target=self._server.serve_forever,
                                         name="dbscale-live", daemon=True)  # fmt: skip
         self._thread.start()
@@ -154,16 +181,16 @@ def serve_study(
     metrics: str | None,
     web: str | None,
     figures: StudyFigures,
-    bundle: Callable[[], str],
+    page: PageSources,
 ) -> LiveEndpoints:
     """The endpoints a plan's `live:` asks for, bound now (a ConfigError when one cannot be)."""
     endpoints = LiveEndpoints(figures)
     metrics_at = parse_address(metrics) if metrics is not None else None
     web_at = parse_address(web, "--web") if web is not None else None
-    sockets: list[tuple[socket.socket, ListenAddress, Callable[[], str] | None]] = []
+    sockets: list[tuple[socket.socket, ListenAddress, PageSources | None]] = []
     try:
         if web_at is not None:
-            sockets.append((bind(web_at, "--web"), web_at, bundle))
+            sockets.append((bind(web_at, "--web"), web_at, page))
             endpoints.page_url = f"{web_at.url}/"
         if metrics_at is not None and metrics_at != web_at:
             sockets.append((bind(metrics_at), metrics_at, None))

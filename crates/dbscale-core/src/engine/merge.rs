@@ -166,10 +166,22 @@ fn merge_intervals(
     parts: &[RunResult],
     duration_s: f64,
 ) -> Result<Vec<IntervalSnapshot>, Error> {
-    let mut merger = IntervalMerger::new(config.interval_s, parts.len(), config.duration_s);
+    // The workers run one workload: their type names, in the order each worker counted them.
+    let mut names: Vec<String> = Vec::new();
+    for part in parts {
+        for name in part.transaction_types.keys() {
+            if !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+    }
+    let mut merger = IntervalMerger::new(config.interval_s, parts.len(), config.duration_s)
+        .with_type_names(names);
     for part in parts {
         for interval in &part.intervals {
-            let (index, stats) = interval.to_stats().map_err(Error::Internal)?;
+            let (index, stats) = interval
+                .to_stats(merger.type_names())
+                .map_err(Error::Internal)?;
             merger.submit(index, stats);
         }
     }

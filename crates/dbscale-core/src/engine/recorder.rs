@@ -290,6 +290,7 @@ impl ThreadRecorder {
         self.totals.types[kind].latency.record_us(micros);
         self.current.latency.record_us(micros);
         self.current.transactions += 1;
+        IntervalStats::count_type(&mut self.current.by_type, kind);
         if self.latency_limit.is_some_and(|limit| latency > limit) {
             self.totals.counts.over_latency_limit += 1;
         }
@@ -326,6 +327,7 @@ impl ThreadRecorder {
         self.totals.types[kind].failed += 1;
         self.totals.counts.failed += 1;
         self.current.failed += 1;
+        IntervalStats::count_type(&mut self.current.failed_by_type, kind);
         if tries > 1 {
             self.totals.counts.retries += u64::from(tries - 1);
             self.current.retries += u64::from(tries - 1);
@@ -348,6 +350,11 @@ impl ThreadRecorder {
                 .insert(error.class.clone(), message);
         }
         self.current.errors += 1;
+        *self
+            .current
+            .errors_by_class
+            .entry(error.class.key())
+            .or_default() += 1;
     }
 
     #[inline]

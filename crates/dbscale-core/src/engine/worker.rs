@@ -29,7 +29,9 @@ const GRACE: Duration = Duration::from_secs(10);
 /// not be.
 type Opened = Result<(Connection, usize, Duration), DbError>;
 
-/// Runs `client_ids` on this thread; returns what it measured.
+/// Runs `client_ids` on this thread; returns what it measured. Never inlined: called once per
+/// thread, and the client-cost guard (tests/bench_guard) finds the worker's profile by its name.
+#[inline(never)]
 pub fn run_thread(
     shared: Arc<RunShared>,
     thread_index: u32,

@@ -28,9 +28,23 @@ pub struct IntervalStats {
     pub by_node: Vec<u64>,
     /// Clients that went on on another node after losing theirs.
     pub failovers: u64,
+    /// Committed and failed transactions per type (the workload's type index).
+    pub by_type: Vec<u64>,
+    pub failed_by_type: Vec<u64>,
+    /// Errors per class key (`deadlock`, `connection_lost`, ...).
+    pub errors_by_class: BTreeMap<String, u64>,
 }
 
 impl IntervalStats {
+    /// One more of type `kind` (committed, or failed), growing the counts to reach it.
+    #[inline]
+    pub fn count_type(counts: &mut Vec<u64>, kind: usize) {
+        if counts.len() <= kind {
+            counts.resize(kind + 1, 0);
+        }
+        counts[kind] += 1;
+    }
+
     pub fn merge(&mut self, other: &IntervalStats) {
         self.transactions += other.transactions;
         self.failed += other.failed;
@@ -44,6 +58,11 @@ impl IntervalStats {
         self.clients_connected += other.clients_connected;
         add_by_node(&mut self.by_node, &other.by_node);
         self.failovers += other.failovers;
+        add_by_node(&mut self.by_type, &other.by_type);
+        add_by_node(&mut self.failed_by_type, &other.failed_by_type);
+        for (class, n) in &other.errors_by_class {
+            *self.errors_by_class.entry(class.clone()).or_default() += n;
+        }
     }
 }
 
@@ -73,6 +92,15 @@ pub struct IntervalSnapshot {
     /// Clients that lost their node and went on on another one in the interval.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub failovers: u64,
+    /// Committed transactions per type, by the type's name (types with none left out).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub by_type: BTreeMap<String, u64>,
+    /// Failed transactions per type, by name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub failed_by_type: BTreeMap<String, u64>,
+    /// Errors per class, by its key.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub errors_by_class: BTreeMap<String, u64>,
     /// The drain: transactions that were still running at the end of the measured window and
     /// ended after it (counted in the run's totals, kept out of its last second).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -94,8 +122,9 @@ pub struct IntervalDetail {
 }
 
 impl IntervalSnapshot {
-    /// The interval as a piece to merge again (a worker's, with its detail).
-    pub fn to_stats(&self) -> Result<(u64, IntervalStats), String> {
+    /// The interval as a piece to merge again (a worker's, with its detail); `types`: the type
+    /// names in the merger's order.
+    pub fn to_stats(&self, types: &[String]) -> Result<(u64, IntervalStats), String> {
         let detail = self
             .detail
             .as_ref()
@@ -113,6 +142,9 @@ impl IntervalSnapshot {
             clients_connected: self.clients_connected,
             by_node: self.by_node.clone(),
             failovers: self.failovers,
+            by_type: by_index(&self.by_type, types)?,
+            failed_by_type: by_index(&self.failed_by_type, types)?,
+            errors_by_class: self.errors_by_class.clone(),
         };
         Ok((detail.index, stats))
     }
@@ -133,6 +165,29 @@ fn is_zero(n: &u64) -> bool {
 }
 
 /// Adds per-node counts element by element, growing `into` as needed.
+/// Counts by name as counts by index into `names`.
+fn by_index(counts: &BTreeMap<String, u64>, names: &[String]) -> Result<Vec<u64>, String> {
+    let mut out = vec![0; if counts.is_empty() { 0 } else { names.len() }];
+    for (name, n) in counts {
+        let index = names
+            .iter()
+            .position(|x| x == name)
+            .ok_or_else(|| format!("an interval counts transaction type {name:?}, unknown here"))?;
+        out[index] = *n;
+    }
+    Ok(out)
+}
+
+/// Counts by index as counts by name (the zeros left out).
+fn by_name(counts: &[u64], names: &[String]) -> BTreeMap<String, u64> {
+    counts
+        .iter()
+        .zip(names)
+        .filter(|(n, _)| **n > 0)
+        .map(|(n, name)| (name.clone(), *n))
+        .collect()
+}
+
 pub fn add_by_node(into: &mut Vec<u64>, from: &[u64]) {
     if into.len() < from.len() {
         into.resize(from.len(), 0);
@@ -160,6 +215,8 @@ pub struct IntervalMerger {
     polled: usize,
     /// Keep each interval's detail (a worker of a scaled-out run).
     detail: bool,
+    /// The workload's transaction types, in the order of their index.
+    type_names: Vec<String>,
 }
 
 impl IntervalMerger {
@@ -171,8 +228,19 @@ impl IntervalMerger {
             pending: BTreeMap::new(),
             finished: Vec::new(),
             polled: 0,
+            type_names: Vec::new(),
             detail: false,
         }
+    }
+
+    /// Names the per-type counts of each snapshot (without names they are left out).
+    pub fn with_type_names(mut self, names: Vec<String>) -> Self {
+        self.type_names = names;
+        self
+    }
+
+    pub fn type_names(&self) -> &[String] {
+        &self.type_names
     }
 
     /// Snapshots that keep their detail, for a merge across workers.
@@ -268,6 +336,9 @@ impl IntervalMerger {
             clients_connected: stats.clients_connected,
             by_node: stats.by_node,
             failovers: stats.failovers,
+            by_type: by_name(&stats.by_type, &self.type_names),
+            failed_by_type: by_name(&stats.failed_by_type, &self.type_names),
+            errors_by_class: stats.errors_by_class,
             drain: index >= self.drain_index(),
         });
     }
@@ -311,6 +382,50 @@ mod tests {
         assert_eq!(done[0].tps, 40.0);
         assert!((done[0].latency_ms.unwrap().p50 - 3.0).abs() < 0.01);
         assert!(m.drain_new().is_empty(), "each snapshot is polled once");
+    }
+
+    #[test]
+    fn each_second_counts_its_types_and_error_classes_by_name() {
+        let names = vec!["new_order".to_string(), "payment".to_string()];
+        let mut m = IntervalMerger::new(1.0, 2, 10.0).with_type_names(names.clone());
+        let mut a = piece(3, 1000);
+        for kind in [0, 1, 1] {
+            IntervalStats::count_type(&mut a.by_type, kind);
+        }
+        IntervalStats::count_type(&mut a.failed_by_type, 1);
+        a.errors_by_class.insert("deadlock".into(), 2);
+        let mut b = piece(1, 1000);
+        IntervalStats::count_type(&mut b.by_type, 0);
+        b.errors_by_class.insert("deadlock".into(), 1);
+        m.submit(0, a);
+        m.submit(0, b);
+        let [done] = &m.drain_new()[..] else {
+            panic!("one interval")
+        };
+        let counts = |pairs: &[(&str, u64)]| -> BTreeMap<String, u64> {
+            pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+        };
+        assert_eq!(done.by_type, counts(&[("new_order", 2), ("payment", 2)]));
+        assert_eq!(done.failed_by_type, counts(&[("payment", 1)]));
+        assert_eq!(done.errors_by_class, counts(&[("deadlock", 3)]));
+        // A worker's interval merges again by name (scale-out).
+        let mut again = done.clone();
+        again.detail = Some(IntervalDetail {
+            index: 0,
+            histogram: LatencyHistogram::default().to_base64(),
+            lag_sum_us: 0,
+            lag_max_us: 0,
+            lag_count: 0,
+        });
+        let (_, stats) = again.to_stats(&names).unwrap();
+        assert_eq!(
+            (stats.by_type, stats.failed_by_type),
+            (vec![2, 2], vec![0, 1])
+        );
+        assert!(
+            again.to_stats(&names[..1]).is_err(),
+            "an unknown type is an error"
+        );
     }
 
     #[test]
