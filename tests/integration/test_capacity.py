@@ -98,8 +98,10 @@ def test_the_search_finds_a_known_knee_and_repeats(
     [curve] = [c for c in seen["charts"] if c["id"] == "chart-capacity-curve"]
     assert curve["rendered"] == "true" and curve["paths"] > 0, curve
     assert f"capacity {capacity:,.4g} transactions/s" in seen["text"]  # the headline
-    # A second search on the same target agrees within the brackets.
-    again = _search(tpcb_url, script, tmp_path / "two")["objectives"][0]
+    # A second search on the same target agrees within the brackets (a coarser one: its bracket
+    # only has to hold the first answer, and it takes half the time).
+    again = _search(tpcb_url, script, tmp_path / "two", "--resolution", "10%",
+                    "--measure", "3s..6s")["objectives"][0]  # fmt: skip
     low = min(objective["highest_pass"], again["highest_pass"])
     high = max(objective["lowest_fail"], again["lowest_fail"])
     assert low <= again["capacity"] <= high and low <= capacity <= high

@@ -30,13 +30,13 @@ from tests.integration.conftest import dbscale, read_runs
 from tests.integration.prometheus import prometheus
 
 PLAN = """
-name: watched
+name: {name}
 targets: [{{name: pg, url: "{url}"}}]
 workload: tpcb
-load: {{clients: 2, duration: 6s}}
+load: {{clients: 2, duration: {seconds}s}}
 repeat: 1
 warmup_runs: 0
-live: {{metrics: "127.0.0.1:{port}", linger: 4s}}
+live: {{{endpoint}: "127.0.0.1:{port}", linger: {linger}s}}
 """
 
 
@@ -66,7 +66,8 @@ def test_prometheus_scrapes_a_run_and_its_figures_equal_the_record(
 ) -> None:
     port = free_port()
     plan = tmp_path / "plan.yaml"
-    plan.write_text(PLAN.format(url=tpcb_url, port=port))
+    plan.write_text(PLAN.format(name="watched", url=tpcb_url, seconds=6, endpoint="metrics",
+                                port=port, linger=4))  # fmt: skip
     out = tmp_path / "results"
     with prometheus(tmp_path, [f"127.0.0.1:{port}"]) as prom:
         # Prometheus starts scraping a few seconds after it is ready (its discovery's first
@@ -196,17 +197,6 @@ def test_a_finished_study_backfills_into_prometheus_blocks(tpcb_url: str, tmp_pa
     missing.assert_user_error()
 
 
-WEB_PLAN = """
-name: watched-page
-targets: [{{name: pg, url: "{url}"}}]
-workload: tpcb
-load: {{clients: 2, duration: 8s}}
-repeat: 1
-warmup_runs: 0
-live: {{web: "127.0.0.1:{port}", linger: 3s}}
-"""
-
-
 def _get(url: str) -> bytes:
     with urllib.request.urlopen(url, timeout=10) as answer:
         return bytes(answer.read())
@@ -233,7 +223,8 @@ def test_the_live_page_gains_points_while_the_run_goes_on(
     secret = "s3cret-word-4711"
     url = tpcb_url.replace("postgres@", f"postgres:{secret}@", 1)
     assert secret in url
-    plan.write_text(WEB_PLAN.format(url=url, port=port))
+    plan.write_text(PLAN.format(name="watched-page", url=url, seconds=8, endpoint="web",
+                                port=port, linger=3))  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
     process = subprocess.Popen([sys.executable, "-m", "dbscale", "run", str(plan), "--out",
                                 str(tmp_path / "out")], cwd=tmp_path, env=env, text=True,
