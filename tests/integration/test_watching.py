@@ -73,10 +73,7 @@ def test_prometheus_scrapes_a_run_and_its_figures_equal_the_record(
         # Prometheus starts scraping a few seconds after it is ready (its discovery's first
         # update): from then on every second of the run is scraped.
         assert prom.wait_for("up"), "prometheus did not start scraping"
-        command = [sys.executable, "-m", "dbscale", "run", str(plan), "--out", str(out)]
-        env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
-        process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True, env=env)  # fmt: skip
+        process = _start_run(plan, out)
         # Mid-run: the counter grows while the run goes on.
         seen: list[float] = []
         deadline = time.monotonic() + 60
@@ -202,6 +199,14 @@ def _get(url: str) -> bytes:
         return bytes(answer.read())
 
 
+def _start_run(plan: Path, out: Path) -> subprocess.Popen[str]:
+    """`dbscale run PLAN --out OUT` in the background, its output captured."""
+    env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
+    return subprocess.Popen([sys.executable, "-m", "dbscale", "run", str(plan), "--out", str(out)],
+                            cwd=out.parent, env=env, text=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)  # fmt: skip
+
+
 def _wait_for_page(port: int, process: subprocess.Popen[str]) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and process.poll() is None:
@@ -225,10 +230,7 @@ def test_the_live_page_gains_points_while_the_run_goes_on(
     assert secret in url
     plan.write_text(PLAN.format(name="watched-page", url=url, seconds=8, endpoint="web",
                                 port=port, linger=3))  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
-    process = subprocess.Popen([sys.executable, "-m", "dbscale", "run", str(plan), "--out",
-                                str(tmp_path / "out")], cwd=tmp_path, env=env, text=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    process = _start_run(plan, tmp_path / "out")
     try:
         _wait_for_page(port, process)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -276,10 +278,7 @@ def test_the_live_page_shows_a_failover_on_a_local_cluster(tmp_path: Path, brows
         "faults:\n  - {at: 2s, kill: primary}\n  - {at: 3s, promote: standby}\n"
         "repeat: 1\nwarmup_runs: 0\n"
         f'live: {{web: "127.0.0.1:{port}", linger: 30s}}\n')))  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
-    process = subprocess.Popen([sys.executable, "-m", "dbscale", "run", str(plan), "--out",
-                                str(tmp_path / "out")], cwd=tmp_path, env=env, text=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    process = _start_run(plan, tmp_path / "out")
     try:
         _wait_for_page(port, process)
         deadline = time.monotonic() + 300
