@@ -48,6 +48,13 @@ def buckets_of(histogram: str, mean_ms: float | None) -> LatencyBuckets:
     return LatencyBuckets(cumulative, counts.count, counts.count * (mean_ms or 0.0) / 1000.0)
 
 
+def _second_buckets(interval: Interval) -> LatencyBuckets | None:
+    if interval.detail is None or not interval.detail.histogram:
+        return None
+    mean = interval.latency_ms.mean if interval.latency_ms is not None else None
+    return buckets_of(interval.detail.histogram, mean)
+
+
 @dataclass
 class TypeFigures:
     transactions: int = 0
@@ -80,7 +87,8 @@ class RunSeries:
     events: list[tuple[float, str]] = field(default_factory=list)  # (s into the window, note)
     began: float = field(default_factory=time.monotonic)
 
-    def add(self, interval: Interval) -> None:
+    def add(self, interval: Interval, buckets: LatencyBuckets | None) -> None:
+        """One second; `buckets`: its histogram's, decoded (None when it came without one)."""
         if not self.seconds:  # the window's start, as the core counts it (the ramp before it)
             self.began = time.monotonic() - interval.t_s - self.labels.ramp_s
         self.seconds.append(interval.model_copy(update={"detail": None}))
@@ -104,9 +112,8 @@ class RunSeries:
         if interval.clients_connected is not None:
             self.clients_connected = interval.clients_connected
         self.lag_s = interval.lag_ms / 1000.0 if interval.lag_ms is not None else None
-        if interval.detail is not None and interval.detail.histogram:
-            mean = interval.latency_ms.mean if interval.latency_ms is not None else None
-            self.latency = self.latency.plus(buckets_of(interval.detail.histogram, mean))
+        if buckets is not None:
+            self.latency = self.latency.plus(buckets)
 
     def settle(self, record: RunRecord) -> None:
         """The record's totals replace the sums of seconds: what was scraped last equals what
@@ -176,9 +183,10 @@ class StudyFigures:
     def intervals(self, intervals: Sequence[Interval]) -> None:
         if not intervals or not self.runs:
             return
+        decoded = [_second_buckets(interval) for interval in intervals]  # outside the lock
         with self.lock:
-            for interval in intervals:
-                self.runs[-1].add(interval)
+            for interval, buckets in zip(intervals, decoded, strict=True):
+                self.runs[-1].add(interval, buckets)
 
     def note(self, message: str) -> None:
         """A message of the study's; during a run it is one of the run's events (a fault step's

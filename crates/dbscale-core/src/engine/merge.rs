@@ -4,6 +4,8 @@
 //! measured time the longest worker's (they started together), the verdict and TPC-C's figures
 //! computed again from the merged counts by the one step every result takes (`outcome.rs`).
 
+use std::collections::BTreeSet;
+
 use super::availability::intersect;
 use super::outcome::{Ending, RunTotals};
 use crate::config::RunConfig;
@@ -166,17 +168,13 @@ fn merge_intervals(
     parts: &[RunResult],
     duration_s: f64,
 ) -> Result<Vec<IntervalSnapshot>, Error> {
-    // The workers run one workload: their type names, in the order each worker counted them.
-    let mut names: Vec<String> = Vec::new();
-    for part in parts {
-        for name in part.transaction_types.keys() {
-            if !names.contains(name) {
-                names.push(name.clone());
-            }
-        }
-    }
+    // The workers run one workload: the union of their type names (each interval names its own).
+    let names: BTreeSet<&String> = parts
+        .iter()
+        .flat_map(|p| p.transaction_types.keys())
+        .collect();
     let mut merger = IntervalMerger::new(config.interval_s, parts.len(), config.duration_s)
-        .with_type_names(names);
+        .with_type_names(names.into_iter().cloned().collect());
     for part in parts {
         for interval in &part.intervals {
             let (index, stats) = interval
