@@ -316,8 +316,10 @@ mod tests {
             // the others must go on through tokio instead of waiting for its timer.
             let scripts = [
                 ("fast", vec![0u8; 300], None),
-                ("slow", vec![0, 0, 60, 0, 0], None),
-                ("sleeper", vec![0u8; 10], Some(Duration::from_millis(50))),
+                // 250 ms: well past the direct wait's limit, and far longer than the fast
+                // client's round trips take even on a busy 2-core host (60 ms was not).
+                ("slow", vec![0, 0, 250, 0, 0], None),
+                ("sleeper", vec![0u8; 10], Some(Duration::from_millis(80))),
             ];
             let mut servers = Vec::new();
             for (name, delays, pause) in scripts {
@@ -344,8 +346,8 @@ mod tests {
             direct_wait::WAITS.with(Cell::get)
         });
         assert!(waits > 0, "the thread's own epoll was never used");
-        // 300 round trips take milliseconds unless they wait for the sleeper's timers (half a
-        // second in all): the fast client finishes first only if the hand-back to tokio works.
+        // 300 round trips take milliseconds unless they wait for the slow answer or the
+        // sleeper's timers (0.8 s in all): the fast client finishes first only if the hand-back to tokio works.
         assert_eq!(finished.borrow().last(), Some(&"sleeper"));
         assert_eq!(finished.borrow().first(), Some(&"fast"));
     }
