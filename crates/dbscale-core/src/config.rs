@@ -72,6 +72,15 @@ pub struct RunConfig {
     /// This run is one worker's share of a run spread over several load generators.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub share: Option<WorkerShare>,
+    /// Once every client has connected, the run waits for `go` before its (ramp and) measured
+    /// window, as a scaled-out worker does: the caller takes what it needs at the exact start
+    /// (the server's statement statistics).
+    #[serde(default)]
+    pub wait_for_go: bool,
+    /// Time each statement of a built-in workload on the client (count, sum, largest and a
+    /// histogram per statement, in the result's `statements`).
+    #[serde(default)]
+    pub statement_timing: bool,
     /// `prepare` only: one phase, or one worker's part of the rows, of a load split over
     /// several load generators.
     #[serde(default, skip_serializing_if = "Option::is_none")]

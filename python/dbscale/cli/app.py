@@ -98,6 +98,7 @@ def run_cmd(
     metrics_addr: o.MetricsAddr = None,
     web: o.Web = None,
     metrics_linger: o.MetricsLinger = False,
+    explain: o.Explain = False,
     recipe: o.Recipe = None,
     quick: o.Quick = False,
     dry_run: o.DryRun = False,
@@ -196,6 +197,14 @@ def compare_cmd(
             help="A change (e.g. 5%) to size for: the runs per side that detect it at 80% power.",
         ),
     ] = None,
+    statements: Annotated[
+        bool,
+        typer.Option(
+            "--statements",
+            help="Also which statement made the difference: each one's server time per call "
+            "B/A with an interval, ordered by its share of the change.",
+        ),
+    ] = False,
     as_json: o.AsJson = False,
     html: Annotated[
         Path | None,
@@ -210,6 +219,7 @@ def compare_cmd(
         select_b=select_b,
         noise_pct=noise,
         detect_pct=parse_change_pct(detect) if detect is not None else None,
+        statements=statements,
     )
     commands.compare(dir_a, dir_b, options, as_json, html=html, env=os.environ)
 

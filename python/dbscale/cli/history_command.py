@@ -100,7 +100,7 @@ def _changes(store: Path | None, metric: list[str] | None, last: int | None,
              min_change: float) -> list[SeriesChanges]:  # fmt: skip
     from dbscale.history.detect import DetectSettings, detect
     from dbscale.history.series import build_series
-    from dbscale.results.metrics import DEFAULT_HISTORY_METRICS
+    from dbscale.results.metrics import ALL_STATEMENTS, DEFAULT_HISTORY_METRICS, STATEMENT_PREFIX
 
     history = _store(store)
     if not history.has_ingests:
@@ -110,6 +110,8 @@ def _changes(store: Path | None, metric: list[str] | None, last: int | None,
         )
     rows = history.rows()
     wanted = split_words(metric) or list(DEFAULT_HISTORY_METRICS)
+    if ALL_STATEMENTS in wanted:  # every statement's figures the store holds
+        wanted += sorted({r.metric for r in rows if r.metric.startswith(STATEMENT_PREFIX)})
     found = build_series(rows, history.exclusions(), metrics=set(wanted), last=last)
     if series:
         found = [s for s in found if series in s.series_key or series in s.series

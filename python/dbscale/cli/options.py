@@ -228,6 +228,14 @@ KeepGoing = Annotated[
         "code (6) and a summary of what failed come at the end. A plan's keep_going: true.",
     ),
 ]
+Explain = Annotated[
+    bool,
+    typer.Option(
+        "--explain",
+        help="After each run, EXPLAIN (FORMAT JSON) its top statements and keep the plans, so "
+        "compare --statements shows a plan that changed. A plan's statements: {explain: true}.",
+    ),
+]
 MetricsAddr = Annotated[
     str | None,
     typer.Option(
@@ -394,7 +402,9 @@ CapacityClients = Annotated[
 # `dbscale rank` and `dbscale history`: facts and metrics, several per flag (a,b) or repeated.
 RANK_METRICS_HELP = (
     "tps, tpmc, tpm, tps_per_vcpu, tpm_per_vcpu, tpmc_per_vcpu, p50_ms..p999_ms, errors_pct, "
-    "cost_per_tpm[_reserved], capacity, capacity_per_vcpu, cost_per_capacity, or micro.<figure>."
+    "cost_per_tpm[_reserved], capacity, capacity_per_vcpu, cost_per_capacity, micro.<figure>, "
+    "or stmt:<fingerprint>.<figure> (a statement's mean_ms, ms_per_txn, calls_per_txn or a "
+    "counter per call)."
 )
 BY_HELP = (
     "Required: the facts that make a configuration: target, instance_type, vcpus, nodes, "
@@ -419,5 +429,6 @@ Labels = Annotated[
 HistoryMetrics = Annotated[
     list[str] | None,
     typer.Option("--metric", metavar="M[,M]",
-                 help="Metrics (default: tps, p99_ms, tpmc, capacity)."),
+                 help="Metrics (default: tps, p99_ms, tpmc, capacity); stmt:<fingerprint>.mean_ms "
+                      "for one statement, stmt:* for every statement's."),
 ]  # fmt: skip

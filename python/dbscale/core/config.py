@@ -198,6 +198,8 @@ class RunConfig(RunSettings):
     transaction_log: TransactionLogConfig | None = None  # set when the plan logs (pgbench -l)
     interval_histograms: bool = False  # each interval's histogram kept (capacity levels)
     track_availability: bool = False  # stretches without a success kept (clusters, faults)
+    wait_for_go: bool = False  # connected, the run waits for `Run.go` (statement snapshots)
+    statement_timing: bool = False  # built-ins: each statement timed on the client
 
     def to_core_json(self) -> str:
         """The JSON text `_core.start_run`/`prepare`/`cleanup`/`probe` accept."""
@@ -215,7 +217,8 @@ class RunConfig(RunSettings):
             )
             if getattr(self, name) is None
         }
-        for flag in ("interval_histograms", "track_availability"):
+        flags = ("interval_histograms", "track_availability", "wait_for_go", "statement_timing")
+        for flag in flags:
             if not getattr(self, flag):  # records from before the field stay as they were
                 unset[flag] = True
         if self.transaction_timeout_s is None:

@@ -126,6 +126,24 @@ class CommandFigures(ContractPart):
     sum_ms: float = 0.0
 
 
+class StatementLatency(ContractPart):
+    """One statement of a built-in workload as the clients timed it (`statement_timing`): from
+    sending it to its whole answer; its histogram is base64 HDR like the run's."""
+
+    name: str = ""
+    index: int = 0
+    sql: str = ""
+    count: int = 0
+    failures: int = 0
+    mean_ms: float | None = None
+    max_ms: float | None = None
+    sum_ms: float = 0.0
+    p50_ms: float | None = None
+    p95_ms: float | None = None
+    p99_ms: float | None = None
+    histogram: str = ""
+
+
 class Verdict(ContractPart):
     """`ok`, `errors` (some failed) or `failed` (nothing succeeded), with what happened."""
 
@@ -290,6 +308,7 @@ class RunResult(ContractPart):
     server_max_connections: int | None = None
     tpcc: TpccSection | None = None
     commands: list[CommandFigures] = Field(default_factory=list)  # scripts: per command
+    statements: list[StatementLatency] = Field(default_factory=list)  # statement_timing
     detail: ResultDetail | None = None  # a scaled-out run's worker only
 
     @property

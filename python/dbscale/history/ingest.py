@@ -16,7 +16,7 @@ from dbscale.errors import ConfigError
 from dbscale.history.rows import POINT, RUN, HistoryRow, labels_text, point_figures
 from dbscale.history.store import HistoryStore
 from dbscale.results.measurements import ALL_MICRO, Measurement, collect_measurements
-from dbscale.results.metrics import METRICS
+from dbscale.results.metrics import ALL_STATEMENTS, METRICS, metric_named
 
 INGEST_ID_LENGTH = 12
 AUTOMATIC_LABELS = ("server_version",)  # where facts that label a point unless --label does
@@ -66,7 +66,8 @@ def parse_labels(pairs: Sequence[str]) -> dict[str, str]:
 
 
 def _row(m: Measurement, ingest: str, at: str, labels: Mapping[str, str]) -> HistoryRow:
-    higher = METRICS[m.metric].higher_is_better if m.metric in METRICS else True
+    known = metric_named(m.metric)
+    higher = known.higher_is_better if known is not None else True
     return HistoryRow(
         ingest_id=ingest, ingested_at=at, kind=RUN, series_key=m.series_key, series=m.series,
         target_key=m.target_key, target=m.target, labels=labels_text(labels), study=m.study,
@@ -92,7 +93,7 @@ def build_ingest(
     ingest = Ingest(uuid.uuid4().hex[:INGEST_ID_LENGTH])
     at = now.isoformat(timespec="seconds").replace("+00:00", "Z")
     for directory in directories:
-        found = collect_measurements(directory, [*METRICS, ALL_MICRO])
+        found = collect_measurements(directory, [*METRICS, ALL_MICRO, ALL_STATEMENTS])
         reasons = {(x.run_id, x.reason) for x in found.left_out if not x.reason.startswith("no ")}
         for _run, reason in reasons:
             ingest.left_out[reason] = ingest.left_out.get(reason, 0) + 1

@@ -35,6 +35,8 @@ from dbscale.observe.server_stats import (
 )
 from dbscale.observe.session import ObserverSession, ServerIdentity
 from dbscale.observe.session_gaps import SessionGap, mark_gaps
+from dbscale.observe.statement_window import StatementWindow
+from dbscale.observe.statements import ClientSide
 from dbscale.observe.tables import column_table
 from dbscale.observe.verdict import client_saturation, judge
 from dbscale.targets.url import dialect_of, endpoint_of
@@ -58,6 +60,8 @@ class ObserveOptions:
     # Local load-generator worker processes of a scaled-out run: their engine threads count as
     # dbscale's, not as other processes'.
     client_pids: tuple[int, ...] = ()
+    statements: bool = True  # the server's statement figures over the window (statements.py)
+    explain: bool = False  # ... and the top statements' plans, after the window
 
 
 @dataclass
@@ -114,6 +118,8 @@ class RunObserver:
         self._abandoned = False  # the sampling thread outlived close(): its sessions are its own
         self._next_reconnect = 0.0  # a lost session is tried again from then
         self._reconnect_every = 1.0
+        self.statements: StatementWindow | None = None
+        self._refused: set[str] = set()  # samplers the server refused (privileges)
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -121,6 +127,14 @@ class RunObserver:
         try:
             self.session = ObserverSession(self.config, self.dialect)
             self.identity = self.session.identity
+            if self.options.statements:
+                self.statements = StatementWindow(
+                    self.dialect,
+                    self.identity.version_num,
+                    self.identity.performance_schema,
+                    self.identity.performance_schema_denied,
+                    explain=self.options.explain,
+                )
         except Exception as exc:  # the run goes on; the record says what is missing
             self._data.notes.append(f"no server statistics: {_one_line(exc)}")
         try:
@@ -137,6 +151,17 @@ class RunObserver:
         # bounded), rather than end it inside a native call.
         self._thread = threading.Thread(target=self._run, name="dbscale-observe", daemon=False)
         self._thread.start()
+
+    def open_statement_window(self) -> None:
+        """The first snapshot of the statement figures: called with the run's clients connected
+        and waiting, right before its measured window (or its ramp) begins."""
+        session = self.session
+        if self.statements is None:
+            return
+        if session is None:
+            self.statements.flag = "statement figures not read: the observer's session was lost"
+        else:
+            self.statements.open(session)
 
     def intervals(self, intervals: Sequence[Interval]) -> None:
         """Called with each poll's new intervals; the first one dates the measured start."""
@@ -223,6 +248,8 @@ class RunObserver:
                 next_row = max(next_row + self.options.resource_interval_s, now)
         self._tick(sampler, prev)
         self._sample_stats(time.monotonic(), final=True)
+        if self.statements is not None and self.session is not None:
+            self.statements.close(self.session)
 
     def _snapshot(self, sampler: ResourceSampler) -> ResourceSnapshot:
         begun = time.perf_counter()
@@ -245,15 +272,15 @@ class RunObserver:
         return cur
 
     def _sample_waits(self, now: float) -> None:
-        if self.session is None:
+        if self.session is None or "waits" in self._refused:
             return
         try:
             self._data.waits.add(now, self.session.waits())
         except Exception as exc:
-            self._lose_session("wait sampling", exc)
+            self._lose_session("wait sampling", exc, "waits")
 
     def _sample_stats(self, now: float, *, final: bool = False) -> None:
-        if self.session is None:
+        if self.session is None or "stats" in self._refused:
             return
         try:
             self._data.stats.add((now, self.session.stats(), self.session.queries))
@@ -262,7 +289,7 @@ class RunObserver:
                 if ps is not None:
                     self._data.ps_waits.append(ps)
         except Exception as exc:
-            self._lose_session("server statistics", exc)
+            self._lose_session("server statistics", exc, "stats")
 
     def _sample_session_cpu(self, now: float) -> None:
         """The observer's own PostgreSQL backend, when the server is local: its CPU is what our
@@ -274,8 +301,14 @@ class RunObserver:
         if stat is not None:
             self._data.session_ticks.append((now, stat.utime + stat.stime))
 
-    def _lose_session(self, what: str, exc: Exception) -> None:
+    def _lose_session(self, what: str, exc: Exception, sampler: str) -> None:
+        """A failed query: the session is closed and tried again later, unless the server
+        refused the query itself (a privilege the user lacks): then only that sampling stops,
+        and the session goes on serving the rest (the statement snapshots)."""
         self._data.notes.append(f"{what} stopped: {_one_line(exc)}")
+        if _refused(exc):
+            self._refused.add(sampler)
+            return
         if self.session is not None:
             self.session.close()
             self.session = None
@@ -362,6 +395,10 @@ class RunObserver:
             limited_by=verdict,
             cluster=cluster,
         )
+        if self.statements is not None:
+            statements = self.statements.record(start, client_side(native))
+            if statements is not None:
+                section = section.model_copy(update={"statements": statements})
         section = mark_gaps(section, [g for g in self._data.gaps if g.lost_s <= end], start, end)
         if self._data.notes:
             section = section.model_copy(update={"notes": list(self._data.notes)})
@@ -416,6 +453,28 @@ class RunObserver:
             snapshot_ms_mean=round(1000 * sum(snaps) / len(snaps), 2) if snaps else None,
             queries_per_s=round(queries / window, 1),
         )
+
+
+def client_side(native: RunResult) -> list[ClientSide]:
+    """What the clients timed per statement: a built-in's statements, or a script's commands."""
+    timed = [
+        ClientSide(command=s.sql, name=s.name, count=s.count, mean_ms=s.mean_ms,
+                   max_ms=s.max_ms, p50_ms=s.p50_ms, p95_ms=s.p95_ms, p99_ms=s.p99_ms,
+                   failures=s.failures)
+        for s in native.statements
+    ]  # fmt: skip
+    timed += [
+        ClientSide(command=c.command, count=c.count, mean_ms=c.mean_ms, max_ms=c.max_ms,
+                   failures=c.failures)
+        for c in native.commands
+    ]  # fmt: skip
+    return timed
+
+
+def _refused(exc: BaseException) -> bool:
+    """The server refused the query for want of a privilege (the session itself is fine)."""
+    text = _one_line(exc).lower()
+    return "denied" in text or "permission" in text or "privilege" in text
 
 
 def _one_line(exc: BaseException) -> str:

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from dbscale.observe.cluster import ClusterObservation
 from dbscale.observe.host_facts import HostSummary
+from dbscale.observe.statements import StatementsRecord
 
 
 class _Part(BaseModel):
@@ -114,5 +115,6 @@ class ObserveSection(_Part):
     overhead: Overhead = Field(default_factory=Overhead)
     limited_by: LimitedBy | None = None
     cluster: ClusterObservation | None = None  # a target of several nodes: each node's figures
+    statements: StatementsRecord | None = None  # each statement's cost to the server
     gaps: list[ObservedGap] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)

@@ -33,6 +33,7 @@ MYSQL_COUNTERS = (
 )  # fmt: skip
 MYSQL_GAUGES = ("Threads_running", "Threads_connected", "Innodb_row_lock_current_waits")
 MYSQL_PS_ENABLED_SQL = "SELECT @@performance_schema"
+MYSQL_PS_READABLE_SQL = "SELECT 1 FROM performance_schema.setup_consumers LIMIT 1"
 MYSQL_PS_WAITS_SQL = """\
 SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT
 FROM performance_schema.events_waits_summary_global_by_event_name

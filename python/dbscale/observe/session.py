@@ -6,6 +6,7 @@ also a transaction the server's own counters see.
 from __future__ import annotations
 
 import contextlib
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,7 @@ from dbscale.modes import Dialect
 from dbscale.observe.deadlines import OBSERVER_SESSION_TIMEOUT_S
 from dbscale.observe.server_stats import (
     MYSQL_PS_ENABLED_SQL,
+    MYSQL_PS_READABLE_SQL,
     MYSQL_PS_WAITS_SQL,
     Snapshot,
     mysql_status_sql,
@@ -45,6 +47,7 @@ class ServerIdentity:
     session_pid: int | None = None  # PostgreSQL: the observer's own backend
     settings: dict[str, str] = field(default_factory=dict)
     performance_schema: bool = False
+    performance_schema_denied: bool = False  # on, but the user may not read it
 
 
 class ObserverSession:
@@ -54,11 +57,14 @@ class ObserverSession:
         self._session = Session(config, OBSERVER_SESSION_TIMEOUT_S)
         self.dialect = dialect
         self.queries = 0
+        # The sampling thread and the runner (statement snapshots) share it, one query at a time.
+        self._lock = threading.Lock()
         self.identity = self._identify()
 
     def rows(self, sql: str) -> list[list[Any]]:
-        self.queries += 1
-        return list(self._session.query(sql))
+        with self._lock:
+            self.queries += 1
+            return list(self._session.query(sql))
 
     def _identify(self) -> ServerIdentity:
         if self.dialect is Dialect.MYSQL:
@@ -69,12 +75,20 @@ class ObserverSession:
                 for k, v in self.rows(f"SHOW GLOBAL VARIABLES WHERE Variable_name IN ({names})")
             }
             enabled = self.rows(MYSQL_PS_ENABLED_SQL)
+            on = bool(enabled) and str(enabled[0][0]) in ("1", "ON")
+            denied = False
+            if on:
+                try:
+                    self.rows(MYSQL_PS_READABLE_SQL)
+                except Exception:  # no SELECT on performance_schema: its figures are left out
+                    denied = True
             return ServerIdentity(
                 Dialect.MYSQL,
                 f"{version} ({comment})" if comment else str(version),
                 session_pid=None,
                 settings=settings,
-                performance_schema=bool(enabled) and str(enabled[0][0]) in ("1", "ON"),
+                performance_schema=on and not denied,
+                performance_schema_denied=denied,
             )
         [[version, num, pid]] = self.rows(
             "SELECT current_setting('server_version'), current_setting('server_version_num'), "

@@ -51,6 +51,19 @@ class RunWatch:
             self._observer.close()
             self._observer = None
 
+    @property
+    def wants_statement_window(self) -> bool:
+        """True when the run should wait, connected, for `open_statement_window`."""
+        return self._observer is not None and self._observer.statements is not None
+
+    def open_statement_window(self) -> None:
+        """The statement figures' first snapshot; the measured window opens right after."""
+        if self._observer is not None:
+            try:
+                self._observer.open_statement_window()
+            except Exception as exc:
+                self._fail(exc)
+
     def update(self, intervals: Sequence[Interval], notes: Notes) -> None:
         """Each poll's intervals; shows any live warning (client saturated) once."""
         if self._observer is None:

@@ -155,6 +155,15 @@ class LiveSettings(_Strict):
     linger: SecondsOrZero | Literal["forever"] = 15.0
 
 
+class StatementSettings(_Strict):
+    """The server's statement figures of each run (docs/statements.md): `enabled` reads them
+    (pg_stat_statements, performance_schema) around each measured window and times each
+    statement on the client; `explain` also keeps the top statements' plans."""
+
+    enabled: bool = True
+    explain: bool = False
+
+
 class PlanSchema(_Strict):
     """A whole plan. Exactly one of `workload` and `workloads`."""
 
@@ -184,6 +193,7 @@ class PlanSchema(_Strict):
     faults: list[FaultStep] | dict[str, list[FaultStep]] | None = None
     scale_out: ScaleOut | None = None  # each run's clients over several workers (scaleout.md)
     live: LiveSettings | None = None  # the study watched from Prometheus (docs/watching.md)
+    statements: StatementSettings = Field(default_factory=StatementSettings)
     quick: dict[str, Any] | None = None  # recipes: the overrides of their --quick variant
 
     @field_validator("workload", mode="before")

@@ -110,6 +110,7 @@ class RunOptions:
     metrics_addr: str | None = None  # the study's OpenMetrics endpoint (plan: live.metrics)
     metrics_linger: bool = False  # it stays up after the study until Ctrl-C
     web: str | None = None  # the study's live page (plan: live.web)
+    explain: bool = False  # each run's top statements' plans (plan: statements.explain)
 
     @property
     def targets(self) -> list[str]:
@@ -306,6 +307,8 @@ def apply_flags(doc: PlanDocument, options: RunOptions, *, plain: bool) -> None:
         doc.set(("live", "web"), options.web, "command line (--web)")
     if options.metrics_linger:
         doc.set(("live", "linger"), "forever", "command line (--metrics-linger)")
+    if options.explain:
+        doc.set(("statements", "explain"), True, "command line (--explain)")
     for key, value, flag in (
         ("ray", options.ray, "--ray"),
         ("workers", options.workers, "--workers"),

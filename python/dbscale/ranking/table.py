@@ -28,7 +28,7 @@ from dbscale.results.measurements import (
     Measurements,
     collect_measurements,
 )
-from dbscale.results.metrics import METRICS, known_metric
+from dbscale.results.metrics import ALL_STATEMENTS, METRICS, known_metric
 from dbscale.stats.confidence import median_order_statistic_ci, spread
 from dbscale.stats.ranking import RANK_RESAMPLES, rank_configurations
 
@@ -117,9 +117,12 @@ class RankRequest:
 
 
 def _check_request(request: RankRequest) -> None:
-    if not known_metric(request.metric):
-        raise ConfigError(f"unknown metric {request.metric!r}",
-                          f"metrics: {', '.join(METRICS)}, or micro.<figure>")  # fmt: skip
+    if not known_metric(request.metric) or request.metric == ALL_STATEMENTS:
+        raise ConfigError(
+            f"unknown metric {request.metric!r}",
+            f"metrics: {', '.join(METRICS)}, micro.<figure>, or stmt:<fingerprint>.<figure> "
+            "(e.g. stmt:490b4ece0513.mean_ms)",
+        )
     if not request.by:
         raise ConfigError(
             "rank needs --by: the facts that make a configuration",

@@ -17,6 +17,7 @@ from dbscale.report.cluster_section import cluster_link, cluster_section
 from dbscale.report.command_table import commands_section
 from dbscale.report.markup import Markup, element, join, text
 from dbscale.report.published_section import published_link, published_section
+from dbscale.report.statement_table import statements_section
 from dbscale.report.tables import (
     html_table,
     micro_table,
@@ -244,6 +245,7 @@ def render_report_html(
         element("div", html_table(p_headers, p_rows), class_="table-wrap"),
         element("h2", "Runs", id="runs"),
         element("div", html_table(r_headers, r_rows), class_="table-wrap"),
+        statements_section(study),
         commands_section(study),
         workers_section(study),
         machine_section(study),

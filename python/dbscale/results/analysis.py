@@ -52,8 +52,10 @@ class Results:
     runs were observed), `micro` (one row per micro-benchmark figure and host, micro.jsonl's
     statistics), `micro_samples` (one row per figure sample), `metrics` (one row per
     measured run and metric, as `rank` and `history` read them: the history store's frame has
-    the same columns) and `capacity` (one row per capacity level run and objective: phase,
-    offered, achieved, verdict, the share over the limit with its 95% interval)."""
+    the same columns), `capacity` (one row per capacity level run and objective: phase,
+    offered, achieved, verdict, the share over the limit with its 95% interval) and
+    `statements` (one row per run and statement the server's figures name: calls, server time,
+    rows and counters over the window, per transaction, and the client's time where joined)."""
 
     runs: pd.DataFrame
     intervals: pd.DataFrame
@@ -64,6 +66,7 @@ class Results:
     micro_samples: pd.DataFrame
     metrics: pd.DataFrame
     capacity: pd.DataFrame
+    statements: pd.DataFrame
 
     def percentiles(
         self, run_id: str | Sequence[str], quantiles: Sequence[float] = tuple(PERCENTILES.values())
@@ -125,6 +128,7 @@ def load_results(directory: str | Path) -> Results:
     runs: list[FlatRow] = []
     intervals: list[FlatRow] = []
     resources: list[FlatRow] = []
+    statements: list[FlatRow] = []
     for record in records:
         data = record.model_dump(mode="json")
         row = flatten({k: v for k, v in data.items() if k not in _RUN_SKIP})
@@ -139,6 +143,7 @@ def load_results(directory: str | Path) -> Results:
             flat = flatten(interval.model_dump(mode="json", exclude={"queries"}))
             intervals.append({**ids, **flat})
         resources.extend({**ids, **sample} for sample in _resource_rows(record))
+        statements.extend({**ids, **line} for line in _statement_rows(record))
     points = add_price_performance(
         flag_contradictions(summarize_points(records)), load_target_records(Path(directory))
     )
@@ -163,9 +168,41 @@ def load_results(directory: str | Path) -> Results:
         micro=frame_of(micro_rows),
         micro_samples=frame_of(samples),
         capacity=frame_of(capacity_rows(Path(directory)), columns=CAPACITY_COLUMNS),
+        statements=frame_of(statements, columns=STATEMENT_COLUMNS if not statements else None),
     )
 
 
 def _resource_rows(record: RunRecord) -> list[dict[str, int | float | None]]:
     table = record.observe.resources if record.observe is not None else None
     return table.as_rows() if table is not None else []
+
+
+STATEMENT_COLUMNS = ("run_id", "point_key", "warmup", "fingerprint", "id", "text", "calls",
+                     "total_ms", "mean_ms", "rows", "calls_per_txn", "ms_per_txn",
+                     "client_mean_ms", "client_count")  # fmt: skip
+
+
+def _statement_rows(record: RunRecord) -> list[FlatRow]:
+    section = record.observe.statements if record.observe is not None else None
+    if section is None:
+        return []
+    committed = record.transactions
+    rows: list[FlatRow] = []
+    for item in section.statements:
+        rows.append(
+            {
+                "fingerprint": item.fingerprint,
+                "id": item.id,
+                "text": item.text,
+                "calls": item.calls,
+                "total_ms": item.total_ms,
+                "mean_ms": item.mean_ms,
+                "rows": item.rows,
+                "calls_per_txn": item.calls / committed if committed else None,
+                "ms_per_txn": item.total_ms / committed if committed else None,
+                "client_mean_ms": item.client.mean_ms if item.client else None,
+                "client_count": item.client.count if item.client else None,
+                **item.counters,
+            }
+        )
+    return rows

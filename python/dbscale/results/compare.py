@@ -22,6 +22,11 @@ from dbscale.results.cost_tables import (
 )
 from dbscale.results.directory import RUNS_FILE, read_plan_file, read_runs
 from dbscale.results.record import RunRecord
+from dbscale.results.statement_compare import (
+    PointStatements,
+    compare_statements,
+    print_statement_changes,
+)
 from dbscale.results.text_tables import text_table
 from dbscale.stats.comparison import (
     ALPHA,
@@ -73,6 +78,7 @@ class Comparison(BaseModel):
     unmatched: list[str] = Field(default_factory=list)
     price_performance: list[dict[str, JsonValue]] = Field(default_factory=list)
     target_differences: list[TargetDifference] = Field(default_factory=list)
+    statements: list[PointStatements] = Field(default_factory=list)  # --statements
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,7 @@ class ComparisonOptions:
     confidence: float = 0.95
     alpha: float = ALPHA
     detect_pct: float | None = None  # --detect: the runs per side this change needs
+    statements: bool = False  # --statements: which statement made the difference
 
 
 def _records(directory: Path) -> list[Record]:
@@ -248,6 +255,9 @@ def compare_dirs(a: Path, b: Path | None, options: ComparisonOptions) -> Compari
         # issue 6: TPM per vCPU and $/TPM of both sides; settings that differ between targets
         price_performance=compare_price_performance(pairs, a, b),
         target_differences=diff_target_records(a, b) if b is not None else [],
+        statements=(
+            [compare_statements(key, ra, rb) for key, ra, rb in pairs] if options.statements else []
+        ),
     )
 
 
@@ -318,3 +328,5 @@ def print_comparison(console: Console, comparison: Comparison) -> None:
         console.print(f"only on one side: {', '.join(comparison.unmatched)}", highlight=False)
     print_price_performance_comparison(console, comparison.price_performance)
     print_target_differences(console, comparison.target_differences)
+    if comparison.statements:
+        print_statement_changes(console, comparison.statements)

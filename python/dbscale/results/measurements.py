@@ -27,6 +27,7 @@ from dbscale.results.capacity_file import CapacityFile, read_capacity
 from dbscale.results.cost import target_monthly_cost
 from dbscale.results.directory import RUNS_FILE, read_runs
 from dbscale.results.metrics import (
+    ALL_STATEMENTS,
     CAPACITY_METRICS,
     METRICS,
     MICRO_PREFIX,
@@ -34,6 +35,8 @@ from dbscale.results.metrics import (
     Metric,
     RunFacts,
     micro_metric,
+    statement_metric,
+    statement_metrics_of,
 )
 from dbscale.results.micro_records import MICRO_FILE, read_micro
 from dbscale.results.record import RunRecord
@@ -308,6 +311,14 @@ def collect_measurements(
     study = directory.name
     records = read_runs(directory / RUNS_FILE) if (directory / RUNS_FILE).is_file() else []
     run_metrics = [m for m in RUN_METRICS if m.name in metrics]
+    run_metrics += [m for m in map(statement_metric, metrics) if m is not None]
+    if ALL_STATEMENTS in metrics:
+        named = {m.name for m in run_metrics}
+        for record in records:
+            for metric in statement_metrics_of(record):
+                if metric.name not in named:
+                    named.add(metric.name)
+                    run_metrics.append(metric)
     capacity_metrics = [m for m in CAPACITY_METRICS if m.name in metrics]
     found = Measurements()
     if run_metrics:

@@ -10,7 +10,12 @@ better, and how one run's value is read from its record (and its target's facts 
   reserved) over the run's headline TPM, in the prices' currency;
 - `capacity`, `capacity_per_vcpu`, `cost_per_capacity`: a capacity search's answer
   (capacity.json), one value per search;
-- `micro.<figure>` (e.g. `micro.cpu_one_thread`): a micro-benchmark figure's samples.
+- `micro.<figure>` (e.g. `micro.cpu_one_thread`): a micro-benchmark figure's samples;
+- `stmt:<fingerprint>.<figure>`: one statement's server figures in a run (observe.statements):
+  `mean_ms` (server time per call), `ms_per_txn` (its server time per committed transaction),
+  `calls_per_txn`, or any counter per call (`rows`, `shared_blks_read`, `wal_bytes`,
+  `rows_examined`, ...); lower is better for all. `stmt:*` in history: every statement's
+  `mean_ms` and `ms_per_txn`.
 """
 
 from __future__ import annotations
@@ -23,6 +28,11 @@ from dbscale.results.cost import SECONDS_PER_MINUTE, MonthlyCost
 from dbscale.results.record import RunRecord
 
 MICRO_PREFIX = "micro."
+STATEMENT_PREFIX = "stmt:"
+ALL_STATEMENTS = "stmt:*"
+STATEMENT_FIGURES_KEPT = ("mean_ms", "ms_per_txn")  # what `stmt:*` stands for
+_STATEMENT_UNITS = {"mean_ms": "ms per call", "ms_per_txn": "ms per transaction",
+                    "calls_per_txn": "calls per transaction"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -118,5 +128,55 @@ def micro_metric(figure: str, unit: str, higher_is_better: bool) -> Metric:
     return Metric(micro_metric_name(figure), unit, higher_is_better, figure)
 
 
+def _statement_value(fingerprint: str, figure: str) -> RunValue:
+    def value(record: RunRecord, _facts: RunFacts) -> float | None:
+        section = record.observe.statements if record.observe is not None else None
+        found = section.by_fingerprint().get(fingerprint) if section is not None else None
+        if found is None or record.transactions <= 0:
+            return None
+        if figure == "ms_per_txn":
+            return found.total_ms / record.transactions
+        if figure == "calls_per_txn":
+            return found.calls / record.transactions
+        return found.per_call(figure)
+
+    return value
+
+
+def statement_metric(name: str) -> Metric | None:
+    """`stmt:<fingerprint>.<figure>` as a metric; None when the name is not one."""
+    if not name.startswith(STATEMENT_PREFIX):
+        return None
+    fingerprint, dot, figure = name.removeprefix(STATEMENT_PREFIX).partition(".")
+    if not dot or not re.fullmatch(r"[0-9a-f]{6,40}", fingerprint) or not figure.isidentifier():
+        return None
+    unit = _STATEMENT_UNITS.get(figure, f"{figure} per call")
+    return Metric(name, unit, False, f"statement {fingerprint} {figure}",
+                  _statement_value(fingerprint, figure))  # fmt: skip
+
+
+def statement_metrics_of(record: RunRecord) -> list[Metric]:
+    """`stmt:*`: the kept figures of every statement the run's record has."""
+    section = record.observe.statements if record.observe is not None else None
+    if section is None:
+        return []
+    found = []
+    for figures in section.statements:
+        for figure in STATEMENT_FIGURES_KEPT:
+            metric = statement_metric(f"{STATEMENT_PREFIX}{figures.fingerprint}.{figure}")
+            if metric is not None:
+                found.append(metric)
+    return found
+
+
+def metric_named(name: str) -> Metric | None:
+    return METRICS.get(name) or statement_metric(name)
+
+
 def known_metric(name: str) -> bool:
-    return name in METRICS or name.startswith(MICRO_PREFIX)
+    return (
+        name in METRICS
+        or name.startswith(MICRO_PREFIX)
+        or name == ALL_STATEMENTS
+        or statement_metric(name) is not None
+    )

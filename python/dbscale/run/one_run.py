@@ -13,7 +13,7 @@ from dbscale import interrupts
 from dbscale.core import Run
 from dbscale.core.config import RunConfig
 from dbscale.core.result import Interval, RunResult
-from dbscale.observe import StudyObserver
+from dbscale.observe import RunWatch, StudyObserver
 from dbscale.observe.section import ObserveSection
 from dbscale.results.fault_windows import FaultEvent
 from dbscale.run.fault_driver import FaultDriver
@@ -21,6 +21,7 @@ from dbscale.run.progress import RunProgress, RunSlot
 from dbscale.values import utc_now
 
 POLL_INTERVAL_S = 0.2
+GATE_POLL_S = 0.005  # how often a run waiting for its statement snapshot is looked at
 
 
 @dataclass
@@ -59,8 +60,17 @@ def run_one(
     end (observed, if asked)."""
     started = utc_now()
     watch = observer.watch(config, server_url) if observer is not None else None
+    # The server's statement figures are read right before the measured window: a run of the
+    # core waits for that once connected; a scaled-out run's are read before it starts.
+    gated = watch is not None and watch.wants_statement_window and start is Run
     try:
-        handle = start(config)
+        if watch is not None and watch.wants_statement_window and not gated:
+            watch.open_statement_window()
+        if watch is not None and watch.wants_statement_window:
+            timing = {"statement_timing": True, "wait_for_go": gated}
+            handle = start(config.model_copy(update=timing))
+        else:
+            handle = start(config)
     except BaseException:
         if watch is not None:
             watch.close()
@@ -74,7 +84,9 @@ def run_one(
             driver.__enter__()
         while True:
             try:
-                finished = handle.wait(POLL_INTERVAL_S)
+                if gated and watch is not None and isinstance(handle, Run):
+                    gated = not _opened_window(handle, watch)
+                finished = handle.wait(GATE_POLL_S if gated else POLL_INTERVAL_S)
                 intervals = handle.poll()
                 progress.update(intervals)
                 if watch is not None:
@@ -120,6 +132,15 @@ def run_one(
 
 
 T = TypeVar("T")
+
+
+def _opened_window(handle: Run, watch: RunWatch) -> bool:
+    """Once the run's clients are connected: the statement snapshot, then the run goes."""
+    if not handle.ready():
+        return False
+    watch.open_statement_window()
+    handle.go(0.0)
+    return True
 
 
 def _after_run(step: Callable[[], T], cut: list[str]) -> T | None:

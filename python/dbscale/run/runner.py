@@ -16,7 +16,7 @@ from contextlib import contextmanager
 
 from rich.console import Console
 
-from dbscale.observe import StudyObserver
+from dbscale.observe import ObserveOptions, StudyObserver
 from dbscale.plan.micro_steps import MicroStep
 from dbscale.plan.study import PrepareStep, RunStep, Study, data_loads, estimate_s
 from dbscale.results.directory import ResultsDir
@@ -54,7 +54,9 @@ class StudyRunner:
     ) -> None:
         self.study, self.opened, self.results = study, opened, results
         self.progress, self.out, self.version = progress, out, version
-        observer = StudyObserver(results.path)  # host facts once, host.json
+        wanted = study.plan.statements
+        options = ObserveOptions(statements=wanted.enabled, explain=wanted.explain)
+        observer = StudyObserver(results.path, options=options)  # host facts once, host.json
         self.summary = StudySummary(study, results, observer, out)
         self.gate = TargetGate(study, opened, progress.note, self.summary.failed_targets)
         self.generators = LoadGenerators(study.plan.scale_out, observer, progress.note)

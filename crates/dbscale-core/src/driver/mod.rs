@@ -10,6 +10,7 @@ pub mod postgres;
 mod receive_buffer;
 pub(crate) mod send_batch;
 pub mod statement;
+pub mod statement_clock;
 mod tls;
 mod transport;
 
@@ -199,18 +200,24 @@ impl Connection {
         index: usize,
         params: &[Param<'_>],
     ) -> Result<QueryOutcome, DbError> {
-        match self {
+        let began = statement_clock::start();
+        let outcome = match self {
             Connection::Postgres(c) => c.execute(index, params).await,
             Connection::Mysql(c) => c.execute(index, params).await,
-        }
+        };
+        statement_clock::finish(began, index, outcome.is_err());
+        outcome
     }
 
     /// Like [`Connection::execute`] but returns the rows (text format), for workloads that use results.
     pub async fn fetch(&mut self, index: usize, params: &[Param<'_>]) -> Result<Rows, DbError> {
-        match self {
+        let began = statement_clock::start();
+        let rows = match self {
             Connection::Postgres(c) => c.fetch(index, params).await,
             Connection::Mysql(c) => c.fetch(index, params).await,
-        }
+        };
+        statement_clock::finish(began, index, rows.is_err());
+        rows
     }
 
     /// Runs SQL text without parameters (BEGIN, COMMIT, DDL), possibly several statements.

@@ -71,6 +71,11 @@ pub fn assemble(
         cancelled,
         intervals,
         command_places: shared.workload.command_places(),
+        statement_names: shared
+            .statements
+            .iter()
+            .map(|s| (s.name.to_string(), s.sql.clone()))
+            .collect(),
         keep_detail: config.share.is_some(),
     };
     let mut result = totals.into_result(frame, ending);
@@ -163,6 +168,7 @@ fn sum_threads(
                 .or_insert_with(|| message.clone());
         }
         totals.add_commands(&t.commands);
+        totals.statements.merge(&t.statements);
         if let Some(end) = t.last_end {
             last_end = last_end.max(end);
         }

@@ -62,6 +62,17 @@ pub fn merge_workers(config: &RunConfig, parts: &[RunResult]) -> Result<RunResul
         cancelled: parts.iter().any(|p| p.cancelled),
         intervals,
         command_places,
+        statement_names: parts.iter().flat_map(|p| &p.statements).fold(
+            Vec::new(),
+            |mut names, s| {
+                let index = s.index as usize;
+                if names.len() <= index {
+                    names.resize(index + 1, (String::new(), String::new()));
+                }
+                names[index] = (s.name.clone(), s.sql.clone());
+                names
+            },
+        ),
         keep_detail: false,
     };
     let mut result = totals.into_result(frame, ending);
@@ -128,6 +139,13 @@ fn sum_workers(first: &RunResult, parts: &[RunResult]) -> Result<RunTotals, Erro
             .merge(&decode(&detail.lag_histogram, "schedule lag")?);
         let commands: Vec<CommandTally> = part.commands.iter().map(|c| c.tally()).collect();
         totals.add_commands(&commands);
+        for statement in &part.statements {
+            let histogram = decode(&statement.figures.histogram, &statement.name)?;
+            let tally = statement.figures.tally();
+            totals
+                .statements
+                .add(statement.index as usize, &tally, &histogram);
+        }
         for (name, result) in &part.transaction_types {
             let histogram = decode(&result.histogram, name)?;
             let slot = totals.type_slot(name);

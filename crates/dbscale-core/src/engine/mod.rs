@@ -243,7 +243,7 @@ pub fn start(config: RunConfig) -> Result<RunningRun, Error> {
         )),
         ready: Barrier::new(threads as usize + 1),
         started: Barrier::new(threads as usize + 1),
-        gate: StartGate::new(config.share.is_some()),
+        gate: StartGate::new(config.share.is_some() || config.wait_for_go),
         start: OnceLock::new(),
         cancelled: AtomicBool::new(false),
         aborted: AtomicBool::new(false),

@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 
 use super::verdict::{verdict, Refused, Tally};
-use crate::stats::commands::{merge_tallies, CommandLatency, CommandPlace, CommandTally};
+use crate::stats::commands::{
+    merge_tallies, CommandLatency, CommandPlace, CommandTally, StatementSums,
+};
 use crate::stats::counts::RunCounts;
 use crate::stats::result::{
     CpuTime, ErrorCounts, HostConnections, ResultDetail, TransactionLogSummary,
@@ -31,6 +33,8 @@ pub(super) struct RunTotals {
     /// The workload's audit counters.
     pub tally: Vec<u64>,
     pub commands: Vec<CommandTally>,
+    /// Built-in workloads under `statement_timing`: each statement's sums and histogram.
+    pub statements: StatementSums,
     /// Connections opened per host, in the order the hosts were first seen.
     pub hosts: Vec<(String, u64)>,
     pub connect_error: Option<String>,
@@ -45,6 +49,8 @@ pub(super) struct Ending {
     pub intervals: Vec<IntervalSnapshot>,
     /// Scripts: where each command stands, in script order.
     pub command_places: Vec<CommandPlace>,
+    /// The workload's statements (name, SQL) by index, for `statements`.
+    pub statement_names: Vec<(String, String)>,
     /// A worker's run keeps what an exact merge with the others needs.
     pub keep_detail: bool,
 }
@@ -207,6 +213,7 @@ impl RunTotals {
             connect_error: self.connect_error,
             connect_error_kind: self.connect_error_kind,
             commands,
+            statements: self.statements.latencies(&ending.statement_names),
             detail,
             ..frame
         }

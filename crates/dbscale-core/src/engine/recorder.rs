@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::driver::{DbError, ErrorClass};
 use crate::error::failure_kind;
-use crate::stats::commands::CommandTally;
+use crate::stats::commands::{CommandTally, StatementSums};
 use crate::stats::counts::RunCounts;
 use crate::stats::interval::window_intervals;
 use crate::stats::{IntervalMerger, IntervalStats, LatencyHistogram};
@@ -57,6 +57,8 @@ pub struct ThreadTotals {
     pub connect_error_kind: Option<&'static str>,
     /// Scripts: each command's sums over this thread's clients.
     pub commands: Vec<CommandTally>,
+    /// Under `statement_timing`: this thread's statements as its clients timed them.
+    pub statements: StatementSums,
     /// The per-transaction log's first write error on this thread.
     pub log_error: Option<String>,
     /// Per node of a cluster target (empty when not kept).

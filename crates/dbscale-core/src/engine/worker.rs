@@ -19,7 +19,7 @@ use super::pool::ConnectionPool;
 use super::recorder::{ThreadRecorder, ThreadTotals};
 use super::schedule::ArrivalSchedule;
 use super::RunShared;
-use crate::driver::{direct_wait, ConnectMode, Connection, DbError};
+use crate::driver::{direct_wait, statement_clock, ConnectMode, Connection, DbError};
 use crate::Error;
 
 /// After the deadline, how long transactions still running may take before they are abandoned.
@@ -58,14 +58,25 @@ pub fn run_thread(
     // (client_set.rs). In the open model clients mostly sleep on timers, which tokio keeps.
     direct_wait::set_enabled(shared.config.rate_tps.is_none())
         .map_err(|e| Error::Internal(format!("cannot create an epoll instance: {e}")))?;
+    // Scripts time their own commands; built-ins their statements, when asked.
+    let timed = shared.config.statement_timing && shared.workload.command_places().is_empty();
+    if timed {
+        statement_clock::enable(shared.statements.len());
+    }
     local.block_on(&runtime, drive(&shared, &plan, &client_ids, opened));
     let _ = direct_wait::set_enabled(false);
+    let clock = statement_clock::take();
     // Dropping the event loop drops any transaction still running.
     drop(local);
     let mut recorder = Rc::try_unwrap(plan.recorder)
         .map_err(|_| Error::Internal("client tasks outlived their thread".into()))?
         .into_inner();
     recorder.totals.counts.abandoned = recorder.in_flight;
+    if timed {
+        for (index, (tally, histogram)) in clock.tallies.iter().zip(&clock.histograms).enumerate() {
+            recorder.totals.statements.add(index, tally, histogram);
+        }
+    }
     if let Some(schedule) = plan.schedule {
         recorder.totals.counts.unstarted +=
             schedule.borrow_mut().count_remaining_before(plan.deadline);

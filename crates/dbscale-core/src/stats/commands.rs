@@ -6,6 +6,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::latency::LatencyHistogram;
+
 /// One command's running sums.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct CommandTally {
@@ -86,6 +88,104 @@ impl CommandLatency {
             max_us: self.max_ms.unwrap_or(0.0) * 1000.0,
             failures: self.failures,
         }
+    }
+}
+
+/// One statement of a built-in workload as the clients timed it (`statement_timing`): from
+/// sending it to its whole answer, failures apart.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct StatementLatency {
+    /// The workload's name for it (e.g. `update_accounts`).
+    pub name: String,
+    pub index: u32,
+    pub sql: String,
+    #[serde(flatten)]
+    pub figures: StatementFigures,
+}
+
+/// A statement's counts, times and histogram (base64 HDR, as the run's own).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct StatementFigures {
+    pub count: u64,
+    pub failures: u64,
+    pub mean_ms: Option<f64>,
+    pub max_ms: Option<f64>,
+    pub sum_ms: f64,
+    pub p50_ms: Option<f64>,
+    pub p95_ms: Option<f64>,
+    pub p99_ms: Option<f64>,
+    pub histogram: String,
+}
+
+impl StatementFigures {
+    pub fn of(tally: &CommandTally, histogram: &LatencyHistogram) -> Self {
+        let ran = tally.count > 0;
+        let at = |q: f64| ran.then(|| histogram.quantile_ms(q));
+        Self {
+            count: tally.count,
+            failures: tally.failures,
+            mean_ms: ran.then(|| tally.sum_us / tally.count as f64 / 1000.0),
+            max_ms: ran.then(|| tally.max_us / 1000.0),
+            sum_ms: tally.sum_us / 1000.0,
+            p50_ms: at(0.5),
+            p95_ms: at(0.95),
+            p99_ms: at(0.99),
+            histogram: histogram.to_base64(),
+        }
+    }
+
+    /// The sums back, to merge workers' results.
+    pub fn tally(&self) -> CommandTally {
+        CommandTally {
+            count: self.count,
+            sum_us: self.sum_ms * 1000.0,
+            max_us: self.max_ms.unwrap_or(0.0) * 1000.0,
+            failures: self.failures,
+        }
+    }
+}
+
+/// Each statement's sums and histogram, merged over threads or workers.
+#[derive(Debug, Clone, Default)]
+pub struct StatementSums {
+    pub tallies: Vec<CommandTally>,
+    pub histograms: Vec<LatencyHistogram>,
+}
+
+impl StatementSums {
+    pub fn add(&mut self, index: usize, tally: &CommandTally, histogram: &LatencyHistogram) {
+        if self.tallies.len() <= index {
+            self.tallies.resize(index + 1, CommandTally::default());
+            self.histograms
+                .resize_with(index + 1, LatencyHistogram::new);
+        }
+        self.tallies[index].merge(tally);
+        self.histograms[index].merge(histogram);
+    }
+
+    pub fn merge(&mut self, other: &StatementSums) {
+        for (index, (tally, histogram)) in other.tallies.iter().zip(&other.histograms).enumerate() {
+            self.add(index, tally, histogram);
+        }
+    }
+
+    /// The result's list: every statement that ran or failed, named as the workload names it.
+    pub fn latencies(&self, statements: &[(String, String)]) -> Vec<StatementLatency> {
+        self.tallies
+            .iter()
+            .zip(&self.histograms)
+            .enumerate()
+            .filter(|(_, (t, _))| t.count > 0 || t.failures > 0)
+            .map(|(index, (tally, histogram))| {
+                let (name, sql) = statements.get(index).cloned().unwrap_or_default();
+                StatementLatency {
+                    name,
+                    index: index as u32,
+                    sql,
+                    figures: StatementFigures::of(tally, histogram),
+                }
+            })
+            .collect()
     }
 }
 

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::commands::CommandLatency;
+use super::commands::{CommandLatency, StatementLatency};
 use super::counts::{QueryCounts, RunCounts};
 use super::interval::IntervalSnapshot;
 use super::latency::{LatencyHistogram, LatencySummary};
@@ -102,6 +102,9 @@ pub struct RunResult {
     /// Scripts: each command's latency and failures (pgbench `-r`), in script order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub commands: Vec<CommandLatency>,
+    /// Built-in workloads under `statement_timing`: each statement as the clients timed it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub statements: Vec<StatementLatency>,
     /// A scaled-out run's worker: what an exact merge with the other workers needs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<ResultDetail>,

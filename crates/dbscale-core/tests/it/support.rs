@@ -77,6 +77,8 @@ pub fn run_config(url: &str, workload: &str) -> RunConfig {
         interval_s: 1.0,
         latency_limit_ms: None,
         interval_histograms: false,
+        wait_for_go: false,
+        statement_timing: false,
         transaction_timeout_s: None,
         track_availability: false,
         transaction_log: None,

@@ -44,6 +44,8 @@ DEFAULT_SETTINGS: dict[str, SettingValue] = {
     "max_connections": 200,
     # sysbench prepares every statement on every connection: many tables x many clients.
     "max_prepared_stmt_count": 100000,
+    # Statement digests per run (observe/statements.py) and the wait totals.
+    "performance_schema": "ON",
 }
 _SERVER_NAMES = ("mariadbd", "mysqld")
 _SEARCH_DIRS = (

@@ -31,6 +31,9 @@ DEFAULT_SETTINGS: dict[str, SettingValue] = {
     "password_encryption": "scram-sha-256",
     "ssl": True,
     "logging_collector": False,
+    # Statement figures per run (observe/statements.py); the extension is created in
+    # template1 and postgres at each start, so every database made after has it too.
+    "shared_preload_libraries": "pg_stat_statements",
 }
 _HBA = f"""\
 # Written by dbscale: trust on the socket and loopback, scram-sha-256 for {SCRAM_USER}.
@@ -45,6 +48,13 @@ DO $$ BEGIN
   IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{SCRAM_USER}') THEN
     -- superuser: the auth tests run whole workloads (vacuum, truncate) on others' tables
     CREATE ROLE {SCRAM_USER} LOGIN SUPERUSER PASSWORD '{SCRAM_PASSWORD}';
+  END IF;
+END $$;"""
+# A standby has it from its primary (and may not write).
+_CREATE_STATEMENTS_VIEW = """\
+DO $$ BEGIN
+  IF NOT pg_is_in_recovery() THEN
+    CREATE EXTENSION IF NOT EXISTS pg_stat_statements;
   END IF;
 END $$;"""
 _CONF_INCLUDE = "include_if_exists = 'dbscale.conf'"
@@ -128,6 +138,9 @@ class LocalPostgres(LocalServer[PostgresBinaries]):
 
     def _bootstrap(self) -> None:
         self.psql(_CREATE_SCRAM_USER)
+        if "pg_stat_statements" in str(self.settings.get("shared_preload_libraries", "")):
+            for database in ("template1", "postgres"):
+                self.psql(_CREATE_STATEMENTS_VIEW, database)
 
     def wait_ready(self, timeout_s: float = 30.0) -> None:
         """Returns once the server accepts connections (pg_isready), else `LocalServerError`."""
