@@ -130,6 +130,11 @@ def test_compare_rank_and_history_name_the_statement_an_index_drop_slowed(
     printed = dbscale("compare", str(tmp_path / "a"), str(tmp_path / "b"), "--statements")
     assert "client ms per transaction" in printed.out and first["fingerprint"] in printed.out
     assert "plan changed" in printed.out, printed.out
+    page = tmp_path / "compare.html"
+    dbscale("compare", str(tmp_path / "a"), str(tmp_path / "b"), "--statements", "--html",
+            str(page)).assert_ok()  # fmt: skip
+    html = page.read_text()
+    assert 'id="statements"' in html and "Seq Scan pgbench_accounts" in html
     metric = f"stmt:{first['fingerprint']}.mean_ms"
     ranked = dbscale("rank", str(tmp_path / "a"), str(tmp_path / "b"), "--metric", metric,
                      "--by", "target", "--json")  # fmt: skip

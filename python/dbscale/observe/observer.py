@@ -456,17 +456,18 @@ class RunObserver:
 
 
 def client_side(native: RunResult) -> list[ClientSide]:
-    """What the clients timed per statement: a built-in's statements, or a script's commands."""
+    """What the clients timed per statement: a script's commands (pgbench `-r`'s sums), then
+    each statement with its histogram, which wins where both name one text."""
     timed = [
+        ClientSide(command=c.command, count=c.count, mean_ms=c.mean_ms, max_ms=c.max_ms,
+                   failures=c.failures)
+        for c in native.commands
+    ]  # fmt: skip
+    timed += [
         ClientSide(command=s.sql, name=s.name, count=s.count, mean_ms=s.mean_ms,
                    max_ms=s.max_ms, p50_ms=s.p50_ms, p95_ms=s.p95_ms, p99_ms=s.p99_ms,
                    failures=s.failures)
         for s in native.statements
-    ]  # fmt: skip
-    timed += [
-        ClientSide(command=c.command, count=c.count, mean_ms=c.mean_ms, max_ms=c.max_ms,
-                   failures=c.failures)
-        for c in native.commands
     ]  # fmt: skip
     return timed
 

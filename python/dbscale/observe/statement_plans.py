@@ -4,16 +4,16 @@ measured window (never inside it), so that compare can show a plan that changed.
 PostgreSQL: the statement as the server keeps it (`$1` for every constant) is prepared and its
 generic plan explained (`plan_cache_mode = force_generic_plan`, parameters NULL: the generic plan
 does not look at them); nothing is executed. MySQL/MariaDB: `EXPLAIN FORMAT=JSON` of the text with
-each `?` as 1000, 2000, ... (a digest keeps no values: the plan is for those). The plan is kept as JSON, and as a shape (its nodes,
-tables and indexes in one line) that compares across runs.
+each `?` as 1000, 2000, ... (a digest keeps no values: the plan is for those). The plan is kept
+as JSON, and as a shape (its nodes, tables and indexes in one line) that compares across runs.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from dbscale.modes import Dialect

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from dbscale.modes import Dialect
+from dbscale.observe.statement_plans import Plan, explain_all
 from dbscale.observe.statement_sources import (
     MYSQL_CONSUMER_SQL,
     MYSQL_EXECUTIONS_SQL,
@@ -25,7 +26,6 @@ from dbscale.observe.statement_sources import (
     pg_texts_sql,
     source_of,
 )
-from dbscale.observe.statement_plans import Plan, explain_all
 from dbscale.observe.statements import (
     ClientSide,
     StatementsRecord,

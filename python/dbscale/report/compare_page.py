@@ -25,6 +25,7 @@ from dbscale.report.rows import r4
 from dbscale.report.specs import CONFIG, FACET_WIDTH
 from dbscale.report.tables import Cell, html_table
 from dbscale.results.compare import Comparison
+from dbscale.results.statement_compare import Ratio
 from dbscale.stats.comparison import (
     BETTER,
     INCONCLUSIVE,
@@ -39,6 +40,7 @@ from dbscale.stats.comparison import (
 # summary's percentile of all transactions merged.
 METRICS = (("tps", "TPS"), ("p95_ms", "p95 latency (median of runs)"),
            ("p99_ms", "p99 latency (median of runs)"))  # fmt: skip
+STATEMENTS_SHOWN = 15  # per point
 # The legend's classes are the verdicts' own words (stats/comparison.py).
 COLORS = {BETTER: "#2da44e", WORSE: "#cf222e", SAME: "#8c959f", INCONCLUSIVE: "#bf8700",
           TOO_FEW: "#d0d7de"}  # fmt: skip
@@ -125,6 +127,44 @@ def _table(comparison: Comparison) -> Markup:
     return html_table(headers, rows)
 
 
+def _ratio(ratio: Ratio) -> str | None:
+    if ratio.ratio is None:
+        return None
+    if ratio.low is None or ratio.high is None:
+        return f"{ratio.ratio:.3g}x"
+    return f"{ratio.ratio:.3g}x [{ratio.low:.3g}, {ratio.high:.3g}]"
+
+
+def _statements(comparison: Comparison) -> Markup | None:
+    """`--statements`: per point, each statement's change and share; a plan that changed."""
+    if not comparison.statements:
+        return None
+    headers = ["point", "statement", "fingerprint", "server ms/call B/A", "client ms/call B/A",
+               "ms/txn A", "ms/txn B", "share of change", "plan A", "plan B"]  # fmt: skip
+    rows: list[list[Cell]] = []
+    flags: list[str] = []
+    for point in comparison.statements:
+        flags += [f"{point.point}: {flag}" for flag in point.flags]
+        for change in point.statements[:STATEMENTS_SHOWN]:
+            changed = change.plan_a != change.plan_b
+            rows.append([
+                point.point, change.text[:120], change.fingerprint, _ratio(change.mean_ms),
+                _ratio(change.client_mean_ms), r4(change.ms_per_txn_a), r4(change.ms_per_txn_b),
+                None if change.share_pct is None else f"{change.share_pct:.0f}%",
+                change.plan_a if changed else None, change.plan_b if changed else None,
+            ])  # fmt: skip
+    intro = (
+        "Each statement's time per call B/A (ratio of the medians over the runs, 95% bootstrap "
+        "interval), its time per committed transaction on each side (the clients' when they "
+        "timed every statement, else the server's) and its share of the change; a plan shown "
+        "when it differs (kept with --explain). docs/statements.md."
+    )
+    return join([
+        element("h2", "Statements", id="statements"), element("p", intro), warnings_box(flags),
+        element("div", html_table(headers, rows), class_="table-wrap"),
+    ])  # fmt: skip
+
+
 def render_compare_html(
     comparison: Comparison, *, cache_dir: Path | None = None, now: datetime | None = None
 ) -> str:
@@ -150,7 +190,8 @@ def render_compare_html(
         element("header", element("h1", "dbscale compare"), facts_list(facts),
                 warnings_box(warnings)),
         element("main", figure, element("h2", "Verdicts"),
-                element("div", _table(comparison), class_="table-wrap")),
+                element("div", _table(comparison), class_="table-wrap"),
+                _statements(comparison)),
     ])  # fmt: skip
     return html_document(
         title=f"dbscale compare: {a} vs {b}",

@@ -138,9 +138,7 @@ def _values(records: Sequence[RunRecord], fingerprint: str, read: str) -> list[f
 
 def _plan(records: Sequence[RunRecord], fingerprint: str) -> str | None:
     """The shape most of the side's runs planned the statement with."""
-    shapes = [
-        f.plan_shape for r in records if (f := _figures(r).get(fingerprint)) and f.plan_shape
-    ]
+    shapes = [f.plan_shape for r in records if (f := _figures(r).get(fingerprint)) and f.plan_shape]
     return Counter(shapes).most_common(1)[0][0] if shapes else None
 
 

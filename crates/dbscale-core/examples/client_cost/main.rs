@@ -53,6 +53,8 @@ fn main() {
         "duration_s": 3600.0,
         // One interval: its per-second histograms would count time, not transactions.
         "interval_s": 3600.0,
+        // DBSCALE_STATEMENT_TIMING=1: what timing each statement on the client costs.
+        "statement_timing": std::env::var("DBSCALE_STATEMENT_TIMING").is_ok_and(|v| v == "1"),
     });
     let config =
         dbscale_core::RunConfig::from_json(&config.to_string()).unwrap_or_else(|e| panic!("{e}"));

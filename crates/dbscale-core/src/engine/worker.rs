@@ -58,8 +58,9 @@ pub fn run_thread(
     // (client_set.rs). In the open model clients mostly sleep on timers, which tokio keeps.
     direct_wait::set_enabled(shared.config.rate_tps.is_none())
         .map_err(|e| Error::Internal(format!("cannot create an epoll instance: {e}")))?;
-    // Scripts time their own commands; built-ins their statements, when asked.
-    let timed = shared.config.statement_timing && shared.workload.command_places().is_empty();
+    // Each statement timed, when asked (a script's SQL commands too: beside their `-r` sums,
+    // the statements get histograms).
+    let timed = shared.config.statement_timing;
     if timed {
         statement_clock::enable(shared.statements.len());
     }
