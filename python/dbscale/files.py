@@ -8,6 +8,7 @@ even from a field that forgot to redact its URL.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -35,15 +36,26 @@ def write_atomic(path: Path, data: str | bytes) -> None:
 
 def append_durable(path: Path, line: str) -> None:
     """Appends one line (with its newline) and makes it durable before returning: fsync of the
-    file, and of its directory when the file is new. A short write leaves a torn last line,
-    which readers skip and `--resume` sets aside."""
+    file, and of its directory when the file is new. A short write (a full disk) is cut off
+    again, so other tools reading the file line by line never meet a torn line; one left by a
+    crash mid-write is skipped by dbscale's readers and set aside by `--resume`."""
     created = not path.exists()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8") as out:
-            out.write(scrub_text(line) + "\n")
-            out.flush()
-            os.fsync(out.fileno())
+        data = memoryview((scrub_text(line) + "\n").encode("utf-8"))
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        try:
+            before = os.lseek(fd, 0, os.SEEK_END)
+            try:
+                while data:
+                    data = data[os.write(fd, data) :]
+                os.fsync(fd)
+            except OSError:
+                with contextlib.suppress(OSError):  # truncating needs no free space
+                    os.ftruncate(fd, before)
+                raise
+        finally:
+            os.close(fd)
         if created:
             fsync_dir(path.parent)
     except OSError as exc:

@@ -122,7 +122,9 @@ def test_compare_rank_and_history_name_the_statement_an_index_drop_slowed(
     for change in (first, second):
         assert change["mean_ms"]["low"] > 5, change  # a sequential scan per call, not a probe
         assert change["share_pct"] > 20, change
-    assert sum(c["share_pct"] or 0 for c in point["statements"]) == pytest.approx(100, abs=2)
+    # Shares are of the change of the median total: the statements' own medians add up to
+    # about it, not exactly.
+    assert sum(c["share_pct"] or 0 for c in point["statements"]) == pytest.approx(100, abs=10)
     # The plans kept after each run show why: the index scan became a sequential scan.
     for change in (first, second):
         assert "Index Scan pgbench_accounts pgbench_accounts_pkey" in change["plan_a"], change

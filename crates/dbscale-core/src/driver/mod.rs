@@ -200,6 +200,21 @@ impl Connection {
         index: usize,
         params: &[Param<'_>],
     ) -> Result<QueryOutcome, DbError> {
+        if statement_clock::is_on() {
+            // Timed apart, boxed: the untimed path's future stays as small as before.
+            return Box::pin(self.execute_timed(index, params)).await;
+        }
+        match self {
+            Connection::Postgres(c) => c.execute(index, params).await,
+            Connection::Mysql(c) => c.execute(index, params).await,
+        }
+    }
+
+    async fn execute_timed(
+        &mut self,
+        index: usize,
+        params: &[Param<'_>],
+    ) -> Result<QueryOutcome, DbError> {
         let began = statement_clock::start();
         let outcome = match self {
             Connection::Postgres(c) => c.execute(index, params).await,
@@ -211,6 +226,16 @@ impl Connection {
 
     /// Like [`Connection::execute`] but returns the rows (text format), for workloads that use results.
     pub async fn fetch(&mut self, index: usize, params: &[Param<'_>]) -> Result<Rows, DbError> {
+        if statement_clock::is_on() {
+            return Box::pin(self.fetch_timed(index, params)).await;
+        }
+        match self {
+            Connection::Postgres(c) => c.fetch(index, params).await,
+            Connection::Mysql(c) => c.fetch(index, params).await,
+        }
+    }
+
+    async fn fetch_timed(&mut self, index: usize, params: &[Param<'_>]) -> Result<Rows, DbError> {
         let began = statement_clock::start();
         let rows = match self {
             Connection::Postgres(c) => c.fetch(index, params).await,

@@ -54,6 +54,12 @@ pub fn take() -> StatementClock {
     CLOCK.with(|c| std::mem::take(&mut *c.borrow_mut()))
 }
 
+/// Whether this thread times its statements.
+#[inline]
+pub fn is_on() -> bool {
+    ON.with(Cell::get)
+}
+
 /// Before a statement: the instant it starts, when this thread times statements.
 #[inline]
 pub fn start() -> Option<Instant> {

@@ -25,6 +25,24 @@ impl CommandTally {
         self.max_us = self.max_us.max(micros);
     }
 
+    /// The sums as a result keeps them (milliseconds), read back exactly to merge workers.
+    pub fn from_ms(count: u64, failures: u64, sum_ms: f64, max_ms: Option<f64>) -> Self {
+        Self {
+            count,
+            sum_us: sum_ms * 1000.0,
+            max_us: max_ms.unwrap_or(0.0) * 1000.0,
+            failures,
+        }
+    }
+
+    pub fn mean_ms(&self) -> Option<f64> {
+        (self.count > 0).then(|| self.sum_us / self.count as f64 / 1000.0)
+    }
+
+    pub fn max_ms(&self) -> Option<f64> {
+        (self.count > 0).then(|| self.max_us / 1000.0)
+    }
+
     pub fn merge(&mut self, other: &CommandTally) {
         self.count += other.count;
         self.sum_us += other.sum_us;
@@ -67,27 +85,21 @@ pub struct CommandLatency {
 
 impl CommandLatency {
     pub fn of(place: &CommandPlace, tally: &CommandTally) -> Self {
-        let ran = tally.count > 0;
         Self {
             script: place.script.clone(),
             line: place.line,
             command: place.text.clone(),
             count: tally.count,
             failures: tally.failures,
-            mean_ms: ran.then(|| tally.sum_us / tally.count as f64 / 1000.0),
-            max_ms: ran.then(|| tally.max_us / 1000.0),
+            mean_ms: tally.mean_ms(),
+            max_ms: tally.max_ms(),
             sum_ms: tally.sum_us / 1000.0,
         }
     }
 
     /// The sums back, to merge workers' results.
     pub fn tally(&self) -> CommandTally {
-        CommandTally {
-            count: self.count,
-            sum_us: self.sum_ms * 1000.0,
-            max_us: self.max_ms.unwrap_or(0.0) * 1000.0,
-            failures: self.failures,
-        }
+        CommandTally::from_ms(self.count, self.failures, self.sum_ms, self.max_ms)
     }
 }
 
@@ -119,13 +131,12 @@ pub struct StatementFigures {
 
 impl StatementFigures {
     pub fn of(tally: &CommandTally, histogram: &LatencyHistogram) -> Self {
-        let ran = tally.count > 0;
-        let at = |q: f64| ran.then(|| histogram.quantile_ms(q));
+        let at = |q: f64| (tally.count > 0).then(|| histogram.quantile_ms(q));
         Self {
             count: tally.count,
             failures: tally.failures,
-            mean_ms: ran.then(|| tally.sum_us / tally.count as f64 / 1000.0),
-            max_ms: ran.then(|| tally.max_us / 1000.0),
+            mean_ms: tally.mean_ms(),
+            max_ms: tally.max_ms(),
             sum_ms: tally.sum_us / 1000.0,
             p50_ms: at(0.5),
             p95_ms: at(0.95),
@@ -136,12 +147,7 @@ impl StatementFigures {
 
     /// The sums back, to merge workers' results.
     pub fn tally(&self) -> CommandTally {
-        CommandTally {
-            count: self.count,
-            sum_us: self.sum_ms * 1000.0,
-            max_us: self.max_ms.unwrap_or(0.0) * 1000.0,
-            failures: self.failures,
-        }
+        CommandTally::from_ms(self.count, self.failures, self.sum_ms, self.max_ms)
     }
 }
 

@@ -296,7 +296,10 @@ fn gated_shares_start_together_and_merge_exactly() {
     use dbscale_core::config::WorkerShare;
 
     let url = prepared_database("shares");
-    let whole = config(&url, "tpcb", 4, 1.0);
+    let whole = RunConfig {
+        statement_timing: true,
+        ..config(&url, "tpcb", 4, 1.0)
+    };
     let runs: Vec<_> = (0..2u32)
         .map(|i| {
             let share = RunConfig {
@@ -340,6 +343,25 @@ fn gated_shares_start_together_and_merge_exactly() {
         "the merge is the union"
     );
     assert_eq!(merged.verdict.status, "ok");
+    // Each statement as the clients timed it: the workers' counts add, their histograms unite.
+    let update = |r: &dbscale_core::stats::RunResult| {
+        r.statements
+            .iter()
+            .find(|s| s.name == "update_accounts")
+            .cloned()
+            .expect("update_accounts timed")
+    };
+    let merged_update = update(&merged);
+    let counted: u64 = parts.iter().map(|p| update(p).figures.count).sum();
+    assert_eq!(merged_update.figures.count, counted);
+    assert!(merged_update.figures.count >= merged.transactions);
+    let mut statement_union = LatencyHistogram::new();
+    for part in &parts {
+        statement_union
+            .merge(&LatencyHistogram::from_base64(&update(part).figures.histogram).unwrap());
+    }
+    assert_eq!(merged_update.figures.histogram, statement_union.to_base64());
+    assert!(merged_update.sql.starts_with("UPDATE pgbench_accounts"));
 }
 
 #[cfg_attr(not(test_pg), ignore = "needs DBSCALE_TEST_PG_URL")]
