@@ -112,13 +112,10 @@ class TransactionType(ContractPart):
     histogram: str = ""
 
 
-class CommandFigures(ContractPart):
-    """One command of a script (pgbench `-r`): how often it ran, its mean and largest latency,
-    how often it failed."""
+class TimedFigures(ContractPart):
+    """How often a command or statement ran and failed, its mean and largest latency, and its
+    total time (kept so workers' figures merge exactly)."""
 
-    script: str = ""
-    line: int = 0
-    command: str = ""
     count: int = 0
     failures: int = 0
     mean_ms: float | None = None
@@ -126,18 +123,21 @@ class CommandFigures(ContractPart):
     sum_ms: float = 0.0
 
 
-class StatementLatency(ContractPart):
+class CommandFigures(TimedFigures):
+    """One command of a script (pgbench `-r`)."""
+
+    script: str = ""
+    line: int = 0
+    command: str = ""
+
+
+class StatementLatency(TimedFigures):
     """One statement of a built-in workload as the clients timed it (`statement_timing`): from
     sending it to its whole answer; its histogram is base64 HDR like the run's."""
 
     name: str = ""
     index: int = 0
     sql: str = ""
-    count: int = 0
-    failures: int = 0
-    mean_ms: float | None = None
-    max_ms: float | None = None
-    sum_ms: float = 0.0
     p50_ms: float | None = None
     p95_ms: float | None = None
     p99_ms: float | None = None

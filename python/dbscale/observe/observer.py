@@ -33,7 +33,7 @@ from dbscale.observe.server_stats import (
     gauge_means,
     ps_wait_deltas,
 )
-from dbscale.observe.session import ObserverSession, ServerIdentity
+from dbscale.observe.session import ObserverSession, ServerIdentity, one_line
 from dbscale.observe.session_gaps import SessionGap, mark_gaps
 from dbscale.observe.statement_window import StatementWindow
 from dbscale.observe.statements import ClientSide
@@ -136,7 +136,7 @@ class RunObserver:
                     explain=self.options.explain,
                 )
         except Exception as exc:  # the run goes on; the record says what is missing
-            self._data.notes.append(f"no server statistics: {_one_line(exc)}")
+            self._data.notes.append(f"no server statistics: {one_line(exc)}")
         try:
             self.server_pid = self._find_server()
             if self.server_pid is not None:  # read now: a server restarted mid-run is another
@@ -144,7 +144,7 @@ class RunObserver:
             if self.pooler_url is not None:
                 self.pooler_pid = find_listener(self.proc, endpoint_of(self.pooler_url))
         except (OSError, ValueError) as exc:
-            self._data.notes.append(f"local server not looked for: {_one_line(exc)}")
+            self._data.notes.append(f"local server not looked for: {one_line(exc)}")
         if self.config.target.more_urls:
             self.cluster = ClusterSampler(self.config, self.dialect, self.proc)
         # Not a daemon: at exit the interpreter waits for it (its every wait on a server is
@@ -155,13 +155,8 @@ class RunObserver:
     def open_statement_window(self) -> None:
         """The first snapshot of the statement figures: called with the run's clients connected
         and waiting, right before its measured window (or its ramp) begins."""
-        session = self.session
-        if self.statements is None:
-            return
-        if session is None:
-            self.statements.flag = "statement figures not read: the observer's session was lost"
-        else:
-            self.statements.open(session)
+        if self.statements is not None:
+            self.statements.open(self.session)
 
     def intervals(self, intervals: Sequence[Interval]) -> None:
         """Called with each poll's new intervals; the first one dates the measured start."""
@@ -305,14 +300,14 @@ class RunObserver:
         """A failed query: the session is closed and tried again later, unless the server
         refused the query itself (a privilege the user lacks): then only that sampling stops,
         and the session goes on serving the rest (the statement snapshots)."""
-        self._data.notes.append(f"{what} stopped: {_one_line(exc)}")
+        self._data.notes.append(f"{what} stopped: {one_line(exc)}")
         if _refused(exc):
             self._refused.add(sampler)
             return
         if self.session is not None:
             self.session.close()
             self.session = None
-            self._data.gaps.append(SessionGap(time.monotonic(), f"{what}: {_one_line(exc)}"))
+            self._data.gaps.append(SessionGap(time.monotonic(), f"{what}: {one_line(exc)}"))
 
     def _reconnect(self, now: float) -> None:
         """While the session is lost: a new one, tried every second while tries are refused at
@@ -474,11 +469,5 @@ def client_side(native: RunResult) -> list[ClientSide]:
 
 def _refused(exc: BaseException) -> bool:
     """The server refused the query for want of a privilege (the session itself is fine)."""
-    text = _one_line(exc).lower()
+    text = one_line(exc).lower()
     return "denied" in text or "permission" in text or "privilege" in text
-
-
-def _one_line(exc: BaseException) -> str:
-    args: tuple[object, ...] = tuple(getattr(exc, "args", ()))
-    text = str(args[1]) if len(args) >= 2 else str(exc)  # CoreError: (kind, message, hint)
-    return " ".join(text.split())

@@ -121,3 +121,11 @@ class ObserverSession:
         # Closing a broken connection has nothing left to report.
         with contextlib.suppress(Exception):
             self._session.close()
+
+
+def one_line(exc: BaseException) -> str:
+    """A query's or a connection's error as one line: the core's message (its errors carry
+    (kind, message, hint)), whitespace folded."""
+    args: tuple[object, ...] = tuple(getattr(exc, "args", ()))
+    text = str(args[1]) if len(args) >= 2 else str(exc)
+    return " ".join(text.split())

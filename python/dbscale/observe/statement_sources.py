@@ -66,6 +66,11 @@ class StatementSnapshot:
     executions: float | None = None  # performance_schema: prepared executions (no digest)
 
 
+def entry_id(key: Key) -> str:
+    """The server's own name of an entry: PostgreSQL's queryid, MySQL's digest."""
+    return key[0] if len(key) > 3 else key[1]
+
+
 def _number(value: Any) -> float:
     if isinstance(value, bool) or value is None:
         return 0.0

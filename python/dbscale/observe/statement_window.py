@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from dbscale.modes import Dialect
+from dbscale.observe.session import one_line
 from dbscale.observe.statement_plans import Plan, explain_all
 from dbscale.observe.statement_sources import (
     MYSQL_CONSUMER_SQL,
@@ -18,6 +19,7 @@ from dbscale.observe.statement_sources import (
     MYSQL_SNAPSHOT_SQL,
     Key,
     StatementSnapshot,
+    entry_id,
     flag_for,
     mysql_texts_sql,
     parse_mysql_snapshot,
@@ -101,8 +103,12 @@ class StatementWindow:
             return False
         return True
 
-    def open(self, session: Rows) -> None:
-        """The first snapshot (the measured window opens right after it)."""
+    def open(self, session: Rows | None) -> None:
+        """The first snapshot (the measured window opens right after it); None: the observer's
+        session is lost, so there is none."""
+        if session is None:
+            self.flag = "statement figures not read: the observer's session was lost"
+            return
         try:
             if self.dialect is Dialect.POSTGRESQL:
                 [[database]] = session.rows("SELECT current_database()")
@@ -111,7 +117,7 @@ class StatementWindow:
                 self.first = self._snapshot(session)
                 self.first_at = time.monotonic()
         except Exception as exc:
-            self.flag = flag_for(self.dialect, _message(exc), self.database)
+            self.flag = flag_for(self.dialect, one_line(exc), self.database)
 
     def close(self, session: Rows) -> None:
         """The last snapshot and the texts of the entries that moved."""
@@ -124,10 +130,10 @@ class StatementWindow:
             if deltas:
                 self.texts = self._texts(session, list(deltas))
         except Exception as exc:
-            self.flag = flag_for(self.dialect, _message(exc), self.database)
+            self.flag = flag_for(self.dialect, one_line(exc), self.database)
             return
         if self.explain:
-            by_id = {k[0] if len(k) > 3 else k[1]: e.total_ms for k, e in deltas.items()}
+            by_id = {entry_id(k): e.total_ms for k, e in deltas.items()}
             candidates = [
                 (text, by_id.get(key, 0.0))
                 for key, text in self.texts.items()
@@ -136,7 +142,7 @@ class StatementWindow:
             try:
                 self.plans, self.plan_failures = explain_all(session, self.dialect, candidates)
             except Exception as exc:
-                self.plan_failures = [_message(exc)]
+                self.plan_failures = [one_line(exc)]
 
     def _texts(self, session: Rows, keys: Sequence[Key]) -> dict[str, str]:
         sql = mysql_texts_sql(keys) if self.dialect is Dialect.MYSQL else pg_texts_sql(keys)
@@ -169,9 +175,3 @@ class StatementWindow:
             notes = [*record.notes, *(f"no plan for {f}" for f in self.plan_failures)]
             record = record.model_copy(update={"notes": notes})
         return record
-
-
-def _message(exc: BaseException) -> str:
-    args: tuple[object, ...] = tuple(getattr(exc, "args", ()))
-    text = str(args[1]) if len(args) >= 2 else str(exc)
-    return " ".join(text.split())

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from dbscale.observe.statement_sources import Entry, Key, StatementSnapshot
+from dbscale.observe.statement_sources import Entry, Key, StatementSnapshot, entry_id
 
 TOP_STATEMENTS = 50  # kept per run by total time; the rest summed in `rest`
 TEXT_CHARS = 400
@@ -152,7 +152,7 @@ def _figures(key: Key, entry: Entry, text: str) -> StatementFigures:
     toplevel = {"true": True, "false": False}.get(key[3].lower()) if len(key) > 3 else None
     return StatementFigures(
         fingerprint=fingerprint(text) if text else key[-1][:12],
-        id=key[0] if len(key) > 3 else key[1],
+        id=entry_id(key),
         text=" ".join(text.split())[:TEXT_CHARS],
         calls=calls,
         total_ms=round(entry.total_ms, 3),
@@ -178,8 +178,7 @@ def statements_record(
     ours: list[StatementFigures] = []
     monitoring = Totals()
     for key, entry in deltas.items():
-        identifier = key[0] if len(key) > 3 else key[1]
-        text = texts.get(identifier, "")
+        text = texts.get(entry_id(key), "")
         if text and is_monitoring(text):
             monitoring = _add(monitoring, entry)
             continue

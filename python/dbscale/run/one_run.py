@@ -62,15 +62,14 @@ def run_one(
     watch = observer.watch(config, server_url) if observer is not None else None
     # The server's statement figures are read right before the measured window: a run of the
     # core waits for that once connected; a scaled-out run's are read before it starts.
-    gated = watch is not None and watch.wants_statement_window and start is Run
+    statements = watch if watch is not None and watch.wants_statement_window else None
+    gated = statements is not None and start is Run
     try:
-        if watch is not None and watch.wants_statement_window and not gated:
-            watch.open_statement_window()
-        if watch is not None and watch.wants_statement_window:
-            timing = {"statement_timing": True, "wait_for_go": gated}
-            handle = start(config.model_copy(update=timing))
-        else:
-            handle = start(config)
+        if statements is not None:
+            if not gated:
+                statements.open_statement_window()
+            config = config.model_copy(update={"statement_timing": True, "wait_for_go": gated})
+        handle = start(config)
     except BaseException:
         if watch is not None:
             watch.close()
@@ -84,8 +83,8 @@ def run_one(
             driver.__enter__()
         while True:
             try:
-                if gated and watch is not None and isinstance(handle, Run):
-                    gated = not _opened_window(handle, watch)
+                if gated and statements is not None and isinstance(handle, Run):
+                    gated = not _opened_window(handle, statements)
                 finished = handle.wait(GATE_POLL_S if gated else POLL_INTERVAL_S)
                 intervals = handle.poll()
                 progress.update(intervals)

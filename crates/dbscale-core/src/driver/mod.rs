@@ -202,47 +202,45 @@ impl Connection {
     ) -> Result<QueryOutcome, DbError> {
         if statement_clock::is_on() {
             // Timed apart, boxed: the untimed path's future stays as small as before.
-            return Box::pin(self.execute_timed(index, params)).await;
+            return Box::pin(statement_clock::timed(
+                index,
+                self.execute_untimed(index, params),
+            ))
+            .await;
         }
-        match self {
-            Connection::Postgres(c) => c.execute(index, params).await,
-            Connection::Mysql(c) => c.execute(index, params).await,
-        }
+        self.execute_untimed(index, params).await
     }
 
-    async fn execute_timed(
+    #[inline]
+    async fn execute_untimed(
         &mut self,
         index: usize,
         params: &[Param<'_>],
     ) -> Result<QueryOutcome, DbError> {
-        let began = statement_clock::start();
-        let outcome = match self {
+        match self {
             Connection::Postgres(c) => c.execute(index, params).await,
             Connection::Mysql(c) => c.execute(index, params).await,
-        };
-        statement_clock::finish(began, index, outcome.is_err());
-        outcome
+        }
     }
 
     /// Like [`Connection::execute`] but returns the rows (text format), for workloads that use results.
     pub async fn fetch(&mut self, index: usize, params: &[Param<'_>]) -> Result<Rows, DbError> {
         if statement_clock::is_on() {
-            return Box::pin(self.fetch_timed(index, params)).await;
+            return Box::pin(statement_clock::timed(
+                index,
+                self.fetch_untimed(index, params),
+            ))
+            .await;
         }
+        self.fetch_untimed(index, params).await
+    }
+
+    #[inline]
+    async fn fetch_untimed(&mut self, index: usize, params: &[Param<'_>]) -> Result<Rows, DbError> {
         match self {
             Connection::Postgres(c) => c.fetch(index, params).await,
             Connection::Mysql(c) => c.fetch(index, params).await,
         }
-    }
-
-    async fn fetch_timed(&mut self, index: usize, params: &[Param<'_>]) -> Result<Rows, DbError> {
-        let began = statement_clock::start();
-        let rows = match self {
-            Connection::Postgres(c) => c.fetch(index, params).await,
-            Connection::Mysql(c) => c.fetch(index, params).await,
-        };
-        statement_clock::finish(began, index, rows.is_err());
-        rows
     }
 
     /// Runs SQL text without parameters (BEGIN, COMMIT, DDL), possibly several statements.

@@ -5,6 +5,7 @@
 //! path; off, a statement costs one thread-local flag read.
 
 use std::cell::{Cell, RefCell};
+use std::future::Future;
 use std::time::Instant;
 
 use crate::stats::commands::CommandTally;
@@ -77,6 +78,14 @@ pub fn finish(began: Option<Instant>, index: usize, failed: bool) {
         let micros = began.elapsed().as_secs_f64() * 1e6;
         CLOCK.with(|c| c.borrow_mut().record(index, micros, failed));
     }
+}
+
+/// `work` (a statement's future) timed as statement `index`.
+pub async fn timed<T, E>(index: usize, work: impl Future<Output = Result<T, E>>) -> Result<T, E> {
+    let began = start();
+    let outcome = work.await;
+    finish(began, index, outcome.is_err());
+    outcome
 }
 
 #[cfg(test)]
