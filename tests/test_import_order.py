@@ -20,6 +20,7 @@ STAGES = [
     {"scaleout"},
     {"results"},
     {"ranking", "history"},
+    {"verdicts"},
     {"plan"},
     {"run", "report"},
     {"capacity", "live"},
@@ -87,15 +88,15 @@ def test_the_check_finds_an_upward_import(tmp_path: Path) -> None:
 
 
 # The study runner's rooms, bottom first: a room imports only rooms below it (run/runner.py
-# walks the steps; executor.py runs one; the summary, the gate, the load generators and the
-# failure policy serve it; the console and progress pieces serve them all; watchers.py is what a
-# watcher of the study (live/) is told).
+# walks the steps; executor.py runs one; the summary, the gate, the load generators, the
+# failure policy and the thresholds serve it; the console and progress pieces serve them all;
+# watchers.py is what a watcher of the study (live/) is told).
 RUN_ROOMS = [
     {"output_format", "sysbench_format", "data", "limits", "target_limits", "resume_checks",
      "study_output", "fault_driver", "micro_step"},
     {"console", "progress"},
     {"one_run", "watchers"},
-    {"failure_policy", "study_summary", "target_gate", "load_generators"},
+    {"failure_policy", "study_summary", "target_gate", "load_generators", "thresholds"},
     {"executor"},
     {"runner"},
 ]  # fmt: skip

@@ -18,6 +18,7 @@ EXIT_INCONSISTENT = 7
 EXIT_UNCHECKED = 8
 EXIT_REGRESSION = 9
 EXIT_NO_CAPACITY = 10
+EXIT_THRESHOLD = 11
 EXIT_INTERNAL = 70
 EXIT_CANCELLED = 130
 
@@ -162,6 +163,17 @@ class UncheckedError(DbscaleError):
     exit_code = EXIT_UNCHECKED
     default_hint = (
         "check the data when the server answers again: dbscale check WORKLOAD --target URL"
+    )
+
+
+class ThresholdFailedError(DbscaleError):
+    """A threshold (plan `thresholds`, `--threshold`) failed at a point, or the study was stopped
+    by `--abort-on-fail`; the runs are kept and the report is written."""
+
+    exit_code = EXIT_THRESHOLD
+    default_hint = (
+        "see the verdicts above (thresholds.json); an inconclusive one needs more runs "
+        "(--repeat) to decide"
     )
 
 

@@ -15,11 +15,14 @@ from dbscale.errors import NoCapacityError
 from dbscale.plan.objectives import CapacitySettings
 from dbscale.plan.study import Study
 from dbscale.results.capacity_file import CapacityFile, CapacityStudy
+from dbscale.verdicts.junit import capacity_cases, write_junit
 
 
 def run_capacity_study(
-    levels: LevelRunner, study: Study, results: Path, out: Console
+    levels: LevelRunner, study: Study, results: Path, out: Console, *, junit: Path | None = None
 ) -> CapacityStudy:
+    """Each point searched; with `junit`, a case per search and objective (written before a
+    search without an answer ends the study with exit 10)."""
     plan = study.plan.capacity
     assert plan is not None, "a capacity study has a capacity section"
     settings = plan.settings()
@@ -32,6 +35,8 @@ def run_capacity_study(
         print_capacity(out, found, results)
         if found.capacity is None or any(o.host_limited for o in found.objectives):
             unanswered.append(found)
+    if junit is not None:
+        write_junit(junit, "capacity", capacity_cases(book.study, results.name))
     if unanswered:
         raise _no_capacity(unanswered, settings)
     return book.study

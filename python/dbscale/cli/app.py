@@ -16,13 +16,14 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from dbscale import interrupts
-from dbscale.cli import commands, history_command, micro_app, rank_command
+from dbscale.cli import ci_options as ci
+from dbscale.cli import commands, export_command, history_command, micro_app, rank_command
 from dbscale.cli import options as o
 from dbscale.cli.peer_flags import peer_flag
-from dbscale.errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, Cancelled, DbscaleError
+from dbscale.errors import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, Cancelled, ConfigError, DbscaleError
 from dbscale.run.output_format import OutputFormat
 
-LIST_FLAGS = ("clients", "set_params", "defines")
+LIST_FLAGS = ("clients", "set_params", "defines", "threshold")
 
 
 def _argument_type(self: typer.core.TyperArgument, ctx: object) -> str | None:
@@ -99,6 +100,12 @@ def run_cmd(
     web: o.Web = None,
     metrics_linger: o.MetricsLinger = False,
     explain: o.Explain = False,
+    threshold: ci.Threshold = None,
+    baseline: ci.Baseline = None,
+    thresholds_strict: ci.ThresholdsStrict = False,
+    abort_on_fail: ci.AbortOnFail = False,
+    abort_grace: ci.AbortGrace = None,
+    junit: ci.Junit = None,
     recipe: o.Recipe = None,
     quick: o.Quick = False,
     dry_run: o.DryRun = False,
@@ -110,7 +117,7 @@ def run_cmd(
 ) -> None:
     """Run a workload or a plan and record the results; with no arguments, the demo."""
     # The flags are RunOptions' fields by the same names (lists arrive as None when not given).
-    given = {k: v for k, v in locals().items() if k not in ("dry_run", "output_format")}
+    given = {k: v for k, v in locals().items() if k not in ("dry_run", "output_format", "junit")}
     flags = {k: [] if v is None and k in LIST_FLAGS else v for k, v in given.items()}
     flags["workload"] = workload or None  # no words: the demo
     from dbscale.plan.build import (
@@ -120,7 +127,7 @@ def run_cmd(
     options = RunOptions(**flags)
     commands.run(
         options, env=os.environ, now=datetime.now(UTC), dry_run=dry_run,
-        output_format=output_format,
+        output_format=output_format, junit=junit,
     )  # fmt: skip
 
 
@@ -147,6 +154,10 @@ def capacity_cmd(
     metrics_addr: o.MetricsAddr = None,
     web: o.Web = None,
     metrics_linger: o.MetricsLinger = False,
+    threshold: ci.Threshold = None,
+    baseline: ci.Baseline = None,
+    thresholds_strict: ci.ThresholdsStrict = False,
+    junit: ci.Junit = None,
     dry_run: o.DryRun = False,
 ) -> None:
     """The highest load the target sustains within latency objectives (docs/capacity.md)."""
@@ -163,8 +174,9 @@ def capacity_cmd(
         threads=threads, tls=tls, set_params=set_params or [], defines=defines or [], out=out,
         seed=seed, resume=resume, repeat=1, warmup_runs=0, warmup="0", capacity=search,
         metrics_addr=metrics_addr, web=web, metrics_linger=metrics_linger,
+        threshold=threshold or [], baseline=baseline, thresholds_strict=thresholds_strict,
     )  # fmt: skip
-    commands.run(options, env=os.environ, now=datetime.now(UTC), dry_run=dry_run)
+    commands.run(options, env=os.environ, now=datetime.now(UTC), dry_run=dry_run, junit=junit)
 
 
 @app.command("recipes")
@@ -210,6 +222,13 @@ def compare_cmd(
         Path | None,
         typer.Option("--html", help="Also write the comparison as a self-contained HTML page."),
     ] = None,
+    junit: ci.Junit = None,
+    fail_on: Annotated[
+        str | None,
+        typer.Option(
+            "--fail-on", help="worse: exit 9 when a point of B is worse than A.", metavar="worse"
+        ),
+    ] = None,
 ) -> None:
     """Compare TPS and p95/p99 latency point by point, with intervals, p-values and verdicts."""
     from dbscale.results.compare import ComparisonOptions, parse_change_pct
@@ -221,33 +240,18 @@ def compare_cmd(
         detect_pct=parse_change_pct(detect) if detect is not None else None,
         statements=statements,
     )
-    commands.compare(dir_a, dir_b, options, as_json, html=html, env=os.environ)
+    if fail_on not in (None, "worse"):
+        raise ConfigError(f"--fail-on {fail_on!r} is not known", "the one choice is: worse")
+    commands.compare(dir_a, dir_b, options, as_json, html=html, env=os.environ, junit=junit,
+                     fail_on_worse=fail_on == "worse")  # fmt: skip
 
 
 app.command("rank")(rank_command.rank_cmd)
 app.add_typer(history_command.history_app, name="history")
 
 
-export_app = typer.Typer(help="Write a finished study in another tool's format.",
-                         no_args_is_help=True)  # fmt: skip
-app.add_typer(export_app, name="export")
-
-
-@export_app.command("openmetrics")
-def export_openmetrics_cmd(
-    directory: Annotated[Path, typer.Argument(help="A results directory `dbscale run` wrote.")],
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", help="The file to write (default DIR/metrics.om).", metavar="FILE"),
-    ] = None,
-) -> None:
-    """Each run's seconds as OpenMetrics with timestamps, for `promtool tsdb
-    create-blocks-from openmetrics` (docs/watching.md)."""
-    from dbscale.live.backfill import export_openmetrics
-
-    target = out or directory / "metrics.om"
-    runs = export_openmetrics(directory, target)
-    typer.echo(f"{target}: {runs} runs, second by second")
+app.add_typer(export_command.export_app, name="export")
+app.command("schemas")(export_command.schemas_cmd)
 
 
 @app.command("report")

@@ -41,8 +41,10 @@ def run(
     now: datetime,
     dry_run: bool,
     output_format: OutputFormat = OutputFormat.AUTO,
+    junit: Path | None = None,
 ) -> None:
-    """`dbscale run`: the study's runs against its targets, results appended as they finish."""
+    """`dbscale run`: the study's runs against its targets, results appended as they finish;
+    its thresholds judged at the end (exit 11 when one failed)."""
     from dbscale import __version__
     from dbscale.plan.build import build_study
     from dbscale.plan.catalog import Catalog
@@ -52,8 +54,13 @@ def run(
     from dbscale.run.resume_checks import check_resumable, done_run_keys
     from dbscale.run.runner import StudyRunner
     from dbscale.run.study_output import print_dry_run, print_skipped
+    from dbscale.run.thresholds import AbortWatch, judge_study, raise_if_failed, study_thresholds
 
     study = build_study(options, load_catalog=Catalog.load, env=env, now=now)
+    wanted = study_thresholds(study)
+    if junit is not None and wanted is None and study.plan.capacity is None:
+        raise ConfigError("--junit needs thresholds to report on",
+                          "add --threshold 'p99_ms<20' (or a plan's thresholds:)")  # fmt: skip
     resume = options.resume is not None
     _allow_open_files()
     if dry_run:
@@ -79,6 +86,11 @@ def run(
         err.print(f"note: {results.repaired}", highlight=False, soft_wrap=True)
     print_skipped(err, study)
     ended = False
+    judged = None
+    settings = study.plan.thresholds
+    abort = None
+    if wanted is not None and settings is not None and settings.abort_on_fail:
+        abort = AbortWatch(wanted, settings.grace, study.out_dir)
     try:
         with _open_targets(study, err, env) as opened:
             if study.demo:
@@ -97,19 +109,24 @@ def run(
                 # a capacity search's failed level is a failed level, not the end
                 keep_going=study.plan.keep_going or searching,
                 watcher=live.figures if live is not None else None,
+                abort=abort,
             )
             if searching:  # each point searched for its capacity (docs/capacity.md)
                 from dbscale.capacity.study import run_capacity_study
 
                 with runner.searching() as levels:
-                    run_capacity_study(levels, study, results.path, out)
+                    run_capacity_study(levels, study, results.path, out, junit=junit)
             else:
                 runner.run()
+            if wanted is not None:  # before the report, whose headline says which passed
+                judged = judge_study(study, wanted, out, aborted=runner.aborted, junit=junit)
         ended = True
     finally:  # however the study ended (Ctrl-C too): the report of what finished
         report_after_run(results.path, env=env, err=err)
         if live is not None:
             _close_live(live, study, err, linger=ended)
+    if judged is not None:
+        raise_if_failed(judged)
 
 
 def _serve_live(study: Study, err: Console, env: Mapping[str, str]) -> LiveEndpoints | None:
@@ -316,8 +333,11 @@ def compare(
     as_json: bool,
     html: Path | None = None,
     env: Mapping[str, str] | None = None,
+    junit: Path | None = None,
+    fail_on_worse: bool = False,
 ) -> None:
-    """`dbscale compare`: per matching point, the change from A to B and whether it is real."""
+    """`dbscale compare`: per matching point, the change from A to B and whether it is real;
+    with `fail_on_worse`, exit 9 when a point is worse."""
     from dbscale.report import default_cache_dir, render_compare_html
     from dbscale.results.compare import compare_dirs, print_comparison
 
@@ -334,6 +354,18 @@ def compare(
         out.print_json(json.dumps(comparison.model_dump(), default=str))
     else:
         print_comparison(out, comparison)
+    if junit is not None:
+        from dbscale.verdicts.junit import comparison_cases, write_junit
+
+        write_junit(junit, "compare", comparison_cases(comparison))
+    worse = [(p.point, n) for p in comparison.points for n in ("tps", "p95_ms", "p99_ms")
+             if p.metric(n).verdict == "worse"]  # fmt: skip
+    if fail_on_worse and worse:
+        from dbscale.errors import RegressionFoundError
+
+        more = f" and {len(worse) - 1} more" if len(worse) > 1 else ""
+        raise RegressionFoundError(f"B is worse than A: {worse[0][1]} at {worse[0][0]}{more}",
+                                   "see the comparison above")  # fmt: skip
 
 
 def report(directory: Path, *, images: bool, env: Mapping[str, str]) -> None:

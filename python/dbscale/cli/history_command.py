@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from dbscale.cli import ci_options as ci
 from dbscale.cli import options as o
 from dbscale.cli.consoles import data_console, message_console
 from dbscale.cli.rank_command import split_words, write_output
@@ -140,7 +141,7 @@ def detect_cmd(metric: Metrics = None, last: Last = None, series: SeriesFilter =
                fail_on: Annotated[str | None, typer.Option(
                    "--fail-on", help="regression: exit 9 when the newest ingest regressed.",
                    metavar="regression")] = None,
-               as_json: o.AsJson = False, html: Html = None,
+               as_json: o.AsJson = False, html: Html = None, junit: ci.Junit = None,
                store: Store = None) -> None:  # fmt: skip
     """Change points per series (E-divisive means with a t-test; A/B with few points)."""
     from dbscale.history.output import marker, print_changes
@@ -149,6 +150,10 @@ def detect_cmd(metric: Metrics = None, last: Last = None, series: SeriesFilter =
         raise ConfigError(f"--fail-on {fail_on!r} is not known", "the one choice is: regression")
     results = _changes(store, metric, last, series, window, p_value, min_change)
     _emit(results, html, as_json, print_changes)
+    if junit is not None:
+        from dbscale.verdicts.junit import history_cases, write_junit
+
+        write_junit(junit, "history detect", history_cases(results))
     regressions = [(r, f) for r in results for f in r.regressions_in_newest]
     if fail_on and regressions:
         r, f = regressions[0]
@@ -213,13 +218,25 @@ def export_cmd(
     fmt: Annotated[
         str, typer.Option("--format", help="csv or ndjson.", metavar="csv|ndjson")
     ] = "csv",
+    bq_schema: Annotated[
+        Path | None,
+        typer.Option(
+            "--bq-schema", help="Also write the rows' BigQuery schema (JSON) here.", metavar="FILE"
+        ),
+    ] = None,
     store: Store = None,
 ) -> None:
-    """Every row of the store (exclusions marked) as CSV or NDJSON."""
-    from dbscale.history.export import export_rows
+    """Every row of the store (exclusions marked) as CSV or NDJSON, and with --bq-schema the
+    schema `bq load` takes for the NDJSON rows."""
+    from dbscale.history.export import bq_schema_text, export_rows
 
     history = _store(store)
     if not history.has_ingests:
         raise ResultsError(f"the history store {history.path} holds no ingest",
                            "add studies first: dbscale history add DIR...")  # fmt: skip
+    if bq_schema is not None and fmt != "ndjson":
+        raise ConfigError("--bq-schema goes with --format ndjson",
+                          "BigQuery loads the NDJSON rows: add --format ndjson")  # fmt: skip
     write_output(out, export_rows(history, fmt), f"{fmt} export")
+    if bq_schema is not None:
+        write_output(bq_schema, bq_schema_text(), "BigQuery schema")

@@ -7,7 +7,8 @@ the newest point against the one before, and the result says so.
 A change is a regression when the metric got worse (throughput down, latency or cost up). CI
 uses `--fail-on regression`: it fails when a regression is in the newest ingest, i.e. the change
 point is at a point that ingest added, or the A/B of that point against the one before says
-worse. A change only found later (it needs points after it) is reported, not failed on.
+worse, or the newest point's runs against the runs since the last change say worse
+(history/newest.py: one point after a change is too few for change points to be sure of it).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from dbscale.history.newest import TESTED, NewestTest, is_improvement, is_regression, newest_tests
 from dbscale.history.series import Series, SeriesPoint
 from dbscale.stats.change_points import DEFAULT_P_VALUE, DEFAULT_WINDOW, change_points
 from dbscale.stats.comparison import (
@@ -54,6 +56,7 @@ class Finding:
     p_value: float | None
     direction: str  # regression | improvement
     in_newest: bool  # the point is from the newest ingest in the store
+    method: str = ""  # the test that found it: CHANGE_POINTS, A_B or TESTED
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,7 @@ def _change_points(series: Series, settings: DetectSettings, newest: str) -> Ser
             change_pct=test.change_pct, ci_low_pct=interval[0] if interval else None,
             ci_high_pct=interval[1] if interval else None, p_value=test.p_value,
             direction=_direction(series, test.change_pct), in_newest=point.ingest_id == newest,
+            method=CHANGE_POINTS,
         ))  # fmt: skip
     return SeriesChanges(series, CHANGE_POINTS, findings)
 
@@ -122,10 +126,38 @@ def _a_b(
                 ci_low_pct=change.ci_low_pct, ci_high_pct=change.ci_high_pct,
                 p_value=change.p_adjusted,
                 direction=REGRESSION if change.verdict == WORSE else IMPROVEMENT,
-                in_newest=point.ingest_id == newest,
+                in_newest=point.ingest_id == newest, method=A_B,
             ))  # fmt: skip
         out.append(SeriesChanges(series, A_B, findings, note))
     return out
+
+
+def _newest_finding(test: NewestTest, direction: str) -> Finding:
+    change = test.change
+    return Finding(
+        index=len(test.series.points) - 1, point=test.point, before=change.median_a or 0.0,
+        after=change.median_b or 0.0, change_pct=change.change_pct,
+        ci_low_pct=change.ci_low_pct, ci_high_pct=change.ci_high_pct,
+        p_value=change.p_adjusted, direction=direction, in_newest=True, method=TESTED,
+    )  # fmt: skip
+
+
+def _with_newest(
+    result: SeriesChanges, test: NewestTest | None, min_change: float
+) -> SeriesChanges:
+    """The newest test's finding added when no other test found that change at the newest point."""
+    if test is None:
+        return result
+    direction = (REGRESSION if is_regression(test, min_change)
+                 else IMPROVEMENT if is_improvement(test, min_change) else None)  # fmt: skip
+    last = len(result.series.points) - 1
+    if direction is None or any(f.index == last and f.direction == direction
+                                for f in result.findings):  # fmt: skip
+        return result
+    note = f"{result.note}; " if result.note else ""
+    note += f"the newest point: {test.stretch_words}"
+    findings = [*result.findings, _newest_finding(test, direction)]
+    return SeriesChanges(result.series, result.method, findings, note)
 
 
 def detect(
@@ -139,4 +171,12 @@ def detect(
         group = [s for s in short if s.metric == metric]
         for series, result in zip(group, _a_b(group, settings, newest), strict=True):
             found[id(series)] = result
-    return [found[id(s)] for s in series_list]
+    indices = {(s.series_key, s.metric): [f.index for f in found[id(s)].findings
+                                          if found[id(s)].method == CHANGE_POINTS]
+               for s in series_list}  # fmt: skip
+    tests = newest_tests(series_list, indices, window=settings.window,
+                         noise_pct=settings.noise_pct, newest=newest)  # fmt: skip
+    return [
+        _with_newest(found[id(s)], tests.get((s.series_key, s.metric)), settings.min_magnitude_pct)
+        for s in series_list
+    ]

@@ -8,8 +8,11 @@ from typing import Any
 
 from rich.console import Console
 
-from dbscale.history.detect import CHANGE_POINTS, Finding, SeriesChanges
+from dbscale.history.detect import A_B, CHANGE_POINTS, Finding, SeriesChanges
+from dbscale.history.newest import TESTED
 from dbscale.results.text_tables import text_table
+
+METHOD_WORDS = {CHANGE_POINTS: "change point", A_B: "A/B", TESTED: "newest vs runs since change"}
 
 
 def number(value: float | None) -> str:
@@ -73,7 +76,7 @@ def print_changes(results: Sequence[SeriesChanges], console: Console) -> None:
         near = f.point.label_words() + (" (newest)" if f.in_newest else "")
         table.add_row(s.series, s.target, s.metric, near, number(f.before), number(f.after),
                       pct(f.change_pct), interval(f), p_text(f.p_value), f.direction,
-                      "change point" if result.method == CHANGE_POINTS else "A/B")  # fmt: skip
+                      METHOD_WORDS.get(f.method, f.method))  # fmt: skip
     if rows:
         console.print(table)
     else:
@@ -99,7 +102,8 @@ def changes_json(results: Sequence[SeriesChanges]) -> list[dict[str, Any]]:
             "changes": [{"index": f.index, "near": f.point.labels, "time": f.point.time,
                          "before": f.before, "after": f.after, "change_pct": f.change_pct,
                          "ci_low_pct": f.ci_low_pct, "ci_high_pct": f.ci_high_pct,
-                         "p_value": f.p_value, "kind": f.direction, "in_newest": f.in_newest}
+                         "p_value": f.p_value, "kind": f.direction, "in_newest": f.in_newest,
+                         "method": f.method}
                         for f in result.findings],
         })  # fmt: skip
     return out

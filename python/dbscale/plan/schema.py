@@ -22,6 +22,7 @@ from dbscale.modes import QueryProtocol, TlsMode, WorkloadFamily
 from dbscale.plan.capacity_plan import CapacityPlan
 from dbscale.plan.faults import FaultStep
 from dbscale.plan.published import Published
+from dbscale.plan.threshold_plan import ThresholdSettings
 from dbscale.scaleout.settings import ScaleOut
 from dbscale.targets.spec import NAME_PATTERN, TargetEntry
 from dbscale.targets.url import on_this_machine
@@ -194,6 +195,7 @@ class PlanSchema(_Strict):
     scale_out: ScaleOut | None = None  # each run's clients over several workers (scaleout.md)
     live: LiveSettings | None = None  # the study watched from Prometheus (docs/watching.md)
     statements: StatementSettings = Field(default_factory=StatementSettings)
+    thresholds: ThresholdSettings | None = None  # objectives that fail a build (thresholds.md)
     quick: dict[str, Any] | None = None  # recipes: the overrides of their --quick variant
 
     @field_validator("workload", mode="before")

@@ -111,6 +111,11 @@ class RunOptions:
     metrics_linger: bool = False  # it stays up after the study until Ctrl-C
     web: str | None = None  # the study's live page (plan: live.web)
     explain: bool = False  # each run's top statements' plans (plan: statements.explain)
+    threshold: Sequence[str] = ()  # objectives added to the plan's thresholds.checks
+    baseline: str | None = None  # what `F * baseline` refers to (plan: thresholds.baseline)
+    thresholds_strict: bool = False  # inconclusive counts as failed (plan: thresholds.strict)
+    abort_on_fail: bool = False  # stop once a threshold is clearly broken (plan: thresholds.)
+    abort_grace: str | None = None  # ... but not before this (plan: thresholds.grace)
 
     @property
     def targets(self) -> list[str]:
@@ -309,6 +314,7 @@ def apply_flags(doc: PlanDocument, options: RunOptions, *, plain: bool) -> None:
         doc.set(("live", "linger"), "forever", "command line (--metrics-linger)")
     if options.explain:
         doc.set(("statements", "explain"), True, "command line (--explain)")
+    _set_thresholds(doc, options)
     for key, value, flag in (
         ("ray", options.ray, "--ray"),
         ("workers", options.workers, "--workers"),
@@ -326,6 +332,26 @@ def apply_flags(doc: PlanDocument, options: RunOptions, *, plain: bool) -> None:
             _apply_set(doc, pair)
     if options.capacity is not None:
         _set_capacity(doc, options.capacity)
+
+
+def _set_thresholds(doc: PlanDocument, options: RunOptions) -> None:
+    """--threshold lines join the plan's `thresholds`; the other flags set its fields."""
+    given = doc.get(("thresholds",))
+    if isinstance(given, str | list):  # the plan's short form: the list alone
+        doc.set(("thresholds",), {"checks": [given] if isinstance(given, str) else given},
+                "plan")  # fmt: skip
+    if options.threshold:
+        checks = list(doc.get(("thresholds", "checks"), []) or [])
+        doc.set(("thresholds", "checks"), [*checks, *options.threshold],
+                "command line (--threshold)")  # fmt: skip
+    for key, value, flag in (
+        ("baseline", options.baseline, "--baseline"),
+        ("strict", options.thresholds_strict or None, "--thresholds-strict"),
+        ("abort_on_fail", options.abort_on_fail or None, "--abort-on-fail"),
+        ("grace", options.abort_grace, "--abort-grace"),
+    ):
+        if value is not None:
+            doc.set(("thresholds", key), value, f"command line ({flag})")
 
 
 def _set_capacity(doc: PlanDocument, flags: CapacityFlags) -> None:

@@ -31,6 +31,7 @@ from dbscale.stats.comparison import (
     runs_per_side,
     verdict_words,
 )
+from dbscale.verdicts.thresholds_file import PASS
 
 NAMES = {"tls": "TLS", "connect": "a connection per transaction", "transport": "TCP"}
 CHEAP_NAMES = {"tls": "no TLS", "connect": "persistent connections", "transport": "the Unix socket"}
@@ -227,9 +228,33 @@ def target_sentences(study: ResultsView) -> list[str]:
     return out
 
 
+def threshold_sentences(study: ResultsView) -> list[str]:
+    """First of all, when the study had objectives: which passed, and each one that did not."""
+    found = study.thresholds
+    if found is None or not found.verdicts:
+        return []
+    failed = found.failures()
+    passed = sum(v.verdict == PASS for v in found.verdicts)
+    total = len(found.verdicts)
+    head = (f"Thresholds: all {total} passed" if found.passed else
+            f"Thresholds: {passed} of {total} passed, {len(failed)} failed")  # fmt: skip
+    others = total - passed - len(failed)
+    if others:
+        head += f", {others} inconclusive"
+    lines = [head + (f"; {found.aborted}" if found.aborted else "")]
+    lines += [f"{v.threshold} at {v.point}: {v.verdict}: {v.why}" for v in failed[:5]]
+    return lines
+
+
 def sentences(study: ResultsView) -> list[str]:
-    """The headline: the peak, each target against the first, then each costly setting's cost
-    (at most 3 per setting)."""
+    """The headline: the thresholds' verdicts when the study had any, then its question's
+    answer."""
+    return threshold_sentences(study) + question_sentences(study)
+
+
+def question_sentences(study: ResultsView) -> list[str]:
+    """The peak, each target against the first, then each costly setting's cost (at most 3 per
+    setting)."""
     if study.capacity is not None:  # capacity searches answer their own question
         return [line for found in study.capacity.searches for line in answer_lines(found)]
     if not study.points:

@@ -45,6 +45,7 @@ from dbscale.results.micro_records import (
 from dbscale.results.points import FigureCache, PointSummary, SummarySettings, summarize_point
 from dbscale.results.record import RunRecord
 from dbscale.targets.facts import TargetRecord, load_target_records
+from dbscale.verdicts.thresholds_file import ThresholdsFile, read_thresholds
 
 
 @dataclass
@@ -106,6 +107,7 @@ class ResultsView:
     micro_rows: list[MicroFigureSummary] = field(default_factory=list)  # their statistics, per host
     capacity: CapacityStudy | None = None  # capacity searches (capacity.json)
     published: Published | None = None  # what the study a recipe reproduces published
+    thresholds: ThresholdsFile | None = None  # the thresholds' verdicts (thresholds.json)
 
     @property
     def swept(self) -> list[Axis]:
@@ -152,6 +154,10 @@ def load_view(path: Path) -> ResultsView:
                              "with --resume writes it again from runs.jsonl)")  # fmt: skip
     view.micro = micro
     view.micro_rows = micro_summary(view.micro, summary_settings(plan).confidence)
+    try:
+        view.thresholds = read_thresholds(path)
+    except ResultsError as exc:
+        view.warnings.append(f"{exc.message}; the thresholds' verdicts are left out")
     return view
 
 

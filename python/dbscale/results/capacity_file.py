@@ -90,9 +90,13 @@ class CapacityFile(_Model):
     levels: list[LevelResult] = Field(default_factory=list)
 
 
+CAPACITY_SCHEMA_VERSION = 1
+
+
 class CapacityStudy(_Model):
     """capacity.json: every search of the results directory, in the order they ran."""
 
+    schema_version: int = CAPACITY_SCHEMA_VERSION
     searches: list[CapacityFile] = Field(default_factory=list)
 
     def with_search(self, found: CapacityFile) -> CapacityStudy:

@@ -29,13 +29,19 @@ from dbscale.results.fault_windows import FaultEvent, NodeRoles, describe, fault
 from dbscale.results.micro_records import MICRO_FILE
 from dbscale.results.outages import find_gaps, outage_verdict
 from dbscale.results.points import PointSummary, flatten
-from dbscale.results.record import ConsistencySection, RunRecord, StudyPlace
+from dbscale.results.record import (
+    RUNS_SCHEMA_VERSION,
+    ConsistencySection,
+    RunRecord,
+    StudyPlace,
+)
 from dbscale.values import JsonObject, iso_utc
 
 RUNS_FILE = "runs.jsonl"
 SUMMARY_FILE = "summary.json"
 SUMMARY_CSV_FILE = "summary.csv"
 PLAN_FILE = "plan.json"
+SUMMARY_SCHEMA_VERSION = 1  # summary.json's shape (results/summary_file.py, schemas/)
 
 
 class StoredStatistics(BaseModel):
@@ -108,6 +114,7 @@ def make_record(native: RunResult, meta: RunMeta) -> RunRecord:
     """One line of runs.jsonl: the native result plus dbscale's fields, no password in it."""
     fields: JsonObject = {
         **native.model_dump(mode="json", exclude_unset=True),
+        "schema_version": RUNS_SCHEMA_VERSION,
         "run_id": meta.run_id or uuid.uuid4().hex,
         "started_at": iso_utc(meta.started_at),
         "ended_at": iso_utc(meta.ended_at),
@@ -236,6 +243,7 @@ class ResultsDir:
         also go to summary.csv (both replaced atomically)."""
         self._ensure()
         summary: JsonObject = {
+            "schema_version": SUMMARY_SCHEMA_VERSION,
             "runs": [summary_row(r) for r in self.records],
             **(extra or {}),
         }

@@ -93,10 +93,14 @@ class OutageSection(_Part):
     errors: int = 0
 
 
+RUNS_SCHEMA_VERSION = 1  # raised when a field changes meaning or is taken away
+
+
 class RunRecord(RunResult):
     """One run as runs.jsonl holds it: the native result, then what dbscale adds."""
 
     # What dbscale adds.
+    schema_version: int | None = None  # RUNS_SCHEMA_VERSION when written (schemas/runs.json)
     run_id: str = ""
     started_at: str = ""
     ended_at: str = ""

@@ -31,13 +31,15 @@ from dbscale.run.resume_checks import check_micro_resumable, check_resumable, do
 from dbscale.run.study_output import study_plan_json
 from dbscale.run.study_summary import StudySummary
 from dbscale.run.target_gate import TargetGate
+from dbscale.run.thresholds import AbortWatch
 from dbscale.run.watchers import StudyWatcher
 from dbscale.targets import OpenTarget
 
 
 class StudyRunner:
     """Executes the pending steps of a study against opened targets. `keep_going`: a failed
-    run is recorded and the study goes on (a plan's keep_going, or a capacity search's)."""
+    run is recorded and the study goes on (a plan's keep_going, or a capacity search's);
+    `abort`: thresholds that stop the study once clearly broken (`aborted` then says why)."""
 
     def __init__(
         self,
@@ -51,8 +53,11 @@ class StudyRunner:
         output_format: OutputFormat = OutputFormat.AUTO,
         keep_going: bool = False,
         watcher: StudyWatcher | None = None,
+        abort: AbortWatch | None = None,
     ) -> None:
         self.study, self.opened, self.results = study, opened, results
+        self.abort = abort
+        self.aborted: str | None = None  # why --abort-on-fail stopped the study
         self.progress, self.out, self.version = progress, out, version
         wanted = study.plan.statements
         options = ObserveOptions(statements=wanted.enabled, explain=wanted.explain)
@@ -97,6 +102,10 @@ class StudyRunner:
                     load.seconds for load in data_loads(ahead, "fresh")[0]
                 )
                 ran.append(self.executor.run(step, Position(index, total, eta)))
+                if self.abort is not None and (reason := self.abort.reason()) is not None:
+                    self.aborted = reason
+                    self.progress.note(reason)
+                    break
         finally:
             self.summary.close(ran, failing=sys.exc_info()[1] is not None)
             self.generators.close()
