@@ -71,6 +71,8 @@ def read_thresholds(directory: Path) -> ThresholdsFile | None:
     try:
         return ThresholdsFile.model_validate_json(path.read_bytes())
     except (OSError, ValidationError) as exc:
-        raise ResultsError(f"{path} cannot be read: {str(exc).splitlines()[0]}",
-                           "it is written by `dbscale run` with thresholds; rerun the "
-                           "study's judging with `dbscale check DIR`") from None  # fmt: skip
+        hint = (
+            "it is written at the study's end: remove it and run the study again with "
+            "--resume DIR (its runs are kept, and judged again)"
+        )
+        raise ResultsError(f"{path} cannot be read: {str(exc).splitlines()[0]}", hint) from None
