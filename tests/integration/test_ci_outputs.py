@@ -157,29 +157,43 @@ targets: [{{name: pg, url: {url}}}]
 workload:
   name: script
   scripts: [{{file: one.sql}}]
-load: {{clients: 1, duration: 1s}}
-repeat: 20
+load: {{clients: 1, duration: {duration}}}
+repeat: {repeat}
 warmup_runs: 0
 thresholds:
-  checks: [tps >= 1000000000]
+  checks: [{check}]
   abort_on_fail: true
   grace: 2s
 """
 
 
-def test_abort_on_fail_stops_the_study_after_its_grace(live: Any, tmp_path: Path) -> None:
-    """A threshold no run can meet, 20 runs of 1 s, a grace of 2 s: the study stops at the end of
-    the first run after the grace (runs are judged as they end), exit 11, the runs kept."""
+def _abort(live: Any, tmp_path: Path, **plan: object) -> tuple[list[dict[str, Any]], float]:
     (tmp_path / "one.sql").write_text("SELECT 1;\n")
-    plan = tmp_path / "plan.yml"
-    plan.write_text(ABORT_PLAN.format(url=live.url))
+    (tmp_path / "plan.yml").write_text(ABORT_PLAN.format(url=live.url, **plan))
     started = time.monotonic()
-    done = dbscale("run", str(plan), "--out", str(tmp_path / "out"), cwd=tmp_path)
+    done = dbscale("run", "plan.yml", "--out", "out", cwd=tmp_path)
     took = time.monotonic() - started
     assert done.code == EXIT_THRESHOLD, done.text
-    runs = read_runs(tmp_path / "out" / "runs.jsonl")
-    assert 2 <= len(runs) <= 5, len(runs)  # 20 planned
     thresholds = json.loads((tmp_path / "out" / "thresholds.json").read_text())
-    assert "stopped after" in thresholds["aborted"] and "--abort-on-fail" in thresholds["aborted"]
-    assert "stopped after" in done.out
+    assert "by --abort-on-fail" in thresholds["aborted"] and "stopped after" in done.out
+    return read_runs(tmp_path / "out" / "runs.jsonl"), took
+
+
+def test_abort_on_fail_stops_a_run_as_it_goes(live: Any, tmp_path: Path) -> None:
+    """A threshold no second can meet, 5 runs of 20 s planned, a grace of 2 s: the first run
+    stops once the grace is over and two seconds in a row broke it (k6 looks every 2 s), kept
+    as a cancelled run; nothing more runs; exit 11."""
+    runs, took = _abort(live, tmp_path, duration="20s", repeat=5, check="tps >= 1000000000")
+    [run] = runs
+    assert run["cancelled"] is True
+    assert run["duration_s"] <= 2 + 2 + 1, run["duration_s"]  # grace + two seconds + a poll
+    assert took < 20, took
+
+
+def test_abort_on_fail_judges_a_point_as_its_runs_end(live: Any, tmp_path: Path) -> None:
+    """A threshold a second cannot say (p999_ms: from the whole run's histogram) is judged as
+    each run ends: the study stops after the first run past the grace."""
+    runs, took = _abort(live, tmp_path, duration="1s", repeat=20, check="p999_ms < 0.0001")
+    assert 2 <= len(runs) <= 5, len(runs)  # 20 planned
+    assert not any(r["cancelled"] for r in runs)
     assert took < 20, took

@@ -4,9 +4,11 @@ to be sure of it; with one point after it, a drop of any size is found or missed
 the points before. This test uses the runs themselves instead:
 
 - the newest point's runs against the runs of every point since the last change point found
-  before it (at most `window` points): the comparison `dbscale compare` makes (Mann-Whitney over
-  the runs, the ratio of medians with its bootstrap interval, Holm across the series of one
-  metric, a verdict only when the whole interval lies beyond the noise band);
+  before it (at most `window` points, and the last STRETCH_POINTS: a baseline of 20 ingests is
+  precise enough, and nearer the newest than a longer one); the comparison `dbscale compare`
+  makes (Mann-Whitney over the runs, the ratio of medians with its bootstrap interval, Holm
+  across the series of one metric, a verdict only when the whole interval lies beyond the noise
+  band);
 - when the newest point has a single run, a prediction test: how far that run lies from the
   stretch's runs, in units of their spread (Student's t with n - 1 degrees of freedom), with its
   prediction interval; significant at 5% and the change itself beyond the noise band (an interval
@@ -34,6 +36,7 @@ from dbscale.stats.comparison import (
 )
 from dbscale.stats.distributions import student_t_cdf, student_t_ppf
 
+STRETCH_POINTS = 20
 MIN_STRETCH_RUNS = 3  # a single newest run needs this many before it to estimate their spread
 TESTED = "newest against the stretch since the last change"
 
@@ -86,10 +89,10 @@ def _decide_single(change: Change, noise_pct: float) -> str:
 
 def stretch_start(series: Series, change_indices: Sequence[int], window: int) -> int:
     """The first point of the stretch the newest point is tested against: the last change point
-    before the newest point, no further back than `window` points."""
+    before the newest point, no further back than `window` (nor STRETCH_POINTS) points."""
     last = len(series.points) - 1
     earlier = [i for i in change_indices if i < last]
-    return max(max(earlier, default=0), last - window, 0)
+    return max(max(earlier, default=0), last - min(window, STRETCH_POINTS), 0)
 
 
 def _test(series: Series, first: int) -> Change | None:

@@ -34,6 +34,7 @@ from dbscale.run.progress import RunProgress, RunSlot
 from dbscale.run.resume_checks import saturated_workers
 from dbscale.run.study_summary import StudySummary
 from dbscale.run.target_gate import TargetGate
+from dbscale.run.thresholds import AbortWatch
 from dbscale.run.watchers import RunLabels, StudyWatcher, WatchedProgress
 from dbscale.targets import OpenTarget
 from dbscale.targets.cluster import LocalCluster
@@ -74,9 +75,10 @@ class RunExecutor:
         gate: TargetGate,
         summary: StudySummary,
         watcher: StudyWatcher | None = None,
+        abort: AbortWatch | None = None,
     ) -> None:
         self.study, self.opened, self.results = study, opened, results
-        self.watcher = watcher
+        self.watcher, self.abort = watcher, abort
         if watcher is not None:
             progress = WatchedProgress(progress, watcher)
         self.progress, self.out, self.version = progress, out, version
@@ -157,6 +159,8 @@ class RunExecutor:
         if done.faults and opened.cluster is not None:
             self._heal(opened.cluster)  # after the record is kept: a failure loses nothing
         self._print(record, step)
+        if done.stopped_by is not None and not interrupted and not done.interrupted_after:
+            return record  # --abort-on-fail stopped it: the runner ends the study, exit 11
         stop_after_run(record, run, interrupted_check=interrupted,
                        interrupted_after=done.interrupted_after, results=self.results.path,
                        resume=self.study.resume_command, keep_going=self.keep_going,
@@ -197,8 +201,13 @@ class RunExecutor:
         faults = self._fault_driver(step, opened)
         start = self.generators.starter()
 
+        stop_when = None
+        if self.abort is not None and not step.warmup:  # thresholds watched as the run goes
+            stop_when = self.abort.in_run(step.point.key)
+
         def attempt() -> RunOutcome:
-            return run_one(config, self.progress, slot, self.observer, start, behind, faults)
+            return run_one(config, self.progress, slot, self.observer, start, behind, faults,
+                           stop_when)  # fmt: skip
 
         try:
             return attempt()

@@ -4,7 +4,7 @@ runner (runner.py) to record."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol, TypeVar
@@ -35,6 +35,7 @@ class RunOutcome:
     observe: ObserveSection | None = None  # observation's section of the record
     faults: list[FaultEvent] = field(default_factory=list)  # the fault steps as they ran
     interrupted_after: bool = False  # a signal came after the run's end, during its wrap-up
+    stopped_by: str | None = None  # why `stop_when` stopped it (not a signal)
 
 
 class RunHandle(Protocol):
@@ -55,9 +56,12 @@ def run_one(
     start: Callable[[RunConfig], RunHandle] = Run,
     server_url: str | None = None,
     faults: Callable[[RunHandle], FaultDriver] | None = None,
+    stop_when: Callable[[Sequence[Interval]], str | None] | None = None,
 ) -> RunOutcome:
     """Starts one run (in the native core, or over the study's workers) and follows it to its
-    end (observed, if asked)."""
+    end (observed, if asked). `stop_when`, given the run's intervals so far at each poll, says
+    why the run must stop (a threshold clearly broken, --abort-on-fail): the run is then
+    cancelled at the next transaction boundary, as on a first Ctrl-C, and recorded so."""
     started = utc_now()
     watch = observer.watch(config, server_url) if observer is not None else None
     # The server's statement figures are read right before the measured window: a run of the
@@ -76,6 +80,8 @@ def run_one(
         raise
     progress.begin(slot)
     cancel_requested = False
+    seen: list[Interval] = []  # the run's intervals so far, for stop_when
+    stopped_by: str | None = None
     driver = faults(handle) if faults is not None else None
     native: RunResult | None = None
     try:
@@ -93,10 +99,18 @@ def run_one(
                 if finished:
                     native = handle.result()
                     break
+                if stop_when is not None and not cancel_requested:
+                    seen += intervals
+                    reason = stop_when(seen)
+                    if reason is not None:
+                        handle.cancel()
+                        progress.note(f"{reason}: stopping at the next transaction boundary")
+                        cancel_requested, stopped_by = True, reason
             except KeyboardInterrupt:
                 # The first Ctrl-C stops at the next transaction boundary; a second one
                 # abandons transactions in flight. Either way the run's result is recorded.
                 handle.cancel()
+                stopped_by = None  # a signal: the study stops as on Ctrl-C
                 cause = interrupts.cause()
                 if cancel_requested:
                     progress.note(f"{cause} again: abandoning transactions in flight")
@@ -127,7 +141,8 @@ def run_one(
             observed = ObserveSection(version=1, notes=[note])
     cancelled = cancel_requested or native.cancelled
     events = list(driver.events) if driver is not None else []
-    return RunOutcome(native, cancelled, started, utc_now(), observed, events, bool(cut))
+    return RunOutcome(native, cancelled, started, utc_now(), observed, events, bool(cut),
+                      stopped_by)  # fmt: skip
 
 
 T = TypeVar("T")

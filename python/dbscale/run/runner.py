@@ -69,6 +69,7 @@ class StudyRunner:
             study, opened, results=results, progress=progress, out=out, version=version,
             output_format=output_format, keep_going=keep_going, observer=observer,
             generators=self.generators, gate=self.gate, summary=self.summary, watcher=watcher,
+            abort=abort,
         )  # fmt: skip
 
     def run(self) -> list[RunRecord]:

@@ -4,14 +4,16 @@ results directory (verdicts/judge.py), written to thresholds.json, printed, and 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from rich.console import Console
 
+from dbscale.core.result import Interval
 from dbscale.errors import ConfigError, ThresholdFailedError
 from dbscale.plan.study import Study
 from dbscale.results.capacity_file import read_capacity
-from dbscale.verdicts.baseline import check_baseline
+from dbscale.verdicts.baseline import check_baseline, load_baseline
 from dbscale.verdicts.judge import ThresholdSet, judge
 from dbscale.verdicts.junit import capacity_cases, threshold_cases, write_junit
 from dbscale.verdicts.thresholds_file import FAIL, ThresholdsFile, write_thresholds
@@ -40,24 +42,82 @@ def study_thresholds(study: Study) -> ThresholdSet | None:
     return wanted
 
 
+# What a run's per-second intervals say of a metric as it goes (the others wait for its end).
+def _errors_pct(interval: Interval) -> float | None:
+    attempted = interval.transactions + interval.failed
+    return 100.0 * interval.failed / attempted if attempted else None
+
+
+def _percentile(name: str) -> Callable[[Interval], float | None]:
+    return lambda i: getattr(i.latency_ms, name) if i.latency_ms is not None else None
+
+
+IN_RUN: dict[str, Callable[[Interval], float | None]] = {
+    "tps": lambda i: i.tps, "errors_pct": _errors_pct, "p50_ms": _percentile("p50"),
+    "p95_ms": _percentile("p95"), "p99_ms": _percentile("p99"),
+}  # fmt: skip
+SUSTAINED = 2  # a threshold broken in this many intervals in a row is clearly broken
+
+
 class AbortWatch:
-    """`abort_on_fail`: after each run, a threshold clearly broken (the whole interval, or the
-    one run, beyond its limit) past the grace period stops the study."""
+    """`abort_on_fail`: a threshold clearly broken past the grace period stops the study. While
+    a run goes: each threshold a second can say (tps, errors_pct, p50/p95/p99) broken in its last
+    SUSTAINED intervals; when a run ends: a point's verdict *fail* (its whole interval, or its one
+    run, beyond the limit). `stopped` keeps why."""
 
     def __init__(self, wanted: ThresholdSet, grace_s: float, directory: Path) -> None:
         self.wanted, self.grace_s, self.directory = wanted, grace_s, directory
         self.started = time.monotonic()
+        self.stopped: str | None = None
+        names = [t.metric.name for t in wanted.thresholds if t.needs_baseline]
+        self.baseline = load_baseline(wanted.baseline, names) if names and wanted.baseline else None
+
+    def _elapsed(self) -> float | None:
+        elapsed = time.monotonic() - self.started
+        return elapsed if elapsed >= self.grace_s else None
+
+    def in_run(self, point_key: str) -> Callable[[Sequence[Interval]], str | None]:
+        """The check of one run of `point_key`, given its intervals so far."""
+        checks = []
+        for threshold in self.wanted.thresholds:
+            limit = threshold.limit
+            if threshold.needs_baseline and self.baseline is not None:
+                base = self.baseline.by_point.get((threshold.metric.name, point_key))
+                limit = None if base is None else (threshold.factor or 1.0) * base
+            if limit is not None and threshold.metric.name in IN_RUN:
+                checks.append((threshold, limit, IN_RUN[threshold.metric.name]))
+
+        def check(intervals: Sequence[Interval]) -> str | None:
+            elapsed = self._elapsed()
+            recent = [i for i in intervals if not i.drain][-SUSTAINED:]
+            if elapsed is None or len(recent) < SUSTAINED:
+                return None
+            for threshold, limit, read in checks:
+                values = [read(i) for i in recent]
+                if all(v is not None and not threshold.holds(v, limit) for v in values):
+                    seen = ", ".join(f"{v:,.4g}" for v in values if v is not None)
+                    self.stopped = (f"stopped after {elapsed:.0f} s by --abort-on-fail: "
+                                    f"{threshold.text} broken at {point_key} in the last "
+                                    f"{SUSTAINED} seconds ({seen})")  # fmt: skip
+                    return self.stopped
+            return None
+
+        return check
 
     def reason(self) -> str | None:
-        elapsed = time.monotonic() - self.started
-        if elapsed < self.grace_s:
+        """After a run: why the study stops (a run stopped as it went, or a point's fail)."""
+        if self.stopped is not None:
+            return self.stopped
+        elapsed = self._elapsed()
+        if elapsed is None:
             return None
         broken = [v for v in judge(self.directory, self.wanted).verdicts if v.verdict == FAIL]
         if not broken:
             return None
         first = broken[0]
-        return (f"stopped after {elapsed:.0f} s by --abort-on-fail: {first.threshold} broken at "
-                f"{first.point}: {first.why}")  # fmt: skip
+        self.stopped = (f"stopped after {elapsed:.0f} s by --abort-on-fail: {first.threshold} "
+                        f"broken at {first.point}: {first.why}")  # fmt: skip
+        return self.stopped
 
 
 def print_verdicts(found: ThresholdsFile, out: Console) -> None:
@@ -89,20 +149,17 @@ def judge_study(
 
 
 def raise_if_failed(found: ThresholdsFile) -> None:
+    """Exit 11 when a threshold failed or --abort-on-fail stopped the study (said first)."""
     if found.passed:
         return
+    if found.aborted is not None:
+        raise ThresholdFailedError(found.aborted, "the runs so far are kept (thresholds.json "
+                                   "says why it stopped); --resume DIR runs the rest")  # fmt: skip
     failed = found.failures()
-    if failed:
-        first = failed[0]
-        more = f" and {len(failed) - 1} more" if len(failed) > 1 else ""
-        hint = (
-            None
-            if first.value is not None
-            else (
-                "the metric has no value there: tpmC needs TPC-C, per-vCPU and cost figures the "
-                "target's vcpus and prices, and every run of the point must have been measured"
-            )
-        )
-        raise ThresholdFailedError(f"threshold {first.threshold} {first.verdict} at {first.point}: "
-                                   f"{first.why}{more}", hint)  # fmt: skip
-    raise ThresholdFailedError(found.aborted or "the study was stopped")
+    first = failed[0]
+    more = f" and {len(failed) - 1} more" if len(failed) > 1 else ""
+    hint = None if first.value is not None else (
+        "the metric has no value there: tpmC needs TPC-C, per-vCPU and cost figures the "
+        "target's vcpus and prices, and a point needs a measured run")  # fmt: skip
+    raise ThresholdFailedError(f"threshold {first.threshold} {first.verdict} at {first.point}: "
+                               f"{first.why}{more}", hint)  # fmt: skip
