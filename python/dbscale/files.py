@@ -13,6 +13,9 @@ import errno
 import json
 import os
 from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from dbscale.errors import ResultsError
 from dbscale.redaction import scrub_text
@@ -98,3 +101,17 @@ def fsync_dir(directory: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def read_model_file(path: Path, model: type[Model], hint: str) -> Model | None:
+    """A results directory's JSON file as its model; None when there is none; a ResultsError
+    with `hint` when it cannot be read or is not that model."""
+    if not path.is_file():
+        return None
+    try:
+        return model.model_validate_json(path.read_bytes())
+    except (OSError, ValueError, ValidationError) as exc:
+        raise ResultsError(f"{path} cannot be read: {str(exc).splitlines()[0]}", hint) from None

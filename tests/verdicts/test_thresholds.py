@@ -129,3 +129,18 @@ def test_the_committed_schemas_are_the_models(name: str) -> None:
     )
     jsonschema.Draft202012Validator.check_schema(json.loads(committed.read_text()))
     assert schema(name)["x-schema-version"] >= 1
+
+
+def test_a_history_baseline_is_found_by_series_and_by_point(tmp_path: Path) -> None:
+    """`history:STORE`: the series' newest point, also by its point key (what a run in progress
+    knows of itself, for --abort-on-fail)."""
+    from dbscale.verdicts.baseline import load_baseline
+    from tests.history.planted import planted_store
+
+    store = planted_store(tmp_path / "h", points=4, step_at=3, step=-0.5)
+    found = load_baseline(f"history:{store.path}", ["tps"])
+    newest = found.by_series[("tps", "planted0001")]
+    assert newest == pytest.approx(500.0, rel=0.05)  # the newest point, after the step
+    assert found.by_point == {("tps", "default"): newest}
+    with pytest.raises(ConfigError):
+        load_baseline(f"history:{tmp_path / 'none'}", ["tps"])

@@ -339,7 +339,9 @@ def compare(
     """`dbscale compare`: per matching point, the change from A to B and whether it is real;
     with `fail_on_worse`, exit 9 when a point is worse."""
     from dbscale.report import default_cache_dir, render_compare_html
+    from dbscale.results.compare import METRICS as COMPARED
     from dbscale.results.compare import compare_dirs, print_comparison
+    from dbscale.stats.comparison import WORSE
 
     comparison = compare_dirs(a, b, options)
     if html is not None:
@@ -358,8 +360,8 @@ def compare(
         from dbscale.verdicts.junit import comparison_cases, write_junit
 
         write_junit(junit, "compare", comparison_cases(comparison))
-    worse = [(p.point, n) for p in comparison.points for n in ("tps", "p95_ms", "p99_ms")
-             if p.metric(n).verdict == "worse"]  # fmt: skip
+    worse = [(p.point, n) for p in comparison.points for n, _higher in COMPARED
+             if p.metric(n).verdict == WORSE]  # fmt: skip
     if fail_on_worse and worse:
         from dbscale.errors import RegressionFoundError
 

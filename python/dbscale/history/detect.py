@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from dbscale.history.newest import TESTED, NewestTest, is_improvement, is_regression, newest_tests
+from dbscale.history.newest import TESTED, NewestTest, decided, newest_tests
 from dbscale.history.series import Series, SeriesPoint
 from dbscale.stats.change_points import DEFAULT_P_VALUE, DEFAULT_WINDOW, change_points
 from dbscale.stats.comparison import (
@@ -148,8 +148,8 @@ def _with_newest(
     """The newest test's finding added when no other test found that change at the newest point."""
     if test is None:
         return result
-    direction = (REGRESSION if is_regression(test, min_change)
-                 else IMPROVEMENT if is_improvement(test, min_change) else None)  # fmt: skip
+    verdict = decided(test, min_change)
+    direction = None if verdict is None else REGRESSION if verdict == WORSE else IMPROVEMENT
     last = len(result.series.points) - 1
     if direction is None or any(f.index == last and f.direction == direction
                                 for f in result.findings):  # fmt: skip

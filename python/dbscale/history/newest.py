@@ -148,11 +148,9 @@ def newest_tests(
     return out
 
 
-def is_regression(test: NewestTest, min_change_pct: float) -> bool:
+def decided(test: NewestTest, min_change_pct: float) -> str | None:
+    """WORSE or BETTER when the test says so by at least `min_change_pct`; None otherwise."""
     change = test.change
-    return change.verdict == WORSE and abs(change.change_pct or 0.0) >= min_change_pct
-
-
-def is_improvement(test: NewestTest, min_change_pct: float) -> bool:
-    change = test.change
-    return change.verdict == BETTER and abs(change.change_pct or 0.0) >= min_change_pct
+    if change.verdict in (WORSE, BETTER) and abs(change.change_pct or 0.0) >= min_change_pct:
+        return change.verdict
+    return None

@@ -6,13 +6,11 @@ figures stay in their run records.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from dbscale.errors import ResultsError
-from dbscale.files import write_atomic
+from dbscale.files import read_model_file, write_atomic
 
 CAPACITY_FILE = "capacity.json"
 
@@ -172,16 +170,11 @@ def set_aside_capacity(directory: Path) -> Path:
 
 def read_capacity(directory: Path) -> CapacityStudy | None:
     """The directory's capacity.json, or None when it has none."""
-    path = directory / CAPACITY_FILE
-    if not path.is_file():
-        return None
-    try:
-        return CapacityStudy.model_validate(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError, ValidationError) as exc:
-        raise ResultsError(
-            f"{path} cannot be read: {str(exc).splitlines()[0]}",
-            "it is written by dbscale capacity; run the search again with --resume",
-        ) from None
+    return read_model_file(
+        directory / CAPACITY_FILE,
+        CapacityStudy,
+        "it is written by dbscale capacity; run the search again with --resume",
+    )
 
 
 CAPACITY_COLUMNS = (

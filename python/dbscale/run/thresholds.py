@@ -13,8 +13,8 @@ from dbscale.core.result import Interval
 from dbscale.errors import ConfigError, ThresholdFailedError
 from dbscale.plan.study import Study
 from dbscale.results.capacity_file import read_capacity
-from dbscale.verdicts.baseline import check_baseline, load_baseline
-from dbscale.verdicts.judge import ThresholdSet, judge
+from dbscale.verdicts.baseline import check_baseline
+from dbscale.verdicts.judge import ThresholdSet, judge, wanted_baseline
 from dbscale.verdicts.junit import capacity_cases, threshold_cases, write_junit
 from dbscale.verdicts.thresholds_file import FAIL, ThresholdsFile, write_thresholds
 
@@ -69,8 +69,7 @@ class AbortWatch:
         self.wanted, self.grace_s, self.directory = wanted, grace_s, directory
         self.started = time.monotonic()
         self.stopped: str | None = None
-        names = [t.metric.name for t in wanted.thresholds if t.needs_baseline]
-        self.baseline = load_baseline(wanted.baseline, names) if names and wanted.baseline else None
+        self.baseline = wanted_baseline(wanted)  # read once, for every run's checks
 
     def _elapsed(self) -> float | None:
         elapsed = time.monotonic() - self.started
@@ -111,7 +110,8 @@ class AbortWatch:
         elapsed = self._elapsed()
         if elapsed is None:
             return None
-        broken = [v for v in judge(self.directory, self.wanted).verdicts if v.verdict == FAIL]
+        judged = judge(self.directory, self.wanted, baseline=self.baseline)
+        broken = [v for v in judged.verdicts if v.verdict == FAIL]
         if not broken:
             return None
         first = broken[0]

@@ -50,12 +50,17 @@ def _from_directory(path: Path, metrics: Collection[str]) -> Baseline:
 
 
 def _from_history(path: Path, metrics: Collection[str]) -> Baseline:
+    """Each series' newest point, by series and by the point key its runs had (what a run in
+    progress knows of itself)."""
     store = HistoryStore(path)
-    if not store.has_ingests:
-        raise ConfigError(f"the baseline's history store {path} holds no ingest", HINT)
-    series = build_series(store.rows(), store.exclusions(), metrics=set(metrics))
-    newest = {(s.metric, s.series_key): s.points[-1].value for s in series if s.points}
-    return Baseline(f"{HISTORY_PREFIX}{path}", newest)
+    rows = store.rows()
+    series = build_series(rows, store.exclusions(), metrics=set(metrics))
+    newest = {(s.metric, s.series_key): s.points[-1] for s in series}
+    by_point = {(r.metric, r.point_key): newest[(r.metric, r.series_key)].value for r in rows
+                if (r.metric, r.series_key) in newest
+                and r.ingest_id == newest[(r.metric, r.series_key)].ingest_id}  # fmt: skip
+    by_series = {key: point.value for key, point in newest.items()}
+    return Baseline(f"{HISTORY_PREFIX}{path}", by_series, by_point)
 
 
 def check_baseline(source: str) -> None:
@@ -70,9 +75,7 @@ def check_baseline(source: str) -> None:
 
 def load_baseline(source: str, metrics: Collection[str]) -> Baseline:
     """The baseline named by a plan's `thresholds.baseline` or `--baseline`."""
+    check_baseline(source)
     if source.startswith(HISTORY_PREFIX):
         return _from_history(Path(source.removeprefix(HISTORY_PREFIX)), metrics)
-    path = Path(source)
-    if not path.is_dir():
-        raise ConfigError(f"the baseline {source} is not a directory", HINT)
-    return _from_directory(path, metrics)
+    return _from_directory(Path(source), metrics)

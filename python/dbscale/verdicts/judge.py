@@ -13,7 +13,7 @@ TPC-B run) fails: the objective was not shown to hold.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,18 +56,18 @@ def _verdict(
         ok = threshold.holds(value, limit)
         words = f"{_number(value)} (one run, no interval)" if n == 1 else f"{_number(value)}"
         return (PASS if ok else FAIL), words, (value, None, None)
-    inside = threshold.holds(high, limit) if threshold.upper else threshold.holds(low, limit)
-    outside = (not threshold.holds(low, limit)) if threshold.upper else (
-        not threshold.holds(high, limit))  # fmt: skip
+    worst, best = (high, low) if threshold.upper else (low, high)
+    inside, outside = threshold.holds(worst, limit), not threshold.holds(best, limit)
     words = f"{_number(value)} [{_number(low)}, {_number(high)}] over {n} runs"
     verdict = PASS if inside else FAIL if outside else INCONCLUSIVE
     return verdict, words, (value, low, high)
 
 
-def point_words(m: Measurement) -> str:
-    """`clients=4 @ main`: the point's key (the workload for a study of one point) and target."""
-    words = m.point_key if m.point_key not in ("", "default") else m.what.get("workload", "")
-    target = m.where.get("target")
+def point_words(point_key: str, facts: Mapping[str, str]) -> str:
+    """`clients=4 @ main`: the point's key (the workload for a study of one point) and target,
+    from its runs' facts (what was run, where)."""
+    words = point_key if point_key not in ("", "default") else facts.get("workload", point_key)
+    target = facts.get("target")
     return f"{words} @ {target}" if target and "target=" not in words else words
 
 
@@ -76,7 +76,7 @@ def judge_point(
 ) -> ThresholdVerdict:
     """One threshold at one point from the point's measurements of its metric."""
     first = items[0]
-    where = point_words(first)
+    where = point_words(first.point_key, {**first.what, **first.where})
     base_value = None
     limit = threshold.limit
     if threshold.needs_baseline:
@@ -98,29 +98,44 @@ def judge_point(
                             high=high, why=f"{words} against {bound}")  # fmt: skip
 
 
-def judge(directory: Path, wanted: ThresholdSet, *, aborted: str | None = None) -> ThresholdsFile:
-    """Every threshold at every point of the study in `directory`."""
-    metrics = wanted.metric_names()
-    found = collect_measurements(directory, metrics)
-    baseline = None
-    if wanted.baseline is not None and any(t.needs_baseline for t in wanted.thresholds):
-        baseline = load_baseline(wanted.baseline, metrics)
+def wanted_baseline(wanted: ThresholdSet) -> Baseline | None:
+    """The baseline's values of the metrics thresholds relative to it are on (None: none is)."""
+    relative = sorted({t.metric.name for t in wanted.thresholds if t.needs_baseline})
+    if wanted.baseline is None or not relative:
+        return None
+    return load_baseline(wanted.baseline, relative)
+
+
+def judge(
+    directory: Path,
+    wanted: ThresholdSet,
+    *,
+    aborted: str | None = None,
+    baseline: Baseline | None = None,
+) -> ThresholdsFile:
+    """Every threshold at every point of the study in `directory` (`baseline`: loaded already,
+    else read here)."""
+    found = collect_measurements(directory, wanted.metric_names())
+    baseline = baseline if baseline is not None else wanted_baseline(wanted)
     by_point: dict[tuple[str, str], list[Measurement]] = defaultdict(list)
     for m in found.items:
         by_point[(m.point_key, m.metric)].append(m)
     # A point whose every run was left out (failed, cancelled) is still a point to judge.
-    point_keys = {m.point_key for m in found.items}
-    point_keys |= {x.point_key for x in found.left_out if x.reason != "warm-up"}
+    facts = {m.point_key: {**m.what, **m.where} for m in found.items}
+    for left in found.left_out:
+        if left.reason != "warm-up":
+            facts.setdefault(left.point_key, dict(left.facts))
     verdicts = []
     for threshold in wanted.thresholds:
-        for point_key in sorted(point_keys):
+        for point_key in sorted(facts):
             items = by_point.get((point_key, threshold.metric.name), [])
             if items:
                 verdicts.append(judge_point(threshold, items, baseline))
                 continue
             verdicts.append(ThresholdVerdict(
                 threshold=threshold.text, metric=threshold.metric.name,
-                unit=threshold.metric.unit, point_key=point_key, point=point_key, verdict=FAIL,
+                unit=threshold.metric.unit, point_key=point_key,
+                point=point_words(point_key, facts[point_key]), verdict=FAIL,
                 limit=threshold.limit,
                 why=f"no measured run has a value of {threshold.metric.name}",
             ))  # fmt: skip

@@ -14,10 +14,11 @@ from dbscale.errors import ResultsError
 from dbscale.files import write_atomic
 from dbscale.history.detect import SeriesChanges
 from dbscale.history.output import marker
-from dbscale.results.capacity_file import CapacityStudy
+from dbscale.results.capacity_file import CapacityFile, CapacityStudy, ObjectiveResult
+from dbscale.results.compare import METRICS as COMPARED
 from dbscale.results.compare import Comparison
 from dbscale.stats.comparison import BETTER, SAME, WORSE
-from dbscale.verdicts.thresholds_file import FAIL, INCONCLUSIVE, ThresholdsFile
+from dbscale.verdicts.thresholds_file import INCONCLUSIVE, ThresholdsFile
 
 PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
 
@@ -63,14 +64,25 @@ def write_junit(path: Path, suite: str, cases: Sequence[Case]) -> None:
 def threshold_cases(found: ThresholdsFile, study: str) -> list[Case]:
     cases = []
     for v in found.verdicts:
-        failed = v.verdict == FAIL or (found.strict and v.verdict == INCONCLUSIVE)
-        outcome = FAILED if failed else SKIPPED if v.verdict == INCONCLUSIVE else PASSED
+        outcome = (FAILED if found.counts_as_failed(v) else
+                   SKIPPED if v.verdict == INCONCLUSIVE else PASSED)  # fmt: skip
         cases.append(Case(f"{v.threshold} @ {v.point}", f"dbscale.thresholds.{study}", outcome,
                           f"{v.verdict}: {v.metric} {v.why}"))  # fmt: skip
     if found.aborted:
         cases.append(Case("study ran to its end", f"dbscale.thresholds.{study}", FAILED,
                           found.aborted))  # fmt: skip
     return cases
+
+
+def _unanswered(search: CapacityFile, objective: ObjectiveResult) -> str:
+    """Why a search stands by no answer for an objective."""
+    if objective.host_limited:
+        return "the failing level ran while the host was busy: the host may have been the limit"
+    if objective.short_level is not None:
+        return "undecided: a level was too short"
+    if search.finished:
+        return "no level met the objective"
+    return "the search did not finish"
 
 
 def capacity_cases(found: CapacityStudy, study: str) -> list[Case]:
@@ -86,11 +98,8 @@ def capacity_cases(found: CapacityStudy, study: str) -> list[Case]:
                     words += f" (first failing level {objective.lowest_fail:g})"
                 cases.append(Case(name, f"dbscale.capacity.{study}", PASSED, words))
                 continue
-            why = ("the failing level ran while the host was busy: the host may have been the "
-                   "limit" if objective.host_limited else "undecided: a level was too short"
-                   if objective.short_level is not None else "no level met the objective"
-                   if search.finished else "the search did not finish")  # fmt: skip
-            cases.append(Case(name, f"dbscale.capacity.{study}", FAILED, why))
+            cases.append(Case(name, f"dbscale.capacity.{study}", FAILED,
+                              _unanswered(search, objective)))  # fmt: skip
     return cases
 
 
@@ -99,7 +108,7 @@ def comparison_cases(comparison: Comparison) -> list[Case]:
     cannot tell."""
     cases = []
     for point in comparison.points:
-        for name in ("tps", "p95_ms", "p99_ms"):
+        for name, _higher in COMPARED:
             change = point.metric(name)
             words = (f"{change.verdict}: {change.change_pct:+.1f}% "
                      f"[{change.ci_low_pct:+.1f}%, {change.ci_high_pct:+.1f}%]"

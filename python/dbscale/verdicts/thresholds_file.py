@@ -6,10 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from dbscale.errors import ResultsError
-from dbscale.files import write_atomic
+from dbscale.files import read_model_file, write_atomic
 
 THRESHOLDS_FILE = "thresholds.json"
 THRESHOLDS_SCHEMA_VERSION = 1
@@ -49,9 +48,12 @@ class ThresholdsFile(_Model):
     aborted: str | None = None  # the study was stopped early: why
     verdicts: list[ThresholdVerdict] = Field(default_factory=list)
 
+    def counts_as_failed(self, verdict: ThresholdVerdict) -> bool:
+        """A fail, or under `strict` an inconclusive verdict too."""
+        return verdict.verdict == FAIL or (self.strict and verdict.verdict == INCONCLUSIVE)
+
     def failures(self) -> list[ThresholdVerdict]:
-        return [v for v in self.verdicts
-                if v.verdict == FAIL or (self.strict and v.verdict == INCONCLUSIVE)]  # fmt: skip
+        return [v for v in self.verdicts if self.counts_as_failed(v)]
 
     @property
     def passed(self) -> bool:
@@ -65,14 +67,6 @@ def write_thresholds(directory: Path, found: ThresholdsFile) -> Path:
 
 
 def read_thresholds(directory: Path) -> ThresholdsFile | None:
-    path = directory / THRESHOLDS_FILE
-    if not path.is_file():
-        return None
-    try:
-        return ThresholdsFile.model_validate_json(path.read_bytes())
-    except (OSError, ValidationError) as exc:
-        hint = (
-            "it is written at the study's end: remove it and run the study again with "
-            "--resume DIR (its runs are kept, and judged again)"
-        )
-        raise ResultsError(f"{path} cannot be read: {str(exc).splitlines()[0]}", hint) from None
+    hint = ("it is written at the study's end: remove it and run the study again with "
+            "--resume DIR (its runs are kept, and judged again)")  # fmt: skip
+    return read_model_file(directory / THRESHOLDS_FILE, ThresholdsFile, hint)
