@@ -64,3 +64,4 @@ class WorkloadFamily(StrEnum):
     SYSBENCH = "sysbench"  # sysbench's OLTP tests
     TPCC = "tpcc"  # TPC-C: warehouses, consistency conditions, tpmC
     SCRIPT = "script"  # pgbench script files
+    YCSB = "ycsb"  # YCSB's core workloads: usertable, operation mixes, request distributions

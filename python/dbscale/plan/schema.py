@@ -251,8 +251,9 @@ def _check_micro_reach(target: TargetEntry, micro: MicroSettings) -> None:
 
 
 def default_protocol(family: WorkloadFamily) -> QueryProtocol:
-    """What the peer tool does by default: sysbench and go-tpc (TPC-C) use server-side prepared
-    statements, pgbench the simple protocol. Numbers only compare when dbscale does the same."""
-    if family in (WorkloadFamily.SYSBENCH, WorkloadFamily.TPCC):
+    """What the peer tool does by default: sysbench, go-tpc (TPC-C) and YCSB's JDBC binding use
+    prepared statements, pgbench the simple protocol. Numbers only compare when dbscale does the
+    same."""
+    if family in (WorkloadFamily.SYSBENCH, WorkloadFamily.TPCC, WorkloadFamily.YCSB):
         return QueryProtocol.PREPARED
     return QueryProtocol.SIMPLE

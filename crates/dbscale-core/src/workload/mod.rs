@@ -8,6 +8,7 @@ pub mod script;
 pub mod sysbench;
 pub mod tpcb;
 pub mod tpcc;
+pub mod ycsb;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -70,6 +71,8 @@ pub enum Family {
     Tpcc,
     /// pgbench script files
     Script,
+    /// YCSB's core workloads (usertable, operation mixes, request distributions)
+    Ycsb,
 }
 
 /// A workload's entry in the catalog.
@@ -130,6 +133,7 @@ pub fn catalog() -> Vec<WorkloadInfo> {
     all.extend(sysbench::catalog());
     all.extend(tpcc::catalog());
     all.extend(script::catalog());
+    all.extend(ycsb::catalog());
     all
 }
 
@@ -154,6 +158,7 @@ pub enum Workload {
     Sysbench(sysbench::Sysbench),
     Tpcc(tpcc::Tpcc),
     Script(Box<script::ScriptWorkload>),
+    Ycsb(ycsb::Ycsb),
 }
 
 impl Workload {
@@ -170,6 +175,9 @@ impl Workload {
         if let Some(w) = script::ScriptWorkload::from_config(config)? {
             return Ok(Workload::Script(Box::new(w)));
         }
+        if let Some(w) = ycsb::Ycsb::from_config(config)? {
+            return Ok(Workload::Ycsb(w));
+        }
         let names: Vec<&str> = catalog().iter().map(|w| w.name).collect();
         Err(Error::Config(format!(
             "unknown workload {:?}; known workloads: {}",
@@ -184,6 +192,7 @@ impl Workload {
             Workload::Sysbench(w) => w.name(),
             Workload::Tpcc(_) => "tpcc",
             Workload::Script(_) => script::NAME,
+            Workload::Ycsb(w) => w.name(),
         }
     }
 
@@ -193,6 +202,7 @@ impl Workload {
             Workload::Sysbench(w) => w.params().to_map(),
             Workload::Tpcc(w) => w.params().to_map(),
             Workload::Script(w) => w.params().to_map(),
+            Workload::Ycsb(w) => w.params().to_map(),
         }
     }
 
@@ -202,6 +212,7 @@ impl Workload {
             Workload::Sysbench(w) => w.transaction_types(),
             Workload::Tpcc(_) => tpcc::TRANSACTION_TYPES,
             Workload::Script(w) => return w.transaction_types(),
+            Workload::Ycsb(_) => ycsb::TRANSACTION_TYPES,
         };
         names.iter().map(|n| n.to_string()).collect()
     }
@@ -219,6 +230,7 @@ impl Workload {
             Workload::Sysbench(w) => w.statements(dialect),
             Workload::Tpcc(w) => Ok(w.statements(dialect)),
             Workload::Script(w) => w.statements(dialect),
+            Workload::Ycsb(w) => Ok(w.statements(dialect)),
         }
     }
 
@@ -229,6 +241,7 @@ impl Workload {
             Workload::Sysbench(w) => w.check(conn).await,
             Workload::Tpcc(w) => w.check(conn).await,
             Workload::Script(w) => w.check(conn).await,
+            Workload::Ycsb(w) => w.check(conn).await,
         }
     }
 
@@ -238,7 +251,7 @@ impl Workload {
             Workload::Tpcb(w) => w.before_run(conn).await,
             Workload::Sysbench(w) => w.before_run(conn).await,
             Workload::Script(w) => w.before_run(conn).await,
-            Workload::Tpcc(_) => Ok(()),
+            Workload::Tpcc(_) | Workload::Ycsb(_) => Ok(()),
         }
     }
 
@@ -260,6 +273,7 @@ impl Workload {
             }
             Workload::Tpcc(w) => WorkloadClient::Tpcc(w.client(client_id)),
             Workload::Script(w) => WorkloadClient::Script(Box::new(w.client(client_id))),
+            Workload::Ycsb(w) => WorkloadClient::Ycsb(Box::new(w.client())),
         }
     }
 
@@ -268,7 +282,7 @@ impl Workload {
     /// sysbench restarts events on the errors it ignores (see [`sysbench::Sysbench::is_retryable`]).
     pub fn is_retryable(&self, class: &ErrorClass, dialect: Dialect) -> bool {
         match self {
-            Workload::Tpcb(_) | Workload::Script(_) => {
+            Workload::Tpcb(_) | Workload::Script(_) | Workload::Ycsb(_) => {
                 matches!(class, ErrorClass::Serialization | ErrorClass::Deadlock)
             }
             Workload::Sysbench(w) => w.is_retryable(class, dialect),
@@ -282,7 +296,7 @@ impl Workload {
     /// does (its ignored errors are counted, never fatal).
     pub fn max_tries(&self, configured: u32) -> u32 {
         match self {
-            Workload::Tpcb(_) | Workload::Script(_) => configured,
+            Workload::Tpcb(_) | Workload::Script(_) | Workload::Ycsb(_) => configured,
             // Unlimited, so above any configured value.
             Workload::Sysbench(_) | Workload::Tpcc(_) => sysbench::MAX_TRIES,
         }
@@ -298,6 +312,7 @@ impl Workload {
             Workload::Tpcb(w) => w.prepare(endpoint, part).await,
             Workload::Sysbench(w) => w.prepare(endpoint, part).await,
             Workload::Tpcc(w) => w.prepare(endpoint, part).await,
+            Workload::Ycsb(w) => w.prepare(endpoint, part).await,
             Workload::Script(_) => Err(Error::Config(
                 "scripts bring no data of their own: load it with the workload the script \
                  reads (e.g. `dbscale prepare tpcb`) or your own tools"
@@ -311,6 +326,7 @@ impl Workload {
             Workload::Tpcb(w) => w.cleanup(endpoint).await,
             Workload::Sysbench(w) => w.cleanup(endpoint).await,
             Workload::Tpcc(w) => w.cleanup(endpoint).await,
+            Workload::Ycsb(w) => w.cleanup(endpoint).await,
             Workload::Script(_) => Ok(PrepareSummary::default()),
         }
     }
@@ -378,6 +394,8 @@ pub enum WorkloadClient {
     Sysbench(Box<sysbench::SysbenchClient>),
     Tpcc(tpcc::TpccClient),
     Script(Box<script::ScriptClient>),
+    /// Boxed: its generators and buffers.
+    Ycsb(Box<ycsb::YcsbClient>),
 }
 
 impl WorkloadClient {
@@ -394,6 +412,7 @@ impl WorkloadClient {
             WorkloadClient::Sysbench(c) => c.run(conn, rng).await,
             WorkloadClient::Tpcc(c) => c.run(conn, rng).await,
             WorkloadClient::Script(c) => c.run(conn, rng).await,
+            WorkloadClient::Ycsb(c) => c.run(conn, rng).await,
         }
     }
 
