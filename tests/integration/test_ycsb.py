@@ -91,6 +91,8 @@ def test_the_six_workloads_run_their_mixes(
             # 0.3 points over 10^5 operations in the core's tests).
             bound = 4.5 * math.sqrt(share * (1 - share) / total) + 1e-9
             assert abs(counts[name] / total - share) <= bound, (letter, name, counts)
+        report = (out / "report.html").read_text()
+        assert "YCSB: operation mix and latency by operation" in report, letter
         # Every committed insert is a new row; nothing else adds or removes one.
         assert _row_count(server, request, database) == before + counts["insert"], letter
     cleaned = cli(capsys, "cleanup", "ycsb:a", "--target", url)

@@ -28,6 +28,7 @@ from dbscale.report.tables import (
     worker_table,
 )
 from dbscale.report.tpcc_section import tpcc_link, tpcc_section
+from dbscale.report.ycsb_section import ycsb_link, ycsb_section
 from dbscale.report.view import ResultsView
 
 STYLE = """
@@ -226,7 +227,7 @@ def render_report_html(
         headline_list(headline.sentences(study)),
         facts_list(header_facts(study, host_note)),
         warnings_box(study.warnings),
-        element("nav", nav, tpcc_link(study), cluster_link(study), published_link(study),
+        element("nav", nav, tpcc_link(study), ycsb_link(study), cluster_link(study), published_link(study),
                 element("a", "Points", href="#points"), element("a", "Runs", href="#runs"),
                 machine_link),
     )  # fmt: skip
@@ -236,6 +237,7 @@ def render_report_html(
         "main",
         chart_figures(charts),
         tpcc_section(study),
+        ycsb_section(study),
         cluster_section(study),
         published_section(study),
         element("h2", "Points", id="points"),
