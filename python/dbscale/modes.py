@@ -65,3 +65,4 @@ class WorkloadFamily(StrEnum):
     TPCC = "tpcc"  # TPC-C: warehouses, consistency conditions, tpmC
     SCRIPT = "script"  # pgbench script files
     YCSB = "ycsb"  # YCSB's core workloads: usertable, operation mixes, request distributions
+    TPCH = "tpch"  # derived from TPC-H: dbgen's tables, the 22 queries as query streams

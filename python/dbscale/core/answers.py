@@ -29,7 +29,7 @@ class DataSummary(ContractPart):
 
 class ConditionResult(ContractPart):
     """One consistency condition (`tpcc::check::ConditionResult`): `pass`, `fail` (with examples
-    of offending rows) or `skip`."""
+    of offending rows) or `skip`; for TPC-H, a query's answer with its statement and rows."""
 
     id: str
     description: str
@@ -38,6 +38,8 @@ class ConditionResult(ContractPart):
     examples: tuple[str, ...] = ()
     note: str = ""
     seconds: float = 0.0
+    statement: str = ""
+    rows: tuple[tuple[str | None, ...], ...] = ()
 
 
 class CheckReport(ContractPart):

@@ -8,6 +8,7 @@ pub mod script;
 pub mod sysbench;
 pub mod tpcb;
 pub mod tpcc;
+pub mod tpch;
 pub mod ycsb;
 
 use std::collections::BTreeMap;
@@ -73,6 +74,8 @@ pub enum Family {
     Script,
     /// YCSB's core workloads (usertable, operation mixes, request distributions)
     Ycsb,
+    /// derived from TPC-H: dbgen's tables, the 22 queries as query streams
+    Tpch,
 }
 
 /// A workload's entry in the catalog.
@@ -134,6 +137,7 @@ pub fn catalog() -> Vec<WorkloadInfo> {
     all.extend(tpcc::catalog());
     all.extend(script::catalog());
     all.extend(ycsb::catalog());
+    all.extend(tpch::catalog());
     all
 }
 
@@ -159,6 +163,7 @@ pub enum Workload {
     Tpcc(tpcc::Tpcc),
     Script(Box<script::ScriptWorkload>),
     Ycsb(ycsb::Ycsb),
+    Tpch(tpch::Tpch),
 }
 
 impl Workload {
@@ -178,6 +183,9 @@ impl Workload {
         if let Some(w) = ycsb::Ycsb::from_config(config)? {
             return Ok(Workload::Ycsb(w));
         }
+        if let Some(w) = tpch::Tpch::from_config(config)? {
+            return Ok(Workload::Tpch(w));
+        }
         let names: Vec<&str> = catalog().iter().map(|w| w.name).collect();
         Err(Error::Config(format!(
             "unknown workload {:?}; known workloads: {}",
@@ -193,6 +201,7 @@ impl Workload {
             Workload::Tpcc(_) => "tpcc",
             Workload::Script(_) => script::NAME,
             Workload::Ycsb(w) => w.name(),
+            Workload::Tpch(_) => tpch::NAME,
         }
     }
 
@@ -203,6 +212,7 @@ impl Workload {
             Workload::Tpcc(w) => w.params().to_map(),
             Workload::Script(w) => w.params().to_map(),
             Workload::Ycsb(w) => w.params().to_map(),
+            Workload::Tpch(w) => w.params().to_map(),
         }
     }
 
@@ -213,14 +223,17 @@ impl Workload {
             Workload::Tpcc(_) => tpcc::TRANSACTION_TYPES,
             Workload::Script(w) => return w.transaction_types(),
             Workload::Ycsb(_) => ycsb::TRANSACTION_TYPES,
+            Workload::Tpch(_) => &tpch::TRANSACTION_TYPES,
         };
         names.iter().map(|n| n.to_string()).collect()
     }
 
     /// What the run decided that a workload may depend on: its seed and how SQL travels.
     pub fn bind_run(&mut self, seed: u64, protocol: QueryProtocol, clients: u32) {
-        if let Workload::Script(w) = self {
-            w.bind_run(seed, protocol, clients);
+        match self {
+            Workload::Script(w) => w.bind_run(seed, protocol, clients),
+            Workload::Tpch(w) => w.bind_run(seed),
+            _ => {}
         }
     }
 
@@ -231,6 +244,8 @@ impl Workload {
             Workload::Tpcc(w) => Ok(w.statements(dialect)),
             Workload::Script(w) => w.statements(dialect),
             Workload::Ycsb(w) => Ok(w.statements(dialect)),
+            // Each query's text carries its substitution parameters: sent as it is.
+            Workload::Tpch(_) => Ok(Vec::new()),
         }
     }
 
@@ -242,6 +257,7 @@ impl Workload {
             Workload::Tpcc(w) => w.check(conn).await,
             Workload::Script(w) => w.check(conn).await,
             Workload::Ycsb(w) => w.check(conn).await,
+            Workload::Tpch(w) => w.check(conn).await,
         }
     }
 
@@ -251,7 +267,7 @@ impl Workload {
             Workload::Tpcb(w) => w.before_run(conn).await,
             Workload::Sysbench(w) => w.before_run(conn).await,
             Workload::Script(w) => w.before_run(conn).await,
-            Workload::Tpcc(_) | Workload::Ycsb(_) => Ok(()),
+            Workload::Tpcc(_) | Workload::Ycsb(_) | Workload::Tpch(_) => Ok(()),
         }
     }
 
@@ -274,6 +290,7 @@ impl Workload {
             Workload::Tpcc(w) => WorkloadClient::Tpcc(w.client(client_id)),
             Workload::Script(w) => WorkloadClient::Script(Box::new(w.client(client_id))),
             Workload::Ycsb(w) => WorkloadClient::Ycsb(Box::new(w.client())),
+            Workload::Tpch(w) => WorkloadClient::Tpch(Box::new(w.client(client_id))),
         }
     }
 
@@ -282,7 +299,7 @@ impl Workload {
     /// sysbench restarts events on the errors it ignores (see [`sysbench::Sysbench::is_retryable`]).
     pub fn is_retryable(&self, class: &ErrorClass, dialect: Dialect) -> bool {
         match self {
-            Workload::Tpcb(_) | Workload::Script(_) | Workload::Ycsb(_) => {
+            Workload::Tpcb(_) | Workload::Script(_) | Workload::Ycsb(_) | Workload::Tpch(_) => {
                 matches!(class, ErrorClass::Serialization | ErrorClass::Deadlock)
             }
             Workload::Sysbench(w) => w.is_retryable(class, dialect),
@@ -296,7 +313,9 @@ impl Workload {
     /// does (its ignored errors are counted, never fatal).
     pub fn max_tries(&self, configured: u32) -> u32 {
         match self {
-            Workload::Tpcb(_) | Workload::Script(_) | Workload::Ycsb(_) => configured,
+            Workload::Tpcb(_) | Workload::Script(_) | Workload::Ycsb(_) | Workload::Tpch(_) => {
+                configured
+            }
             // Unlimited, so above any configured value.
             Workload::Sysbench(_) | Workload::Tpcc(_) => sysbench::MAX_TRIES,
         }
@@ -313,6 +332,7 @@ impl Workload {
             Workload::Sysbench(w) => w.prepare(endpoint, part).await,
             Workload::Tpcc(w) => w.prepare(endpoint, part).await,
             Workload::Ycsb(w) => w.prepare(endpoint, part).await,
+            Workload::Tpch(w) => w.prepare(endpoint, part).await,
             Workload::Script(_) => Err(Error::Config(
                 "scripts bring no data of their own: load it with the workload the script \
                  reads (e.g. `dbscale prepare tpcb`) or your own tools"
@@ -327,6 +347,7 @@ impl Workload {
             Workload::Sysbench(w) => w.cleanup(endpoint).await,
             Workload::Tpcc(w) => w.cleanup(endpoint).await,
             Workload::Ycsb(w) => w.cleanup(endpoint).await,
+            Workload::Tpch(w) => w.cleanup(endpoint).await,
             Workload::Script(_) => Ok(PrepareSummary::default()),
         }
     }
@@ -379,8 +400,9 @@ impl Workload {
                 tpcc::check::run_checks(endpoint, explicit.then(|| w.params().int("warehouses")))
                     .await
             }
+            Workload::Tpch(w) => tpch::check_answers(endpoint, w.options()).await,
             other => Err(Error::Config(format!(
-                "{} has no consistency checks; `dbscale check` knows tpcc",
+                "{} has no consistency checks; `dbscale check` knows tpcc and tpch",
                 other.name()
             ))),
         }
@@ -396,6 +418,7 @@ pub enum WorkloadClient {
     Script(Box<script::ScriptClient>),
     /// Boxed: its generators and buffers.
     Ycsb(Box<ycsb::YcsbClient>),
+    Tpch(Box<tpch::TpchClient>),
 }
 
 impl WorkloadClient {
@@ -413,6 +436,7 @@ impl WorkloadClient {
             WorkloadClient::Tpcc(c) => c.run(conn, rng).await,
             WorkloadClient::Script(c) => c.run(conn, rng).await,
             WorkloadClient::Ycsb(c) => c.run(conn, rng).await,
+            WorkloadClient::Tpch(c) => c.run(conn, rng).await,
         }
     }
 

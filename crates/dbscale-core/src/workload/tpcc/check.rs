@@ -25,6 +25,10 @@ pub struct ConditionResult {
     pub examples: Vec<String>,
     pub note: String,
     pub seconds: f64,
+    /// The statement that was checked, when the check is a query's answer (TPC-H).
+    pub statement: String,
+    /// The rows it returned, as text (TPC-H's answers; empty for TPC-C's conditions).
+    pub rows: Vec<Vec<Option<String>>>,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -155,6 +159,8 @@ fn result(
         examples,
         note,
         seconds: begun.elapsed().as_secs_f64(),
+        statement: String::new(),
+        rows: Vec::new(),
     }
 }
 

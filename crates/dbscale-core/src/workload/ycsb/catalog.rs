@@ -64,7 +64,8 @@ pub(super) const VARIANTS: &[Variant] = &[
     Variant {
         name: "ycsb:d",
         aliases: &["ycsb-d", "workloadd"],
-        description: "YCSB workload D, read latest: 95% reads, 5% inserts, the newest keys read most",
+        description:
+            "YCSB workload D, read latest: 95% reads, 5% inserts, the newest keys read most",
         params: ycsb_params!(0.95, 0.0, 0.05, 0.0, 0.0, "latest", 1_000),
     },
     Variant {

@@ -33,7 +33,10 @@ impl KeyChooser {
     pub fn new(o: &Options, first: u64, existing: u64) -> Self {
         let last = first + existing.max(1) - 1;
         match o.request {
-            Request::Uniform => KeyChooser::Uniform { lower: first, upper: last },
+            Request::Uniform => KeyChooser::Uniform {
+                lower: first,
+                upper: last,
+            },
             Request::Zipfian => KeyChooser::Zipfian(ScrambledZipfian::new(
                 first,
                 last + 1 + o.expected_new_keys(),
@@ -79,14 +82,21 @@ pub struct YcsbClient {
 impl YcsbClient {
     pub fn new(o: Arc<Options>, chooser: KeyChooser, inserts: Arc<InsertSequence>) -> Self {
         let scan_length = if o.scan_zipfian {
-            ScanLength::Zipfian(Zipfian::new(o.min_scan, o.max_scan, o.zipfian_constant, None))
+            ScanLength::Zipfian(Zipfian::new(
+                o.min_scan,
+                o.max_scan,
+                o.zipfian_constant,
+                None,
+            ))
         } else {
             ScanLength::Uniform(o.min_scan, o.max_scan)
         };
         let width = o.field_length as usize;
         Self {
             layout: Layout::new(o.field_count),
-            values: (0..o.field_count).map(|_| String::with_capacity(width)).collect(),
+            values: (0..o.field_count)
+                .map(|_| String::with_capacity(width))
+                .collect(),
             first_key: o.insert_start,
             key: String::with_capacity(32),
             o,
@@ -128,7 +138,12 @@ impl YcsbClient {
 
     #[inline]
     fn name_key(&mut self, number: u64) {
-        key_name(&mut self.key, number, self.o.ordered_inserts, self.o.zero_padding);
+        key_name(
+            &mut self.key,
+            number,
+            self.o.ordered_inserts,
+            self.o.zero_padding,
+        );
     }
 
     fn field(&self, rng: &mut SmallRng) -> usize {
@@ -210,15 +225,15 @@ impl YcsbClient {
             for value in &mut self.values {
                 field_value(value, length, rng);
             }
-            let mut params: Vec<Param<'_>> =
-                self.values.iter().map(|v| Param::Text(v)).collect();
+            let mut params: Vec<Param<'_>> = self.values.iter().map(|v| Param::Text(v)).collect();
             params.push(Param::Text(&self.key));
             conn.execute(self.layout.update_all(), &params).await?
         } else {
             let field = self.field(rng);
             field_value(&mut self.values[0], length, rng);
             let params = [Param::Text(&self.values[0]), Param::Text(&self.key)];
-            conn.execute(self.layout.update_field(field), &params).await?
+            conn.execute(self.layout.update_field(field), &params)
+                .await?
         };
         q.count(&outcome);
         Ok(())
@@ -264,7 +279,10 @@ mod tests {
         }
         for (i, (&n, &share)) in counts.iter().zip(&mix).enumerate() {
             let got = f64::from(n) / f64::from(draws);
-            assert!((got - share).abs() < 0.003, "operation {i}: {got} against {share}");
+            assert!(
+                (got - share).abs() < 0.003,
+                "operation {i}: {got} against {share}"
+            );
         }
     }
 
@@ -274,7 +292,10 @@ mod tests {
         let a = [0.5, 0.5, 0.0, 0.0, 0.0];
         for u in [0.0, 0.25, 0.49999, 0.5, 0.75, 0.999_999_9, 1.0] {
             let op = YcsbClient::operation_at(&a, u);
-            assert!(matches!(op, Operation::Read | Operation::Update), "{u}: {op:?}");
+            assert!(
+                matches!(op, Operation::Read | Operation::Update),
+                "{u}: {op:?}"
+            );
         }
         assert_eq!(YcsbClient::operation_at(&a, 0.7), Operation::Update);
     }

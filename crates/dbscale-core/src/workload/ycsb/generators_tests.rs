@@ -21,7 +21,8 @@ fn erfc(x: f64) -> f64 {
     let t = 1.0 / (1.0 + 0.327_591_1 * x);
     let poly = t
         * (0.254_829_592
-            + t * (-0.284_496_736 + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
+            + t * (-0.284_496_736
+                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
     poly * (-x * x).exp()
 }
 
@@ -113,7 +114,10 @@ fn scrambled_keys_follow_the_hashed_ranks() {
     // keys, each far below one count of the sample) shared out equally.
     const EXACT: u64 = 2_000_000;
     let mut expected = vec![0.0; keys as usize];
-    for (rank, p) in rank_probabilities(g.ranks(), items, EXACT).into_iter().enumerate() {
+    for (rank, p) in rank_probabilities(g.ranks(), items, EXACT)
+        .into_iter()
+        .enumerate()
+    {
         expected[(fnvhash64(rank as u64) % keys) as usize] += p;
     }
     let rest = 1.0 - expected.iter().sum::<f64>();

@@ -114,7 +114,10 @@ mod tests {
         for length in [1, 5, 6, 7, 100] {
             field_value(&mut value, length, &mut rng);
             assert_eq!(value.len(), length);
-            assert!(value.bytes().all(|b| (b' '..=b' ' + 95).contains(&b)), "{value:?}");
+            assert!(
+                value.bytes().all(|b| (b' '..=b' ' + 95).contains(&b)),
+                "{value:?}"
+            );
         }
     }
 

@@ -67,14 +67,22 @@ impl Ycsb {
             for loaded in join_all(work.collect()).await {
                 rows += loaded?;
             }
-            let on = if loaders == 1 { "1 connection".to_string() } else { format!("{loaders} connections") };
+            let on = if loaders == 1 {
+                "1 connection".to_string()
+            } else {
+                format!("{loaders} connections")
+            };
             steps.push(step(&format!("insert rows ({on})"), begun));
         }
         if LoadPart::runs(part, LoadPhase::Finish) && key_after_load {
             let begun = Instant::now();
             let mut conn = endpoint.open(QueryProtocol::Simple).await?;
             let table = &o.table;
-            exec(&mut conn, &format!("ALTER TABLE {table} ADD PRIMARY KEY (YCSB_KEY)")).await?;
+            exec(
+                &mut conn,
+                &format!("ALTER TABLE {table} ADD PRIMARY KEY (YCSB_KEY)"),
+            )
+            .await?;
             exec(&mut conn, &format!("ANALYZE {table}")).await?;
             conn.close().await;
             steps.push(step("primary key and statistics", begun));
@@ -89,7 +97,11 @@ impl Ycsb {
     pub async fn cleanup(&self, endpoint: &Endpoint) -> Result<PrepareSummary, Error> {
         let begun = Instant::now();
         let mut conn = endpoint.open(QueryProtocol::Simple).await?;
-        exec(&mut conn, &format!("DROP TABLE IF EXISTS {}", self.options.table)).await?;
+        exec(
+            &mut conn,
+            &format!("DROP TABLE IF EXISTS {}", self.options.table),
+        )
+        .await?;
         conn.close().await;
         Ok(PrepareSummary {
             steps: vec![step("drop the table", begun)],
@@ -139,7 +151,11 @@ impl Ycsb {
                 let mut params = Vec::with_capacity((n * width) as usize);
                 for (i, key) in keys.iter().enumerate() {
                     params.push(Param::Text(key));
-                    params.extend(values[i * fields..(i + 1) * fields].iter().map(|v| Param::Text(v)));
+                    params.extend(
+                        values[i * fields..(i + 1) * fields]
+                            .iter()
+                            .map(|v| Param::Text(v)),
+                    );
                 }
                 execute(&mut conn, &params, &o.table).await?;
                 rows += n;

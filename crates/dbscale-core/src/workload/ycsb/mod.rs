@@ -19,8 +19,8 @@ use crate::driver::{Connection, DbError, Dialect, Statement};
 use crate::error::Unprepared;
 use crate::workload::Params;
 use crate::Error;
-use catalog::VARIANTS;
 pub use catalog::catalog;
+use catalog::VARIANTS;
 pub use client::{KeyChooser, YcsbClient};
 use keys::InsertSequence;
 pub use options::{Operation, Options, TRANSACTION_TYPES};
@@ -102,7 +102,8 @@ impl Ycsb {
     }
 }
 
-const PREPARE_HINT: &str = "run `dbscale prepare ycsb:a --target URL` (with the run's --set recordcount=N) first";
+const PREPARE_HINT: &str =
+    "run `dbscale prepare ycsb:a --target URL` (with the run's --set recordcount=N) first";
 
 fn not_prepared(table: &str, e: DbError) -> Error {
     // PostgreSQL undefined_table, MySQL ER_NO_SUCH_TABLE.
@@ -157,7 +158,10 @@ mod tests {
     fn proportions_are_shares_of_their_sum() {
         let w = workload(
             "ycsb:a",
-            &[("readproportion", 1.0.into()), ("updateproportion", 1.0.into())],
+            &[
+                ("readproportion", 1.0.into()),
+                ("updateproportion", 1.0.into()),
+            ],
         )
         .unwrap();
         assert_eq!(w.options().mix, [0.5, 0.5, 0.0, 0.0, 0.0]);
@@ -166,7 +170,10 @@ mod tests {
     #[test]
     fn bad_properties_are_refused() {
         for (key, value) in [
-            ("requestdistribution", serde_json::Value::from("exponential")),
+            (
+                "requestdistribution",
+                serde_json::Value::from("exponential"),
+            ),
             ("zipfianconstant", 1.0.into()),
             ("readproportion", (-0.1).into()),
             ("fieldcount", 0.into()),
@@ -175,12 +182,12 @@ mod tests {
             ("scanlengthdistribution", "latest".into()),
             ("minscanlength", 2_000.into()),
         ] {
-            assert!(workload("ycsb:a", &[(key, value.clone())]).is_err(), "{key}={value}");
+            assert!(
+                workload("ycsb:a", &[(key, value.clone())]).is_err(),
+                "{key}={value}"
+            );
         }
-        let nothing = [
-            ("readproportion", 0.into()),
-            ("updateproportion", 0.into()),
-        ];
+        let nothing = [("readproportion", 0.into()), ("updateproportion", 0.into())];
         let e = workload("ycsb:a", &nothing).unwrap_err().to_string();
         assert!(e.contains("add up to 0"), "{e}");
     }
@@ -191,9 +198,15 @@ mod tests {
         let list = w.statements(Dialect::Postgres);
         let layout = statements::Layout::new(3);
         assert_eq!(list.len(), layout.count());
-        assert_eq!(list[statements::Layout::READ_ALL].sql, "SELECT * FROM usertable WHERE YCSB_KEY = $1");
+        assert_eq!(
+            list[statements::Layout::READ_ALL].sql,
+            "SELECT * FROM usertable WHERE YCSB_KEY = $1"
+        );
         assert_eq!(list[layout.read_field(2)].name, "read_field2");
-        assert_eq!(list[layout.update_field(1)].sql, "UPDATE usertable SET FIELD1 = $1 WHERE YCSB_KEY = $2");
+        assert_eq!(
+            list[layout.update_field(1)].sql,
+            "UPDATE usertable SET FIELD1 = $1 WHERE YCSB_KEY = $2"
+        );
         assert_eq!(
             list[layout.update_all()].sql,
             "UPDATE usertable SET FIELD0 = $1, FIELD1 = $2, FIELD2 = $3 WHERE YCSB_KEY = $4"

@@ -123,10 +123,17 @@ impl Options {
         let ordered_inserts = match p.str("insertorder") {
             "hashed" => false,
             "ordered" => true,
-            other => return Err(bad(format!("insertorder must be hashed or ordered, got {other:?}"))),
+            other => {
+                return Err(bad(format!(
+                    "insertorder must be hashed or ordered, got {other:?}"
+                )))
+            }
         };
         let table = p.str("table").to_string();
-        let plain = table.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        let plain = table
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
             && table.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
             && table.len() <= 63;
         if !plain {

@@ -73,7 +73,10 @@ pub fn statements(o: &Options, dialect: Dialect) -> Vec<Statement> {
     let sets: Vec<String> = fields.iter().map(|f| format!("{f} = ?")).collect();
     list.push(Statement::new(
         "update_all",
-        sql(format!("UPDATE {t} SET {} WHERE YCSB_KEY = ?", sets.join(", "))),
+        sql(format!(
+            "UPDATE {t} SET {} WHERE YCSB_KEY = ?",
+            sets.join(", ")
+        )),
     ));
     let marks = vec!["?"; fields.len() + 1].join(", ");
     list.push(Statement::new(
