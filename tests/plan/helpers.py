@@ -52,6 +52,22 @@ _DECLARED = Catalog.from_json(
             "aliases": ["oltp_update_index"],
             "params": _SYSBENCH_PARAMS,
         },
+        **{
+            f"ycsb:{letter}": {
+                "family": "ycsb",
+                "description": "",
+                "params": {"recordcount": {"default": 1000, "doc": ""}},
+            }
+            for letter in "abcdef"
+        },
+        "tpch": {
+            "family": "tpch",
+            "description": "",
+            "params": {
+                "scale_factor": {"default": 1.0, "doc": ""},
+                "queries": {"default": "1-22", "doc": ""},
+            },
+        },
         "tpcc": {
             "family": "tpcc",
             "description": "",

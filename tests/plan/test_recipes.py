@@ -19,7 +19,7 @@ def test_the_recipes_are_bundled() -> None:
     assert recipe_names() == [
         "capacity-by-size", "cloud-report", "cloud-report-capacity", "cloud-report-nodes",
         "cloud-report-oltp", "cloudsql-pg-scaling", "ha-failover",
-        "mysql-write-editions", "socket-vs-tcp", "ycsb-core",
+        "mysql-write-editions", "socket-vs-tcp", "tpch-streams", "ycsb-core",
     ]  # fmt: skip
 
 

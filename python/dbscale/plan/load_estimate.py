@@ -14,23 +14,29 @@ from dbscale.values import ParamValue
 
 # Rows per second of `dbscale prepare`, by workload family and server (tables, then keys).
 TPCB, SYSBENCH, TPCC = WorkloadFamily.TPCB, WorkloadFamily.SYSBENCH, WorkloadFamily.TPCC
-YCSB = WorkloadFamily.YCSB
+YCSB, TPCH = WorkloadFamily.YCSB, WorkloadFamily.TPCH
 ROWS_PER_S = {
     (TPCB, Dialect.POSTGRESQL): 1.1e6,  # scale 100: 10.0 M rows in 8.8 s
     (TPCB, Dialect.MYSQL): 4.8e5,  # as sysbench's rows on MariaDB
     (SYSBENCH, Dialect.POSTGRESQL): 6.6e5,  # 4 x 1 M rows in 6.0 s
     (SYSBENCH, Dialect.MYSQL): 4.8e5,  # 4 x 1 M rows in 8.3 s (MariaDB)
-    (YCSB, Dialect.POSTGRESQL): 5.0e4,  # YCSB_ROWS_PG
-    (YCSB, Dialect.MYSQL): 5.0e4,  # YCSB_ROWS_MY
+    (YCSB, Dialect.POSTGRESQL): 5.6e4,  # 100,000 rows in 1.78 s (2026-11-29)
+    (YCSB, Dialect.MYSQL): 3.0e4,  # 100,000 rows in 3.33 s (MariaDB)
+    (TPCH, Dialect.POSTGRESQL): 1.03e5,  # scale factor 1: 8.66 M rows in 83.7 s
+    (TPCH, Dialect.MYSQL): 3.2e4,  # SF 0.1 (MariaDB): 0.87 M rows in 26.8 s, 20.7 of them keys
 }
 # TPC-C loads whole warehouses (about 500,000 rows each).
 WAREHOUSES_PER_S = {Dialect.POSTGRESQL: 58.7 / 60, Dialect.MYSQL: 45.7 / 60}
-DEFAULTS = {"scale": 1, "tables": 1, "table_size": 10_000, "warehouses": 1, "recordcount": 1_000}
+DEFAULTS = {"scale": 1, "tables": 1, "table_size": 10_000, "warehouses": 1, "recordcount": 1_000,
+            "scale_factor": 1}  # fmt: skip
+# TPC-H's rows per unit of scale factor (dbgen: 8,661,245 at SF 1).
+TPCH_ROWS_PER_SF = 8_661_245
 # Bytes on disk, tables and indexes, measured after `dbscale prepare` (2026-11-27): TPC-B scale 5
 # took 78.8 MB on PostgreSQL 15 (158 bytes per row); sysbench 2 x 200,000 rows 102 MB (PostgreSQL)
 # and 98.7 MB (MariaDB; 255 and 247 per row); TPC-C 2 warehouses 223 MB (PostgreSQL) and 195 MB
-# (MariaDB: 92 MB per warehouse and 11 MB of items). The larger of the two, rounded up.
-BYTES_PER_ROW = {TPCB: 160, SYSBENCH: 260, YCSB: 1_300}  # YCSB_BYTES
+# (MariaDB: 92 MB per warehouse and 11 MB of items). The larger of the two, rounded up. YCSB:
+# 100,000 rows took 121 MB on PostgreSQL (2026-11-29); TPC-H scale factor 1, 1.71 GB.
+BYTES_PER_ROW = {TPCB: 160, SYSBENCH: 260, YCSB: 1_220, TPCH: 200}
 BYTES_PER_WAREHOUSE = 115e6
 
 
@@ -63,6 +69,10 @@ def estimate_load(
         rows = _number(params, "tables") * _number(params, "table_size")
         return LoadEstimate(rows, "rows", rows / ROWS_PER_S[(SYSBENCH, server)],
                             rows * BYTES_PER_ROW[SYSBENCH], SYSBENCH)  # fmt: skip
+    if family is TPCH:
+        rows = TPCH_ROWS_PER_SF * _number(params, "scale_factor")
+        return LoadEstimate(rows, "rows", rows / ROWS_PER_S[(TPCH, server)],
+                            rows * BYTES_PER_ROW[TPCH], TPCH)  # fmt: skip
     if family is YCSB:
         rows = _number(params, "recordcount")
         return LoadEstimate(rows, "rows", rows / ROWS_PER_S[(YCSB, server)],

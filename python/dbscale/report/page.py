@@ -28,10 +28,9 @@ from dbscale.report.tables import (
     worker_table,
 )
 from dbscale.report.tpcc_section import tpcc_link, tpcc_section
-from dbscale.report.tpch_section import tpch_link as tpch_derived_link
-from dbscale.report.tpch_section import tpch_section as tpch_derived_section
-from dbscale.report.ycsb_section import ycsb_link, ycsb_section
+from dbscale.report.tpch_section import tpch_link, tpch_section
 from dbscale.report.view import ResultsView
+from dbscale.report.ycsb_section import ycsb_link, ycsb_section
 
 STYLE = """
 :root { --ink: #1f2328; --muted: #59636e; --line: #d0d7de; --warn: #fff8c5; --warn-line: #d4a72c; }
@@ -229,7 +228,7 @@ def render_report_html(
         headline_list(headline.sentences(study)),
         facts_list(header_facts(study, host_note)),
         warnings_box(study.warnings),
-        element("nav", nav, tpcc_link(study), tpch_derived_link(study), ycsb_link(study),
+        element("nav", nav, tpcc_link(study), tpch_link(study), ycsb_link(study),
                 cluster_link(study), published_link(study),
                 element("a", "Points", href="#points"), element("a", "Runs", href="#runs"),
                 machine_link),
@@ -240,7 +239,7 @@ def render_report_html(
         "main",
         chart_figures(charts),
         tpcc_section(study),
-        tpch_derived_section(study),
+        tpch_section(study),
         ycsb_section(study),
         cluster_section(study),
         published_section(study),

@@ -45,15 +45,15 @@ def query_rows(study: ResultsView) -> list[list[Cell]]:
             times = [f.query_s[number] for f in figures if number in f.query_s]
             if times:
                 rows.append(_row(point.label, f"Q{number} (s)", times))
-        for name, pick in (
-            ("geometric mean (s)", lambda f: f.geomean_s),
-            ("power-like (queries only)", lambda f: f.power),
-            ("throughput-like", lambda f: f.throughput),
-            ("QphH-like", lambda f: f.qph),
+        for name, values in (
+            ("geometric mean (s)", [f.geomean_s for f in figures]),
+            ("power-like (queries only)", [f.power for f in figures]),
+            ("throughput-like", [f.throughput for f in figures]),
+            ("QphH-like", [f.qph for f in figures]),
         ):
-            values = [v for f in figures if (v := pick(f)) is not None]
-            if values:
-                rows.append(_row(point.label, name, values))
+            known = [v for v in values if v is not None]
+            if known:
+                rows.append(_row(point.label, name, known))
     return rows
 
 

@@ -14,7 +14,6 @@ from dbscale.modes import WorkloadFamily
 from dbscale.report.markup import Markup, element, join
 from dbscale.report.tables import Cell, table_block
 from dbscale.report.view import PointView, ResultsView
-from dbscale.values import ParamValue
 
 # The core's transaction types of the family, with the property that sets each one's share.
 OPERATIONS = (
@@ -37,7 +36,7 @@ def _is_ycsb(workload: str) -> bool:
         return False
 
 
-def _configured(params: Mapping[str, ParamValue]) -> dict[str, float]:
+def _configured(params: Mapping[str, object]) -> dict[str, float]:
     shares = {}
     for name, key in OPERATIONS:
         try:
