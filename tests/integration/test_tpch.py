@@ -151,6 +151,19 @@ def test_power_and_throughput_runs_time_each_query(
         assert all(types[f"q{n}"]["transactions"] == streams for n in range(1, 23))
         report = (out / "report.html").read_text()
         assert "derived from TPC-H" in report and "not comparable" in report
+    # A query that fails is recorded as its own type with the server's message; the stream goes
+    # on with the next one.
+    live.psql("ALTER TABLE region RENAME TO region_gone", dbname="dbscale_tpch")
+    try:
+        out = tmp_path / "failing"
+        cli(capsys, "run", "tpch", "--target", url, *SF, "-c", "1", "-t", "22", "--out",
+            str(out))  # fmt: skip
+    finally:
+        live.psql("ALTER TABLE region_gone RENAME TO region", dbname="dbscale_tpch")
+    record = json.loads((out / "runs.jsonl").read_text().splitlines()[-1])
+    failed = {name: t["failed"] for name, t in record["transaction_types"].items() if t["failed"]}
+    assert failed == {"q2": 1, "q5": 1, "q8": 1} and record["transactions"] == 19
+    assert "region" in json.dumps(record["errors"]["messages"])
     bad = cli(capsys, "run", "tpch", "--target", url, "--set", "queries=0-30", "-t", "1")
     bad.assert_user_error()
     assert "queries must be numbers 1 to 22" in bad.err

@@ -308,13 +308,14 @@ impl Client {
                         self.rng = replay.clone();
                         continue;
                     }
+                    let kind = self.workload.kind_in_flight();
                     let mut recorder = self.recorder.borrow_mut();
-                    recorder.failure(0, end, tries, self.node);
+                    recorder.failure(kind, end, tries, self.node);
                     recorder.log(&LogLine {
                         client: self.id,
                         number: self.number,
                         outcome: Logged::Failed,
-                        script: 0,
+                        script: kind,
                         at: end,
                         lag: due.lag,
                         tries,

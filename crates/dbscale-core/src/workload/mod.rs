@@ -440,6 +440,18 @@ impl WorkloadClient {
         }
     }
 
+    /// The type of the transaction under way: a failed one is counted as its own type.
+    #[inline]
+    pub fn kind_in_flight(&self) -> usize {
+        match self {
+            WorkloadClient::Tpcb(_) | WorkloadClient::Sysbench(_) => 0,
+            WorkloadClient::Tpcc(c) => c.kind(),
+            WorkloadClient::Script(c) => c.kind(),
+            WorkloadClient::Ycsb(c) => c.kind(),
+            WorkloadClient::Tpch(c) => c.kind(),
+        }
+    }
+
     /// Scripts: the client's per-command sums (pgbench `-r`), flattened in script order.
     pub fn command_tallies(&self) -> Option<&[CommandTally]> {
         match self {

@@ -48,6 +48,8 @@ pub struct ScriptClient {
     tallies: Vec<CommandTally>,
     /// In pipeline mode: SQL commands queue up until the next sync point.
     in_pipeline: bool,
+    /// The script of the transaction under way (its type, also when it fails).
+    kind: usize,
 }
 
 /// Where a script run stands: which script, which command, whether it got there by a jump.
@@ -139,6 +141,11 @@ fn place(script: &Script, command: &Command) -> String {
 }
 
 impl ScriptClient {
+    /// The type (script) of the transaction under way or last run.
+    pub fn kind(&self) -> usize {
+        self.kind
+    }
+
     pub fn new(mix: Arc<ScriptMix>, client_id: u32) -> Self {
         let mut vars = Variables::default();
         for (name, text) in &mix.defines {
@@ -156,6 +163,7 @@ impl ScriptClient {
             values: Vec::new(),
             tallies: vec![CommandTally::default(); commands],
             in_pipeline: false,
+            kind: 0,
         }
     }
 
@@ -168,6 +176,7 @@ impl ScriptClient {
     ) -> Result<TxnOutcome, DbError> {
         let mix = self.mix.clone();
         let kind = mix.choose(rng);
+        self.kind = kind;
         // A transaction dropped mid-pipeline (its future cancelled) left no pipeline behind.
         self.in_pipeline = false;
         let script = &mix.scripts[kind];

@@ -156,6 +156,8 @@ pub struct TpchClient {
     options: Options,
     order: Vec<usize>,
     next: usize,
+    /// The query under way (its type, also when it fails).
+    kind: usize,
     /// The stream's own parameter draws, from the run's seed and the stream number.
     params_rng: SmallRng,
 }
@@ -166,8 +168,14 @@ impl TpchClient {
             order: stream_order(stream, options.permuted, &options.queries),
             options: options.clone(),
             next: 0,
+            kind: 0,
             params_rng: SmallRng::seed_from_u64(seed ^ (u64::from(stream) << 32) ^ 0x7c9_4ab1),
         }
+    }
+
+    /// The type of the query under way or last run.
+    pub fn kind(&self) -> usize {
+        self.kind
     }
 
     /// Runs the stream's next query as one transaction of its type (`q1`..`q22`): a failed
@@ -178,6 +186,7 @@ impl TpchClient {
         _rng: &mut SmallRng,
     ) -> Result<TxnOutcome, DbError> {
         let number = self.order[self.next];
+        self.kind = number - 1;
         self.next = (self.next + 1) % self.order.len();
         let values = if self.options.qualification {
             qualification(number, self.options.scale_factor)

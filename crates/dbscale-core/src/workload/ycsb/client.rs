@@ -77,6 +77,8 @@ pub struct YcsbClient {
     first_key: u64,
     key: String,
     values: Vec<String>,
+    /// The operation under way (its type, also when it fails).
+    kind: usize,
 }
 
 impl YcsbClient {
@@ -99,6 +101,7 @@ impl YcsbClient {
                 .collect(),
             first_key: o.insert_start,
             key: String::with_capacity(32),
+            kind: 0,
             o,
             chooser,
             scan_length,
@@ -121,6 +124,11 @@ impl YcsbClient {
             }
         }
         chosen // rounding left a sliver past the last share
+    }
+
+    /// The type of the operation under way or last run.
+    pub fn kind(&self) -> usize {
+        self.kind
     }
 
     /// `nextKeynum()`: a key number whose row exists.
@@ -158,6 +166,7 @@ impl YcsbClient {
     ) -> Result<TxnOutcome, DbError> {
         let mut q = QueryCounts::default();
         let op = Self::operation_at(&self.o.mix, rng.gen());
+        self.kind = op as usize;
         match op {
             Operation::Read => {
                 let k = self.key_number(rng);
