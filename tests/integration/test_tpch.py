@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import subprocess
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -20,7 +21,7 @@ import pytest
 from dbscale import core
 from dbscale.cli import commands
 from dbscale.cli.app import run_cli
-from tests.conftest import PgTestServer
+from tests.conftest import REPO, PgTestServer, skip_or_fail
 from tests.integration.conftest import Outcome
 from tests.integration.mariadb import MariaDBTestServer, mariadb_from_env
 
@@ -176,3 +177,26 @@ def test_missing_tables_are_refused_with_the_prepare_to_run(
     missing = cli(capsys, "run", "tpch", "--target", url, *SF, "-t", "1")
     assert missing.code != 0 and "TPC-H tables are missing" in missing.err
     assert "dbscale prepare tpch" in missing.err
+
+
+def test_go_tpc_runs_its_22_queries_on_the_tables_dbscale_loaded(
+    mariadb: MariaDBTestServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """go-tpc v1.0.7's `tpch run` (its own query texts; its --sf is a whole number, which only
+    sets Q11's fraction) on dbscale's MariaDB tables at scale factor 0.01: every query runs."""
+    go_tpc = REPO / ".cache" / "bin" / "go-tpc"
+    if not go_tpc.exists():
+        skip_or_fail("go-tpc is not installed: run `make peers` (scripts/install-go-tpc.sh)")
+    url = mariadb.fresh_database("dbscale_tpch_gotpc")
+    cli(capsys, "prepare", "tpch", "--target", url, *SF).assert_ok()
+    done = subprocess.run(
+        [str(go_tpc), "tpch", "run", "-d", "mysql", "-H", "127.0.0.1", "-P", str(mariadb.port),
+         "-U", "root", "-D", "dbscale_tpch_gotpc", "--count", "22", "--interval", "100s"],
+        capture_output=True, text=True, check=False, timeout=300,
+    )  # fmt: skip
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert "error" not in output.lower(), output
+    ran = {line.split(":")[0].removeprefix("[Summary] ") for line in output.splitlines()
+           if line.startswith("[Summary] Q")}  # fmt: skip
+    assert ran == {f"Q{n}" for n in range(1, 23)}, output
