@@ -18,3 +18,17 @@ bench_pg_url() {
     url="${DBSCALE_TEST_PG_URL}?sslmode=disable"
   fi
 }
+
+# Sets the array $urls to `--mysql-url URL --pg-url URL`: $DBSCALE_BENCH_MYSQL_URL and
+# $DBSCALE_BENCH_PG_URL when set, else the private test servers' (started for the duration of the
+# script) with the databases $1 (MariaDB) and $2 (PostgreSQL).
+bench_mysql_pg_urls() {
+  urls=()
+  [ -n "${DBSCALE_BENCH_MYSQL_URL:-}" ] && urls+=(--mysql-url "$DBSCALE_BENCH_MYSQL_URL")
+  [ -n "${DBSCALE_BENCH_PG_URL:-}" ] && urls+=(--pg-url "$DBSCALE_BENCH_PG_URL")
+  if [ ${#urls[@]} -eq 0 ]; then
+    DBSCALE_REQUIRE_SERVERS=1 bench_servers_start
+    urls=(--mysql-url "mysql://root@127.0.0.1:${DBSCALE_TEST_MYSQL_PORT}/$1"
+          --pg-url "postgresql://postgres@127.0.0.1:${DBSCALE_TEST_PG_PORT}/$2")
+  fi
+}

@@ -6,13 +6,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-go-ycsb.sh
-urls=()
-[ -n "${DBSCALE_BENCH_MYSQL_URL:-}" ] && urls+=(--mysql-url "$DBSCALE_BENCH_MYSQL_URL")
-[ -n "${DBSCALE_BENCH_PG_URL:-}" ] && urls+=(--pg-url "$DBSCALE_BENCH_PG_URL")
-if [ ${#urls[@]} -eq 0 ]; then
-  . bench/servers.bash
-  DBSCALE_REQUIRE_SERVERS=1 bench_servers_start
-  urls=(--mysql-url "mysql://root@127.0.0.1:${DBSCALE_TEST_MYSQL_PORT}/ycsb_bench"
-        --pg-url "postgresql://postgres@127.0.0.1:${DBSCALE_TEST_PG_PORT}/ycsb_bench")
-fi
+. bench/servers.bash
+bench_mysql_pg_urls ycsb_bench ycsb_bench
 .venv/bin/python bench/vs_goycsb.py "${urls[@]}" "$@"  # no exec: the EXIT trap stops the servers

@@ -18,8 +18,10 @@ from typing import Any
 
 import pytest
 
+from dbscale.cli.app import run_cli
 from tests.conftest import REPO, PgTestServer, skip_or_fail
 from tests.integration.browser import launched_browser
+from tests.integration.mariadb import MariaDBTestServer, mariadb_from_env
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,18 @@ def dbscale(
         cwd=cwd or _WORK_DIR, check=False,
     )  # fmt: skip
     return Outcome(done.returncode, done.stdout, done.stderr)
+
+
+def in_process(capsys: pytest.CaptureFixture[str], *argv: str) -> Outcome:
+    """`dbscale ARGV` in this process: the same exit code, stdout and stderr, no start-up cost."""
+    code = run_cli(list(argv))
+    captured = capsys.readouterr()
+    return Outcome(code, captured.out, captured.err)
+
+
+@pytest.fixture(scope="module")
+def mariadb(core: ModuleType) -> MariaDBTestServer:
+    return mariadb_from_env()
 
 
 @pytest.fixture(scope="module")

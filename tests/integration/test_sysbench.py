@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from dbscale.cli.app import run_cli
 from tests.conftest import PgTestServer
-from tests.integration.conftest import Outcome, dbscale, read_runs
-from tests.integration.mariadb import MariaDBTestServer, mariadb_from_env
+from tests.integration.conftest import dbscale, read_runs
+from tests.integration.conftest import in_process as cli
+from tests.integration.mariadb import MariaDBTestServer
 
 SMALL = ("--set", "tables=2", "--set", "table_size=1000")
 INTERVAL = re.compile(
@@ -22,22 +22,10 @@ INTERVAL = re.compile(
 )
 
 
-@pytest.fixture(scope="module")
-def mariadb(core: object) -> MariaDBTestServer:
-    return mariadb_from_env()
-
-
 @pytest.fixture(autouse=True)
 def _elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """In-process runs without --out write their results directory here, not in the checkout."""
     monkeypatch.chdir(tmp_path)
-
-
-def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> Outcome:
-    """`dbscale ARGV` in this process: the same exit code, stdout and stderr, no start-up cost."""
-    code = run_cli(list(argv))
-    captured = capsys.readouterr()
-    return Outcome(code, captured.out, captured.err)
 
 
 def _final_block(out: str) -> dict[str, float]:

@@ -20,10 +20,9 @@ import pytest
 
 from dbscale import core
 from dbscale.cli import commands
-from dbscale.cli.app import run_cli
 from tests.conftest import REPO, PgTestServer, skip_or_fail
-from tests.integration.conftest import Outcome
-from tests.integration.mariadb import MariaDBTestServer, mariadb_from_env
+from tests.integration.conftest import in_process as cli
+from tests.integration.mariadb import MariaDBTestServer
 
 SF = ("--set", "scale_factor=0.01")
 # dbgen's rows at scale factor 0.01: lineitem, orders, partsupp, part, customer, supplier,
@@ -34,20 +33,9 @@ TYPES = {"integer": "INTEGER", "bigint": "BIGINT", "numeric": "DECIMAL(15,2)", "
          "character": "VARCHAR", "character varying": "VARCHAR"}  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def mariadb(core: object) -> MariaDBTestServer:
-    return mariadb_from_env()
-
-
 @pytest.fixture(autouse=True)
 def _elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-
-
-def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> Outcome:
-    code = run_cli(list(argv))
-    captured = capsys.readouterr()
-    return Outcome(code, captured.out, captured.err)
 
 
 def _answers(url: str) -> dict[str, Any]:

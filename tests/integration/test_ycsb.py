@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from dbscale.cli.app import run_cli
 from tests.conftest import PgTestServer
-from tests.integration.conftest import Outcome
-from tests.integration.mariadb import MariaDBTestServer, mariadb_from_env
+from tests.integration.conftest import in_process as cli
+from tests.integration.mariadb import MariaDBTestServer
 
 RECORDS = 2_000
 MIXES = {  # YCSB's workload files: read, update, insert, scan, read-modify-write
@@ -28,20 +27,9 @@ MIXES = {  # YCSB's workload files: read, update, insert, scan, read-modify-writ
 TYPES = ("read", "update", "insert", "scan", "read_modify_write")
 
 
-@pytest.fixture(scope="module")
-def mariadb(core: object) -> MariaDBTestServer:
-    return mariadb_from_env()
-
-
 @pytest.fixture(autouse=True)
 def _elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-
-
-def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> Outcome:
-    code = run_cli(list(argv))
-    captured = capsys.readouterr()
-    return Outcome(code, captured.out, captured.err)
 
 
 def _row_count(server: str, request: pytest.FixtureRequest, database: str) -> int:

@@ -5,7 +5,11 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::Poll;
 
-use crate::driver::Connection;
+use std::time::Instant;
+
+use crate::driver::{Connection, DbError};
+use crate::error::Unprepared;
+use crate::workload::PrepareStep;
 use crate::Error;
 
 /// Runs one SQL text; a failure names (the start of) the statement.
@@ -17,6 +21,32 @@ pub(crate) async fn exec(conn: &mut Connection, sql: &str) -> Result<(), Error> 
             context: sql.chars().take(120).collect(),
             source,
         })
+}
+
+/// A check's failure: a missing table (PostgreSQL's undefined_table, MySQL's ER_NO_SUCH_TABLE)
+/// means the data is not prepared, `unprepared` saying so from the server's message; any other
+/// failure is the statement's, in `context`.
+pub(crate) fn missing_or_failed(
+    e: DbError,
+    unprepared: impl FnOnce(&str) -> Unprepared,
+    context: impl FnOnce() -> String,
+) -> Error {
+    if matches!(e.code.as_deref(), Some("42P01" | "1146")) {
+        Error::NotPrepared(unprepared(&e.message))
+    } else {
+        Error::Sql {
+            context: context(),
+            source: e,
+        }
+    }
+}
+
+/// A prepare or cleanup step named `name` that began at `begun` and ends now.
+pub(crate) fn step(name: impl Into<String>, begun: Instant) -> PrepareStep {
+    PrepareStep {
+        name: name.into(),
+        seconds: begun.elapsed().as_secs_f64(),
+    }
 }
 
 /// Polls all futures on this task until every one is done; results in input order. (The

@@ -2,6 +2,7 @@
 //! Each workload family lives in its own module; [`Workload`] and [`WorkloadClient`] dispatch to
 //! them with enums so the hot loop makes no dynamic calls.
 
+pub(crate) mod calendar;
 pub(crate) mod loading;
 pub mod params;
 pub mod script;
@@ -406,6 +407,19 @@ impl Workload {
                 other.name()
             ))),
         }
+    }
+}
+
+/// A workload's config from a name and `--set` parameters, for the families' tests.
+#[cfg(test)]
+pub(crate) fn test_config(name: &str, params: &[(&str, serde_json::Value)]) -> WorkloadConfig {
+    WorkloadConfig {
+        name: name.into(),
+        params: params
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect(),
+        ..Default::default()
     }
 }
 

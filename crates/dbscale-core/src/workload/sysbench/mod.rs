@@ -19,6 +19,7 @@ use std::sync::Arc;
 use crate::config::WorkloadConfig;
 use crate::driver::{Connection, DbError, Dialect, ErrorClass, Statement};
 use crate::error::Unprepared;
+use crate::workload::loading::missing_or_failed;
 use crate::workload::Params;
 use crate::Error;
 use catalog::VARIANTS;
@@ -154,36 +155,20 @@ impl Sysbench {
 pub const MAX_TRIES: u32 = u32::MAX;
 
 fn not_prepared(table: u32, e: DbError) -> Error {
-    // PostgreSQL undefined_table, MySQL ER_NO_SUCH_TABLE.
-    if matches!(e.code.as_deref(), Some("42P01" | "1146")) {
-        Error::NotPrepared(Unprepared::sysbench(format!(
-            "table sbtest{table} is missing ({})",
-            e.message
-        )))
-    } else {
-        Error::Sql {
-            context: format!("checking table sbtest{table}"),
-            source: e,
-        }
-    }
+    let unprepared =
+        |message: &str| Unprepared::sysbench(format!("table sbtest{table} is missing ({message})"));
+    missing_or_failed(e, unprepared, || format!("checking table sbtest{table}"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::test_config;
     use std::collections::BTreeMap;
 
     /// A sysbench workload from a test name and `--set` parameters.
     fn workload(name: &str, params: &[(&str, serde_json::Value)]) -> Result<Sysbench, Error> {
-        let config = WorkloadConfig {
-            name: name.into(),
-            params: params
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.clone()))
-                .collect::<BTreeMap<_, _>>(),
-            ..Default::default()
-        };
-        Sysbench::from_config(&config).map(|w| w.expect("a sysbench name"))
+        Sysbench::from_config(&test_config(name, params)).map(|w| w.expect("a sysbench name"))
     }
 
     /// oltp_read_write with `--set` parameters, for the loader's and rows' tests.

@@ -8,6 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use super::rows::RowBuffer;
 use super::schema::columns;
 use crate::driver::{numbered_placeholders, Connection, Dialect, QueryProtocol, Statement};
+use crate::workload::calendar::Day;
 use crate::Error;
 
 /// Bytes of encoded rows per chunk handed to the connection.
@@ -140,28 +141,15 @@ impl LoadTime {
             .map_or(0, |d| d.as_secs() as i64);
         let pg_us = (unix - PG_EPOCH_OFFSET_S) * 1_000_000;
         let (days, secs) = (unix.div_euclid(86_400), unix.rem_euclid(86_400));
-        let (y, m, d) = civil_from_days(days);
         let text = format!(
-            "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}",
+            "{} {:02}:{:02}:{:02}",
+            Day::from_ordinal(days).text(),
             secs / 3600,
             (secs / 60) % 60,
             secs % 60
         );
         Self { pg_us, text }
     }
-}
-
-/// Year, month, day of a day count since 1970-01-01 (H. Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 fn column_list(table: &str) -> String {
@@ -205,10 +193,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn civil_dates_from_day_counts() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(10_957), (2000, 1, 1));
-        assert_eq!(civil_from_days(20_512), (2026, 2, 28));
-        assert_eq!(civil_from_days(20_513), (2026, 3, 1));
+    fn load_time_text_is_a_timestamp() {
+        let t = LoadTime::now();
+        assert_eq!(t.text.len(), 19, "{}", t.text);
+        assert_eq!(&t.text[4..5], "-");
     }
 }

@@ -15,8 +15,8 @@ use super::schema::{column_count, create_table, KEYS, TABLES};
 use super::Tpch;
 use crate::config::{LoadPart, LoadPhase};
 use crate::driver::{numbered_placeholders, Connection, Dialect, Endpoint, Param, QueryProtocol};
-use crate::workload::loading::{exec, join_all};
-use crate::workload::{PrepareStep, PrepareSummary};
+use crate::workload::loading::{exec, join_all, step};
+use crate::workload::PrepareSummary;
 use crate::Error;
 
 /// Bytes of rows per chunk handed to COPY or LOAD DATA.
@@ -69,7 +69,7 @@ impl Tpch {
                 rows += loaded?;
             }
             steps.push(step(
-                &format!("generate and load rows ({loaders} connections)"),
+                format!("generate and load rows ({loaders} connections)"),
                 begun,
             ));
         }
@@ -264,11 +264,4 @@ async fn write_rows(
         conn.execute(0, &params).await.map_err(failed)?;
     }
     Ok(count)
-}
-
-fn step(name: &str, begun: Instant) -> PrepareStep {
-    PrepareStep {
-        name: name.into(),
-        seconds: begun.elapsed().as_secs_f64(),
-    }
 }

@@ -7,7 +7,6 @@
 //! throughput run; a timed run repeats each stream with new parameters.
 
 mod answers;
-mod dates;
 mod loader;
 pub mod parameters;
 pub mod queries;
@@ -17,6 +16,7 @@ pub mod streams;
 use crate::config::WorkloadConfig;
 use crate::driver::{Connection, DbError};
 use crate::error::Unprepared;
+use crate::workload::loading::missing_or_failed;
 use crate::workload::{Family, ParamSpec, Params, WorkloadInfo};
 use crate::Error;
 pub use answers::check_answers;
@@ -200,17 +200,11 @@ const PREPARE_HINT: &str =
     "run `dbscale prepare tpch --target URL --set scale_factor=SF` with the run's scale factor first";
 
 fn not_prepared(e: DbError) -> Error {
-    if matches!(e.code.as_deref(), Some("42P01" | "1146")) {
-        Error::NotPrepared(Unprepared {
-            message: format!("the TPC-H tables are missing ({})", e.message),
-            hint: Some(PREPARE_HINT),
-        })
-    } else {
-        Error::Sql {
-            context: "checking the TPC-H tables".into(),
-            source: e,
-        }
-    }
+    let unprepared = |message: &str| Unprepared {
+        message: format!("the TPC-H tables are missing ({message})"),
+        hint: Some(PREPARE_HINT),
+    };
+    missing_or_failed(e, unprepared, || "checking the TPC-H tables".into())
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use rand::seq::SliceRandom;
 use rand::Rng;
 use tpchgen::distribution::Distributions;
 
-use super::dates::Day;
+use crate::workload::calendar::Day;
 
 /// The values of query `number`'s placeholders, in order.
 pub type Values = Vec<String>;

@@ -15,8 +15,8 @@ use crate::config::{LoadPart, LoadPhase};
 use crate::driver::{
     numbered_placeholders, Connection, Dialect, Endpoint, Param, QueryProtocol, Statement,
 };
-use crate::workload::loading::{exec, join_all};
-use crate::workload::{PrepareStep, PrepareSummary};
+use crate::workload::loading::{exec, join_all, step};
+use crate::workload::PrepareSummary;
 use crate::Error;
 
 /// Connections loading at once.
@@ -72,7 +72,7 @@ impl Ycsb {
             } else {
                 format!("{loaders} connections")
             };
-            steps.push(step(&format!("insert rows ({on})"), begun));
+            steps.push(step(format!("insert rows ({on})"), begun));
         }
         if LoadPart::runs(part, LoadPhase::Finish) && key_after_load {
             let begun = Instant::now();
@@ -192,12 +192,5 @@ fn loading(table: &str, source: crate::driver::DbError) -> Error {
     Error::Sql {
         context: format!("loading {table}"),
         source,
-    }
-}
-
-fn step(name: &str, begun: Instant) -> PrepareStep {
-    PrepareStep {
-        name: name.into(),
-        seconds: begun.elapsed().as_secs_f64(),
     }
 }

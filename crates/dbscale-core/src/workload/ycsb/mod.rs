@@ -17,6 +17,7 @@ use std::sync::Arc;
 use crate::config::WorkloadConfig;
 use crate::driver::{Connection, DbError, Dialect, Statement};
 use crate::error::Unprepared;
+use crate::workload::loading::missing_or_failed;
 use crate::workload::Params;
 use crate::Error;
 pub use catalog::catalog;
@@ -106,35 +107,20 @@ const PREPARE_HINT: &str =
     "run `dbscale prepare ycsb:a --target URL` (with the run's --set recordcount=N) first";
 
 fn not_prepared(table: &str, e: DbError) -> Error {
-    // PostgreSQL undefined_table, MySQL ER_NO_SUCH_TABLE.
-    if matches!(e.code.as_deref(), Some("42P01" | "1146")) {
-        Error::NotPrepared(Unprepared {
-            message: format!("table {table} is missing ({})", e.message),
-            hint: Some(PREPARE_HINT),
-        })
-    } else {
-        Error::Sql {
-            context: format!("counting the rows of {table}"),
-            source: e,
-        }
-    }
+    let unprepared = |message: &str| Unprepared {
+        message: format!("table {table} is missing ({message})"),
+        hint: Some(PREPARE_HINT),
+    };
+    missing_or_failed(e, unprepared, || format!("counting the rows of {table}"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeMap;
+    use crate::workload::test_config;
 
     fn workload(name: &str, params: &[(&str, serde_json::Value)]) -> Result<Ycsb, Error> {
-        let config = WorkloadConfig {
-            name: name.into(),
-            params: params
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.clone()))
-                .collect::<BTreeMap<_, _>>(),
-            ..Default::default()
-        };
-        Ycsb::from_config(&config).map(|w| w.expect("a ycsb name"))
+        Ycsb::from_config(&test_config(name, params)).map(|w| w.expect("a ycsb name"))
     }
 
     #[test]

@@ -1,6 +1,6 @@
-//! Calendar dates for the substitution parameters: the queries get their date bounds as literals
-//! (`date '1998-09-02'`), computed here, so one query text runs on every dialect without its
-//! interval arithmetic.
+//! Calendar days: TPC-H's substitution parameters get their date bounds as literals (`date
+//! '1998-09-02'`), computed here, so one query text runs on every dialect without its interval
+//! arithmetic; TPC-C's loads write their timestamps' dates from here too.
 
 /// A day of the proleptic Gregorian calendar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -26,7 +26,7 @@ impl Day {
         era * 146_097 + doe - 719_468
     }
 
-    fn from_ordinal(z: i64) -> Self {
+    pub fn from_ordinal(z: i64) -> Self {
         let z = z + 719_468;
         let era = z.div_euclid(146_097);
         let doe = z - era * 146_097;
@@ -77,5 +77,8 @@ mod tests {
         assert_eq!(Day::new(1997, 10, 1).plus_months(3).text(), "1998-01-01");
         assert_eq!(Day::new(1993, 1, 1).plus_years(1).text(), "1994-01-01");
         assert_eq!(Day::from_ordinal(0), Day::new(1970, 1, 1));
+        assert_eq!(Day::from_ordinal(10_957).text(), "2000-01-01");
+        assert_eq!(Day::from_ordinal(20_512).text(), "2026-02-28");
+        assert_eq!(Day::from_ordinal(20_513).text(), "2026-03-01");
     }
 }
