@@ -6,6 +6,7 @@ goes through here, and a native `CoreError` becomes a `DbscaleError` here, once.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import threading
@@ -29,6 +30,7 @@ from dbscale.core.answers import (
 )
 from dbscale.core.result import Interval, RunResult
 from dbscale.errors import DbscaleError, InternalError, NativeModuleMissingError, from_core
+from dbscale.modes import WorkloadFamily
 
 if TYPE_CHECKING:
     from dbscale.core.config import RunConfig, WorkloadConfig
@@ -125,6 +127,16 @@ def workloads() -> dict[str, WorkloadEntry]:
     return {
         str(name): strict(WorkloadEntry, entry, "workload catalog") for name, entry in data.items()
     }
+
+
+@functools.cache
+def family_of(name: str) -> WorkloadFamily | None:
+    """The family of the workload called `name` or by an alias of it; None when this build does
+    not know it (a record written by another version)."""
+    for entry in workloads().values():
+        if name == entry.name or name in entry.aliases:
+            return entry.family
+    return None
 
 
 def check_workload(workload: WorkloadConfig) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from dbscale.errors import DbscaleError
+from dbscale import core
 from dbscale.modes import WorkloadFamily
 from dbscale.report.markup import Markup, element, join
 from dbscale.report.tables import Cell, table_block
@@ -28,12 +28,7 @@ MARK_SE = 4.5
 
 
 def _is_ycsb(workload: str) -> bool:
-    from dbscale.plan.catalog import Catalog  # the installed core's catalog
-
-    try:
-        return Catalog.load().resolve(workload).family is WorkloadFamily.YCSB
-    except DbscaleError:  # a workload this build does not know
-        return False
+    return core.family_of(workload) is WorkloadFamily.YCSB
 
 
 def _configured(params: Mapping[str, object]) -> dict[str, float]:

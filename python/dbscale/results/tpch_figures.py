@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cache
 
 from dbscale import core
 from dbscale.modes import WorkloadFamily
@@ -31,18 +30,8 @@ class TpchRunFigures:
     complete: bool  # every stream ran every chosen query once at least, none failed
 
 
-@cache
-def _tpch_names() -> frozenset[str]:
-    entries = core.workloads()
-    names: set[str] = set()
-    for entry in entries.values():
-        if entry.family is WorkloadFamily.TPCH:
-            names.update({entry.name, *entry.aliases})
-    return frozenset(names)
-
-
 def is_tpch(record: RunRecord) -> bool:
-    return record.workload in _tpch_names()
+    return core.family_of(record.workload) is WorkloadFamily.TPCH
 
 
 def run_figures(record: RunRecord) -> TpchRunFigures | None:

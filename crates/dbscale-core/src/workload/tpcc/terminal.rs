@@ -77,12 +77,12 @@ impl TpccClient {
         &self.shape
     }
 
-    /// Deals the next transaction type and returns its keying time (zero without waits).
     /// The type of the transaction under way (chosen by `before`).
     pub fn kind(&self) -> usize {
         self.kind
     }
 
+    /// Deals the next transaction type and returns its keying time (zero without waits).
     pub fn before(&mut self, rng: &mut SmallRng) -> Duration {
         if self.next_card == self.deck.len() {
             for i in (1..self.deck.len()).rev() {

@@ -193,7 +193,7 @@ impl TpchClient {
         } else {
             random(number, self.options.scale_factor, &mut self.params_rng)
         };
-        let sql = super::queries::query_text(number, &values);
+        let sql = query_text(number, &values);
         let outcome = conn.batch(&sql).await?;
         let mut q = QueryCounts::default();
         q.count(&outcome);
@@ -203,17 +203,6 @@ impl TpchClient {
             ..Default::default()
         })
     }
-}
-
-/// The text of query `number` with the parameters stream 0's first pass would use.
-pub fn first_text(options: &Options, number: usize, seed: u64) -> String {
-    let values = if options.qualification {
-        qualification(number, options.scale_factor)
-    } else {
-        let mut rng = SmallRng::seed_from_u64(seed);
-        random(number, options.scale_factor, &mut rng)
-    };
-    query_text(number, &values)
 }
 
 #[cfg(test)]

@@ -15,8 +15,8 @@ use crate::driver::{Connection, DbError, Param};
 use crate::stats::counts::QueryCounts;
 use crate::workload::TxnOutcome;
 
-/// Draws past the readable range before a key is taken from it uniformly instead (a Zipfian
-/// range sized for more inserts than the run made redraws about one time in ten at most).
+/// Draws past the readable range before a key is taken from it uniformly instead (a bound, so a
+/// range sized for far more inserts than the run makes cannot spin a client).
 const MAX_REDRAWS: u32 = 1_000;
 
 /// `keychooser`: how key numbers are drawn for reads, updates and scans.
