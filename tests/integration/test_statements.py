@@ -165,7 +165,11 @@ def test_mariadb_digests_join_sysbench_statements(tmp_path: Path) -> None:
     assert section["source"] == "performance_schema" and not section["notes"], section
     by_text = {s["text"]: s for s in section["statements"]}
     commit = by_text["COMMIT"]
-    assert record["transactions"] <= commit["calls"] <= record["transactions"] + 2
+    # performance_schema's digest counts can miss a statement of a session that hit a deadlock
+    # (measured: COMMIT 576 against Com_commit 577 = the run's 577 transactions, 4 deadlocks
+    # retried), so a retried deadlock may take one COMMIT off its digest's count.
+    lost = record["errors"]["total"]
+    assert record["transactions"] - lost <= commit["calls"] <= record["transactions"] + 2
     # Every workload statement is joined (a ROLLBACK after a failed transaction is the
     # engine's, not one the workload runs).
     unjoined = {s["text"] for s in section["statements"] if not s.get("client")}
