@@ -134,3 +134,99 @@ def test_a_level_too_short_to_judge_ends_the_search_undecided() -> None:
     # Not the passing 100 (never confirmed), not "nothing passed down to the floor".
     assert answer.capacity is None and answer.short_level == 200 and not answer.floor_failed
     assert answer.highest_pass == 100 and answer.levels_run == 2
+
+
+Measure = Callable[[float], tuple[bool, float]]
+
+
+def run_measured(search: CapacitySearch, measure: Measure) -> CapacityAnswer:
+    """`measure(level)`: the level's verdict and the throughput it achieved."""
+    while (level := search.next_level()) is not None:
+        passed, achieved = measure(level)
+        search.observe(level, passed, achieved)
+    return search.answer()
+
+
+def test_a_target_that_slows_during_the_search_ends_it_without_an_answer() -> None:
+    """The tour's case: 1,300/s passes early, then the server serves less and less (to 800/s);
+    the search must not walk down with it to an answer that is the drift's."""
+    runs = [0]
+
+    def measure(x: float) -> tuple[bool, float]:
+        runs[0] += 1
+        capacity = max(1300.0 - 60 * max(runs[0] - 6, 0), 800.0)
+        return x <= capacity, min(x, capacity * 1.05)
+
+    answer = run_measured(CapacitySearch(start=1100, floor=1, ceiling=3000, confirm=2), measure)
+    assert answer.capacity is None and answer.drift is not None, answer
+    assert not answer.floor_failed and not answer.exhausted
+    drift = answer.drift
+    assert drift.kind == "slower"
+    passed_high = [o for o in answer.observations if o.level == drift.high]
+    assert passed_high[0].passed and passed_high[-1].phase is Phase.RECHECK
+    assert not passed_high[-1].passed
+
+
+def test_a_steady_gradual_knee_is_never_taken_for_drift() -> None:
+    """Verdicts that contradict each other across the ramp, but each level delivers what it is
+    offered: the search measures again and still answers."""
+    rng = random.Random(11)
+
+    def measure(x: float) -> tuple[bool, float]:
+        chance = min(max((1100 - x) / 200, 0.0), 1.0)
+        return rng.random() < chance, x * rng.uniform(0.97, 1.0)
+
+    for _ in range(20):
+        answer = run_measured(CapacitySearch(start=500, floor=1, ceiling=1e5), measure)
+        assert answer.drift is None
+        assert answer.capacity is not None and 880 <= answer.capacity <= 1100, answer
+
+
+def test_a_stall_is_measured_against_the_pass_above_and_the_search_goes_on() -> None:
+    """Runs 10 to 12 fail whatever their level (a checkpoint's stall, a vacuum): the fail well
+    below a pass makes the search measure that pass again; it holds (the stall is over), so the
+    stall's fails do not bound the answer."""
+    runs = [0]
+
+    def measure(x: float) -> tuple[bool, float]:
+        runs[0] += 1
+        if 10 <= runs[0] <= 12:
+            return False, min(x, 1250.0) * 0.95
+        return x <= 1200, min(x, 1250.0)
+
+    answer = run_measured(CapacitySearch(start=600, floor=1, ceiling=1e5, confirm=2), measure)
+    phases = [o.phase for o in answer.observations]
+    assert Phase.RECHECK in phases, answer.observations
+    assert answer.drift is None and answer.capacity is not None, answer
+    assert 1200 / 1.02 / 1.02 <= answer.capacity <= 1200, answer
+
+
+def test_a_search_out_of_levels_has_no_unconfirmed_answer() -> None:
+    search = CapacitySearch(start=100, floor=1, ceiling=1e4, max_levels=3)
+    answer = run(search, lambda x: x <= 150)
+    assert answer.exhausted and answer.capacity is None and not answer.floor_failed
+    assert answer.highest_pass is not None
+
+
+def test_a_level_that_delivers_far_less_than_a_lower_pass_did_is_checked_at_once() -> None:
+    """After 280/s passed, the target slows to 33/s: the next level above fails delivering a
+    tenth of what 280 did, so 280 is measured again at once (no walk through the bracket)."""
+    runs = [0]
+
+    def measure(x: float) -> tuple[bool, float]:
+        runs[0] += 1
+        capacity = 300.0 if runs[0] <= 4 else 33.0
+        return x <= capacity * 0.95, min(x, capacity)
+
+    answer = run_measured(CapacitySearch(start=180, floor=1, ceiling=400, confirm=1), measure)
+    assert answer.drift is not None and answer.capacity is None, answer.observations
+    assert answer.levels_run <= 6, answer.observations
+    assert answer.observations[-1].phase is Phase.RECHECK
+
+
+def test_a_steady_target_past_its_knee_is_not_taken_for_drift() -> None:
+    """Levels over the knee deliver the knee's throughput, no less: no recheck, an answer."""
+    answer = run_measured(CapacitySearch(start=300, floor=1, ceiling=1e4),
+                          lambda x: (x <= 1000, min(x, 1040.0)))  # fmt: skip
+    assert answer.capacity is not None and 980 <= answer.capacity <= 1000
+    assert Phase.RECHECK not in {o.phase for o in answer.observations}

@@ -222,6 +222,17 @@ def test_other_processes_over_a_tenth_of_the_host_warn_whatever_the_verdict() ->
     assert "host_warning" not in _judge(shared, rows=1)  # too short to judge anything
 
 
+def test_hypervisor_steal_over_a_tenth_of_the_host_warns_too() -> None:
+    """Measured on this VM during a capacity search: 17% steal on average (40% in its worst
+    second) took TPC-B's p99 at 570/s from 6 ms to 469 ms; no process of the host's used it."""
+    stolen = {"host_idle_pct": 50.0, "host_steal_pct": 17.0, "server_cpu_user_cores": 0.5,
+              "process_cpu_cores": 0.16, "client_cpu_cores": 0.15}  # fmt: skip
+    warning = _judge(stolen)["host_warning"]
+    assert warning.startswith("the hypervisor took 17% of the host's CPU time as steal"), warning
+    assert "other processes" not in warning
+    assert "host_warning" not in _judge({**stolen, "host_steal_pct": 4.0, "host_idle_pct": 63.0})
+
+
 def test_a_few_lock_samples_of_idle_sessions_are_no_verdict() -> None:
     # A paced run: 12 samples, 0.03 sessions active on average, all of them on a lock. That
     # says nothing about what limited the run.

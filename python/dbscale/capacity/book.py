@@ -77,7 +77,10 @@ def objective_result(
         objective=objective.text, percentile=objective.percentile, limit_ms=objective.limit_ms,
         capacity=answer.capacity, highest_pass=answer.highest_pass,
         lowest_fail=answer.lowest_fail, at_ceiling=answer.at_ceiling,
-        never_passed=answer.capacity is None and answer.short_level is None,
+        never_passed=answer.capacity is None and answer.short_level is None
+        and answer.drift is None and not answer.exhausted,
         confirmations=confirmations, short_level=answer.short_level,
         measure_needed_s=measure_needed, host_limited=host_limited,
+        drift_high=answer.drift.high if answer.drift else None,
+        drift_low=answer.drift.low if answer.drift else None, exhausted=answer.exhausted,
     )  # fmt: skip

@@ -104,7 +104,7 @@ class CapacityDriver:
                     search.stop_short(level)
                     self.measure_needed[index] = self._measure_to_decide(verdict, last)
                 else:
-                    search.observe(level, verdict.passed)
+                    search.observe(level, verdict.passed, last.achieved)
                 self._progress(objective, search, level, verdict, last)
             self.answers.append((objective, search.answer()))
             self._write(finished=False)

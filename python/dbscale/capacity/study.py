@@ -54,6 +54,15 @@ def _no_capacity(unanswered: list[CapacityFile], settings: CapacitySettings) -> 
             f"search again with --measure {settings.measure_min_s:g}s..{longest:g}s "
             "(--resume DIR keeps the levels measured so far)",
         )
+    drifted = [o for f in unanswered for o in f.objectives if o.drift_high is not None]
+    if drifted:
+        return NoCapacityError(
+            f"the capacity search of {names} has no answer: the target got slower during the "
+            f"search (level {drifted[0].drift_high:g} passed, then failed when measured again)",
+            "find what slowed it (checkpoints, vacuum, a growing table, the host: `dbscale run` "
+            "at that rate for minutes shows its latency over time), then search again into a new "
+            "--out directory",
+        )
     if any(o.host_limited for f in unanswered for o in f.objectives):
         return NoCapacityError(
             f"the capacity search of {names} failed levels while other processes took a "

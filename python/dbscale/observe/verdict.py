@@ -100,14 +100,25 @@ def judge(
 
 
 def host_contamination(ev: Evidence) -> str | None:
-    """A sentence when other processes took a material share of the host's CPU."""
+    """A sentence when other processes, or the hypervisor (steal: other virtual machines on the
+    same physical CPUs), took a material share of the host's CPU."""
     share = ev.other_cores / max(ev.host_cpus, 1)
-    if share < CONTAMINATION_SHARE:
+    steal = ev.mean("host_steal_pct") / 100.0
+    said = []
+    if share >= CONTAMINATION_SHARE:
+        said.append(
+            f"other processes used {ev.other_cores:.2f} of the host's {ev.host_cpus} CPUs "
+            f"({pct(share)}, above {pct(CONTAMINATION_SHARE)})"
+        )
+    if steal >= CONTAMINATION_SHARE:
+        said.append(
+            f"the hypervisor took {pct(steal)} of the host's CPU time as steal (above "
+            f"{pct(CONTAMINATION_SHARE)}: other virtual machines shared its physical CPUs)"
+        )
+    if not said:
         return None
-    return (
-        f"other processes used {ev.other_cores:.2f} of the host's {ev.host_cpus} CPUs "
-        f"({pct(share)}, above {pct(CONTAMINATION_SHARE)}) during the run: it shared its "
-        "machine, so its figures may be low and noisy"
+    return " and ".join(said) + (
+        " during the run: it shared its machine, so its figures may be low and noisy"
     )
 
 

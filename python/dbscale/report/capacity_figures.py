@@ -94,6 +94,8 @@ def _curve_chart(found: CapacityFile, several: bool) -> Chart | None:
     answer = ", ".join(
         f"{o.objective}: {o.capacity:,.4g} {found.unit}" if o.capacity is not None
         else f"{o.objective}: undecided (a level too short to judge)" if o.short_level is not None
+        else f"{o.objective}: no answer (the target got slower)" if o.drift_high is not None
+        else f"{o.objective}: undecided (no confirmed level)" if o.exhausted
         else f"{o.objective}: no level passed"
         for o in found.objectives
     )  # fmt: skip

@@ -34,6 +34,12 @@ class ObjectiveResult(_Model):
     short_level: float | None = None  # a level too short to decide ended the search there
     measure_needed_s: float | None = None  # the measure that would decide it
     host_limited: bool = False  # the fail bounding the answer ran while the host was busy
+    # The target got slower during the search: drift_high passed, then drift_low failed (well
+    # below it, or delivering well less), and drift_high failed when measured again with its
+    # throughput down.
+    drift_high: float | None = None
+    drift_low: float | None = None
+    exhausted: bool = False  # the search ran its most levels without a confirmed answer
 
 
 class LevelResult(_Model):
@@ -122,6 +128,15 @@ def answer_lines(found: CapacityFile) -> list[str]:
                          f"({found.measure_s[1]:g} s), with none of them telling of a fail; "
                          f"a measure of {needed} would decide")  # fmt: skip
             continue
+        if o.drift_high is not None:
+            lines.append(drift_line(o, found))
+            continue
+        if o.capacity is None and o.exhausted:
+            lines.append(f"{o.objective}: undecided: the search ran its most levels without a "
+                         f"confirmed answer (bracket [{number(o.highest_pass)}, "
+                         f"{number(o.lowest_fail)}] {found.unit}): its verdicts vary more than "
+                         f"the resolution")  # fmt: skip
+            continue
         if o.capacity is None:
             host = busy_host if o.host_limited else ""
             lines.append(f"{o.objective}: no level passed (lowest tried {number(o.lowest_fail)} "
@@ -155,6 +170,23 @@ def answer_lines(found: CapacityFile) -> list[str]:
                      "capacity found may be the client's, not the database's (more client "
                      "CPU, or --workers)")  # fmt: skip
     return [f"{found.point}: {line}" for line in lines] if found.point else lines
+
+
+def drift_line(o: ObjectiveResult, found: CapacityFile) -> str:
+    """What the target's drift was: the passed level's runs, first and when measured again."""
+    runs = [x for x in found.levels if x.level == o.drift_high]
+    first = next((x for x in runs if x.state == "pass"), None)
+    again = runs[-1] if runs else None
+    seen = ""
+    if first is not None and again is not None:
+        seen = (f" (achieved {first.achieved:,.1f}/s, p99 {number(first.p99_ms)} ms, then "
+                f"{again.achieved:,.1f}/s, p99 {number(again.p99_ms)} ms)")  # fmt: skip
+    return (
+        f"{o.objective}: no answer: the target got slower during the search: level "
+        f"{number(o.drift_high)} {found.unit} passed, then {number(o.drift_low)} failed, "
+        f"and {number(o.drift_high)} failed when measured again{seen}; the levels after "
+        f"would measure the drift, not a capacity"
+    )
 
 
 def write_capacity(directory: Path, found: CapacityStudy) -> None:

@@ -108,7 +108,8 @@ def print_stall(console: Console, record: RunRecord, label: str | None = None) -
 
 
 CONTAMINATION_HINT = (
-    "stop what else runs on this machine (top shows it) and run again; `--resume` only adds "
+    "stop what else runs on this machine (top shows it; steal, `st` in top, is other virtual "
+    "machines': a VM with dedicated CPUs avoids it) and run again; `--resume` only adds "
     "missing runs, so measure into a new directory"
 )
 

@@ -80,6 +80,10 @@ def _unanswered(search: CapacityFile, objective: ObjectiveResult) -> str:
         return "the failing level ran while the host was busy: the host may have been the limit"
     if objective.short_level is not None:
         return "undecided: a level was too short"
+    if objective.drift_high is not None:
+        return "no answer: the target got slower during the search"
+    if objective.exhausted:
+        return "undecided: no confirmed level within the search's most levels"
     if search.finished:
         return "no level met the objective"
     return "the search did not finish"
