@@ -66,3 +66,4 @@ class WorkloadFamily(StrEnum):
     SCRIPT = "script"  # pgbench script files
     YCSB = "ycsb"  # YCSB's core workloads: usertable, operation mixes, request distributions
     TPCH = "tpch"  # derived from TPC-H: dbgen's tables, the 22 queries as query streams
+    CH = "ch"  # CH-benCHmark: TPC-C terminals and analytic query streams on TPC-C's tables

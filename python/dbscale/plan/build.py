@@ -261,6 +261,10 @@ def _points(
         params, sized_clients = sized(info.family, params, target.node_vcpus, hosts, target.name)
         if sized_clients is not None:
             load_update["clients"] = sized_clients
+        elif ("clients" not in plan.load.model_fields_set and "clients" not in load_update
+              and info.family in (WorkloadFamily.TPCC, WorkloadFamily.CH)):  # fmt: skip
+            # Each point's own terminals (and CH-benCHmark's streams) when none are given.
+            load_update["clients"] = default_clients(info.family, params)
         load = LoadSettings.model_validate({**plan.load.model_dump(), **load_update})
         sources, defines = scripts.get(entry.display, ([], {}))
         point = Point(
@@ -319,12 +323,12 @@ def _refuse_unchecked(locator: PlanLocator, plan: PlanSchema, points: list[Point
     if plan.prepare.check == "never":
         return
     for point in points:
-        if point.family is not WorkloadFamily.TPCC:
+        if point.family not in (WorkloadFamily.TPCC, WorkloadFamily.CH):
             raise locator.error(
                 ("prepare", "check"),
                 f"check: run needs workloads with consistency conditions; {point.workload} has "
-                "none (only tpcc has)",
-                "remove prepare.check, or run it on a tpcc study",
+                "none (only tpcc and ch have)",
+                "remove prepare.check, or run it on a tpcc or ch study",
             )
 
 

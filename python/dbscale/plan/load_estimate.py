@@ -61,7 +61,7 @@ def estimate_load(
     family: WorkloadFamily, params: Mapping[str, ParamValue], server: Dialect
 ) -> LoadEstimate:
     """The data set of a workload of `family` with `params` on a `server`."""
-    if family is TPCC:
+    if family in (TPCC, WorkloadFamily.CH):  # CH-benCHmark's added tables are 10,030 rows
         warehouses = _number(params, "warehouses")
         return LoadEstimate(warehouses, "warehouses", warehouses / WAREHOUSES_PER_S[server],
                             warehouses * BYTES_PER_WAREHOUSE, TPCC)  # fmt: skip

@@ -254,6 +254,7 @@ def default_protocol(family: WorkloadFamily) -> QueryProtocol:
     """What the peer tool does by default: sysbench, go-tpc (TPC-C) and YCSB's JDBC binding use
     prepared statements, pgbench the simple protocol. Numbers only compare when dbscale does the
     same."""
-    if family in (WorkloadFamily.SYSBENCH, WorkloadFamily.TPCC, WorkloadFamily.YCSB):
+    if family in (WorkloadFamily.SYSBENCH, WorkloadFamily.TPCC, WorkloadFamily.CH,
+                  WorkloadFamily.YCSB):  # fmt: skip
         return QueryProtocol.PREPARED
     return QueryProtocol.SIMPLE

@@ -222,7 +222,15 @@ def _plain_run_document(options: RunOptions) -> PlanDocument:
 def default_clients(family: WorkloadFamily, params: Mapping[str, Any]) -> int:
     """A plain run's clients when --clients is not given (once the catalog has named the
     workload's family): 1, except TPC-C's terminals: 10 per active warehouse with waits (the
-    spec's), 1 per active warehouse without (the Cloud Report's)."""
+    spec's), 1 per active warehouse without (the Cloud Report's); CH-benCHmark's the same plus
+    its analytic streams (its last clients)."""
+    if family is WorkloadFamily.CH:
+        streams = params.get("analytic_streams", 1)
+        try:
+            extra = max(0, int(str(streams)))
+        except ValueError:
+            extra = 0  # the workload's own check reports the bad value
+        return default_clients(WorkloadFamily.TPCC, params) + extra
     if family is not WorkloadFamily.TPCC:
         return 1
     active = params.get("active_warehouses") or params.get("warehouses") or 1

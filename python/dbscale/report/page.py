@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dbscale.report import headline
+from dbscale.report.ch_section import ch_link, ch_section
 from dbscale.report.chart import Chart
 from dbscale.report.cluster_section import cluster_link, cluster_section
 from dbscale.report.command_table import commands_section
@@ -228,7 +229,7 @@ def render_report_html(
         headline_list(headline.sentences(study)),
         facts_list(header_facts(study, host_note)),
         warnings_box(study.warnings),
-        element("nav", nav, tpcc_link(study), tpch_link(study), ycsb_link(study),
+        element("nav", nav, tpcc_link(study), ch_link(study), tpch_link(study), ycsb_link(study),
                 cluster_link(study), published_link(study),
                 element("a", "Points", href="#points"), element("a", "Runs", href="#runs"),
                 machine_link),
@@ -239,6 +240,7 @@ def render_report_html(
         "main",
         chart_figures(charts),
         tpcc_section(study),
+        ch_section(study),
         tpch_section(study),
         ycsb_section(study),
         cluster_section(study),

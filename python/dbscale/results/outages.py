@@ -19,7 +19,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from dbscale import core
 from dbscale.core.result import Interval
+from dbscale.modes import WorkloadFamily
 from dbscale.results.record import RunRecord
 
 STALL_S = 2.0  # zero completions this long, with no error, is a stall (a held lock, a hang)
@@ -83,6 +85,8 @@ def find_gaps(record: RunRecord) -> Gaps:
     if record.transactions == 0 or record.cancelled:
         return gaps
     paced = (record.tpcc is not None and record.tpcc.wait) or record.rate_tps is not None
+    # Analytic queries run for seconds: a quiet stretch without an error is one of them.
+    analytic = core.family_of(record.workload) in (WorkloadFamily.TPCH, WorkloadFamily.CH)
     classes = {name for name, n in record.errors.by_class.items() if n}
     contention_only = bool(classes) and classes <= CONTENTION
     for window, ended_by in _windows(record.window_intervals):
@@ -93,11 +97,14 @@ def find_gaps(record: RunRecord) -> Gaps:
         errors = sum(interval.errors for _, interval in window)
         if ended_by is not None and not contention_only:
             errors += ended_by.errors
-        connected = all(
+        # A counted run's clients leave as they finish their transactions: fewer connected
+        # is then no sign of a lost server.
+        counted = record.per_client_transactions is not None
+        connected = counted or all(
             i.clients_connected is not None and i.clients_connected >= record.clients
             for _, i in window
         )
-        long_enough = not paced and length >= STALL_S
+        long_enough = not paced and not analytic and length >= STALL_S
         answered = errors == 0 or contention_only  # the server was there, and said so
         if answered and connected:
             if long_enough:

@@ -3,6 +3,7 @@
 //! them with enums so the hot loop makes no dynamic calls.
 
 pub(crate) mod calendar;
+pub mod ch;
 pub(crate) mod loading;
 pub mod params;
 pub mod script;
@@ -77,6 +78,8 @@ pub enum Family {
     Ycsb,
     /// derived from TPC-H: dbgen's tables, the 22 queries as query streams
     Tpch,
+    /// CH-benCHmark: TPC-C terminals and analytic query streams on TPC-C's tables
+    Ch,
 }
 
 /// A workload's entry in the catalog.
@@ -139,6 +142,7 @@ pub fn catalog() -> Vec<WorkloadInfo> {
     all.extend(script::catalog());
     all.extend(ycsb::catalog());
     all.extend(tpch::catalog());
+    all.extend(ch::catalog());
     all
 }
 
@@ -165,6 +169,7 @@ pub enum Workload {
     Script(Box<script::ScriptWorkload>),
     Ycsb(ycsb::Ycsb),
     Tpch(tpch::Tpch),
+    Ch(Box<ch::Ch>),
 }
 
 impl Workload {
@@ -187,6 +192,9 @@ impl Workload {
         if let Some(w) = tpch::Tpch::from_config(config)? {
             return Ok(Workload::Tpch(w));
         }
+        if let Some(w) = ch::Ch::from_config(config)? {
+            return Ok(Workload::Ch(Box::new(w)));
+        }
         let names: Vec<&str> = catalog().iter().map(|w| w.name).collect();
         Err(Error::Config(format!(
             "unknown workload {:?}; known workloads: {}",
@@ -203,6 +211,7 @@ impl Workload {
             Workload::Script(_) => script::NAME,
             Workload::Ycsb(w) => w.name(),
             Workload::Tpch(_) => tpch::NAME,
+            Workload::Ch(_) => ch::NAME,
         }
     }
 
@@ -214,6 +223,7 @@ impl Workload {
             Workload::Script(w) => w.params().to_map(),
             Workload::Ycsb(w) => w.params().to_map(),
             Workload::Tpch(w) => w.params().to_map(),
+            Workload::Ch(w) => w.params(),
         }
     }
 
@@ -225,6 +235,7 @@ impl Workload {
             Workload::Script(w) => return w.transaction_types(),
             Workload::Ycsb(_) => ycsb::TRANSACTION_TYPES,
             Workload::Tpch(_) => &tpch::TRANSACTION_TYPES,
+            Workload::Ch(_) => &ch::TRANSACTION_TYPES,
         };
         names.iter().map(|n| n.to_string()).collect()
     }
@@ -247,6 +258,8 @@ impl Workload {
             Workload::Ycsb(w) => Ok(w.statements(dialect)),
             // Each query's text carries its substitution parameters: sent as it is.
             Workload::Tpch(_) => Ok(Vec::new()),
+            // The terminals' prepared statements; the streams send their queries as text.
+            Workload::Ch(w) => Ok(w.statements(dialect)),
         }
     }
 
@@ -259,6 +272,7 @@ impl Workload {
             Workload::Script(w) => w.check(conn).await,
             Workload::Ycsb(w) => w.check(conn).await,
             Workload::Tpch(w) => w.check(conn).await,
+            Workload::Ch(w) => w.check(conn).await,
         }
     }
 
@@ -268,7 +282,7 @@ impl Workload {
             Workload::Tpcb(w) => w.before_run(conn).await,
             Workload::Sysbench(w) => w.before_run(conn).await,
             Workload::Script(w) => w.before_run(conn).await,
-            Workload::Tpcc(_) | Workload::Ycsb(_) | Workload::Tpch(_) => Ok(()),
+            Workload::Tpcc(_) | Workload::Ycsb(_) | Workload::Tpch(_) | Workload::Ch(_) => Ok(()),
         }
     }
 
@@ -277,6 +291,7 @@ impl Workload {
     pub fn affinity_key(&self, client_id: u32) -> u64 {
         match self {
             Workload::Tpcc(w) => w.home_index(client_id),
+            Workload::Ch(w) => w.affinity_key(client_id),
             _ => u64::from(client_id),
         }
     }
@@ -292,6 +307,7 @@ impl Workload {
             Workload::Script(w) => WorkloadClient::Script(Box::new(w.client(client_id))),
             Workload::Ycsb(w) => WorkloadClient::Ycsb(Box::new(w.client())),
             Workload::Tpch(w) => WorkloadClient::Tpch(Box::new(w.client(client_id))),
+            Workload::Ch(w) => WorkloadClient::Ch(Box::new(w.client(client_id, clients))),
         }
     }
 
@@ -305,7 +321,7 @@ impl Workload {
             }
             Workload::Sysbench(w) => w.is_retryable(class, dialect),
             // Retried until the run ends (as CockroachDB's workload does): SERIALIZABLE works.
-            Workload::Tpcc(_) => class.is_retryable(),
+            Workload::Tpcc(_) | Workload::Ch(_) => class.is_retryable(),
         }
     }
 
@@ -318,7 +334,7 @@ impl Workload {
                 configured
             }
             // Unlimited, so above any configured value.
-            Workload::Sysbench(_) | Workload::Tpcc(_) => sysbench::MAX_TRIES,
+            Workload::Sysbench(_) | Workload::Tpcc(_) | Workload::Ch(_) => sysbench::MAX_TRIES,
         }
     }
 
@@ -334,6 +350,7 @@ impl Workload {
             Workload::Tpcc(w) => w.prepare(endpoint, part).await,
             Workload::Ycsb(w) => w.prepare(endpoint, part).await,
             Workload::Tpch(w) => w.prepare(endpoint, part).await,
+            Workload::Ch(w) => w.prepare(endpoint, part).await,
             Workload::Script(_) => Err(Error::Config(
                 "scripts bring no data of their own: load it with the workload the script \
                  reads (e.g. `dbscale prepare tpcb`) or your own tools"
@@ -349,6 +366,7 @@ impl Workload {
             Workload::Tpcc(w) => w.cleanup(endpoint).await,
             Workload::Ycsb(w) => w.cleanup(endpoint).await,
             Workload::Tpch(w) => w.cleanup(endpoint).await,
+            Workload::Ch(w) => w.cleanup(endpoint).await,
             Workload::Script(_) => Ok(PrepareSummary::default()),
         }
     }
@@ -365,6 +383,7 @@ impl Workload {
     pub fn check_clients(&self, clients: u32) -> Result<(), Error> {
         match self {
             Workload::Tpcc(w) => w.check_clients(clients),
+            Workload::Ch(w) => w.check_clients(clients),
             _ => Ok(()),
         }
     }
@@ -386,6 +405,7 @@ impl Workload {
     ) -> Option<tpcc::TpccSummary> {
         match self {
             Workload::Tpcc(w) => w.summarize(types, tally, duration_s),
+            Workload::Ch(w) => w.summarize(types, tally, duration_s),
             _ => None,
         }
     }
@@ -402,6 +422,12 @@ impl Workload {
                     .await
             }
             Workload::Tpch(w) => tpch::check_answers(endpoint, w.options()).await,
+            // TPC-C's conditions hold after a mixed run too: the streams only read.
+            Workload::Ch(w) => {
+                let explicit = w.tpcc().params().is_explicit("warehouses");
+                let warehouses = w.tpcc().params().int("warehouses");
+                tpcc::check::run_checks(endpoint, explicit.then_some(warehouses)).await
+            }
             other => Err(Error::Config(format!(
                 "{} has no consistency checks; `dbscale check` knows tpcc and tpch",
                 other.name()
@@ -433,6 +459,7 @@ pub enum WorkloadClient {
     /// Boxed: its generators and buffers.
     Ycsb(Box<ycsb::YcsbClient>),
     Tpch(Box<tpch::TpchClient>),
+    Ch(Box<ch::ChClient>),
 }
 
 impl WorkloadClient {
@@ -451,6 +478,10 @@ impl WorkloadClient {
             WorkloadClient::Script(c) => c.run(conn, rng).await,
             WorkloadClient::Ycsb(c) => c.run(conn, rng).await,
             WorkloadClient::Tpch(c) => c.run(conn, rng).await,
+            WorkloadClient::Ch(c) => match c.as_mut() {
+                ch::ChClient::Terminal(t) => t.run(conn, rng).await,
+                ch::ChClient::Stream(s) => s.run(conn, rng).await,
+            },
         }
     }
 
@@ -463,6 +494,10 @@ impl WorkloadClient {
             WorkloadClient::Script(c) => c.kind(),
             WorkloadClient::Ycsb(c) => c.kind(),
             WorkloadClient::Tpch(c) => c.kind(),
+            WorkloadClient::Ch(c) => match c.as_ref() {
+                ch::ChClient::Terminal(t) => t.kind(),
+                ch::ChClient::Stream(s) => s.kind(),
+            },
         }
     }
 
@@ -480,6 +515,10 @@ impl WorkloadClient {
     pub fn before(&mut self, rng: &mut SmallRng) -> Duration {
         match self {
             WorkloadClient::Tpcc(c) => c.before(rng),
+            WorkloadClient::Ch(c) => match c.as_mut() {
+                ch::ChClient::Terminal(t) => t.before(rng),
+                ch::ChClient::Stream(_) => Duration::ZERO,
+            },
             _ => Duration::ZERO,
         }
     }
@@ -489,6 +528,10 @@ impl WorkloadClient {
     pub fn after(&mut self, rng: &mut SmallRng) -> Duration {
         match self {
             WorkloadClient::Tpcc(c) => c.after(rng),
+            WorkloadClient::Ch(c) => match c.as_mut() {
+                ch::ChClient::Terminal(t) => t.after(rng),
+                ch::ChClient::Stream(_) => Duration::ZERO,
+            },
             _ => Duration::ZERO,
         }
     }

@@ -18,6 +18,7 @@ mod statements;
 mod summary;
 mod terminal;
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use rand::rngs::SmallRng;
@@ -45,7 +46,7 @@ pub const TRANSACTION_TYPES: &[&str] = &[
 /// Connections `dbscale prepare tpcc` loads over by default.
 const DEFAULT_LOADERS: i64 = 4;
 
-const PARAMS: &[ParamSpec] = &[
+pub(crate) const PARAMS: &[ParamSpec] = &[
     ParamSpec::int("warehouses", 1, "warehouses to load (prepare); a run reads the count from the warehouse table"),
     ParamSpec::int("active_warehouses", 0, "warehouses with terminals in a run, 1..warehouses (0: all)"),
     ParamSpec::bool("wait", true, "keying and think times per the spec, 10 terminals per active warehouse; false is the Cloud Report's nowait"),
@@ -83,7 +84,12 @@ impl Tpcc {
         if !matches!(config.name.as_str(), "tpcc" | "tpc-c") {
             return Ok(None);
         }
-        let params = Params::resolve("tpcc", PARAMS, &config.params)?;
+        Self::from_params(&config.params).map(Some)
+    }
+
+    /// TPC-C from its parameters (`tpcc`'s, or CH-benCHmark's TPC-C part).
+    pub fn from_params(given: &BTreeMap<String, serde_json::Value>) -> Result<Self, Error> {
+        let params = Params::resolve("tpcc", PARAMS, given)?;
         let bad = |m: String| Err(Error::Config(format!("tpcc: {m}")));
         let warehouses = params.int("warehouses");
         if !(1..=100_000).contains(&warehouses) {
@@ -109,12 +115,12 @@ impl Tpcc {
         }
         mix_deck(params.str("mix"))?;
         p90_limits(params.str("pass_p90_s"))?;
-        Ok(Some(Self {
+        Ok(Self {
             params,
             warehouses,
             shape: None,
             c_last_source: "unknown",
-        }))
+        })
     }
 
     pub fn params(&self) -> &Params {

@@ -144,28 +144,58 @@ impl Tpch {
         Ok(rows)
     }
 
-    /// The piece's rows as dbgen's `|`-separated text, without the trailing separator.
     fn lines(&self, piece: Piece) -> Vec<String> {
-        let sf = self.options.scale_factor;
-        let (part, parts) = (piece.part, piece.parts);
-        fn text<T: Display>(rows: impl Iterator<Item = T>) -> Vec<String> {
-            rows.map(|row| {
-                let mut line = row.to_string();
-                line.pop(); // the trailing '|'
-                line
-            })
-            .collect()
-        }
-        match piece.table {
-            0 => text(RegionGenerator::new(sf, part, parts).iter()),
-            1 => text(NationGenerator::new(sf, part, parts).iter()),
-            2 => text(PartGenerator::new(sf, part, parts).iter()),
-            3 => text(SupplierGenerator::new(sf, part, parts).iter()),
-            4 => text(PartSuppGenerator::new(sf, part, parts).iter()),
-            5 => text(CustomerGenerator::new(sf, part, parts).iter()),
-            6 => text(OrderGenerator::new(sf, part, parts).iter()),
-            _ => text(LineItemGenerator::new(sf, part, parts).iter()),
-        }
+        piece_lines(self.options.scale_factor, piece)
+    }
+}
+
+/// TPC-H's tables `tables` (indices into [`TABLES`]) at scale factor `sf`, dropped, created,
+/// loaded and keyed over `conn`: CH-benCHmark's supplier, nation and region (scale factor 1).
+pub(crate) async fn load_tables(
+    conn: &mut Connection,
+    sf: f64,
+    tables: &[usize],
+) -> Result<u64, Error> {
+    let bulk = bulk_allowed(conn).await?;
+    let mut rows = 0;
+    for &table in tables {
+        let (name, columns) = TABLES[table];
+        exec(conn, &format!("DROP TABLE IF EXISTS {name}")).await?;
+        exec(conn, &create_table(name, columns)).await?;
+        let lines = piece_lines(
+            sf,
+            Piece {
+                table,
+                part: 1,
+                parts: 1,
+            },
+        );
+        rows += write_rows(conn, table, lines, bulk).await?;
+        exec(conn, KEYS[table]).await?; // the primary keys come first, in table order
+    }
+    Ok(rows)
+}
+
+/// The piece's rows as dbgen's `|`-separated text, without the trailing separator.
+fn piece_lines(sf: f64, piece: Piece) -> Vec<String> {
+    let (part, parts) = (piece.part, piece.parts);
+    fn text<T: Display>(rows: impl Iterator<Item = T>) -> Vec<String> {
+        rows.map(|row| {
+            let mut line = row.to_string();
+            line.pop(); // the trailing '|'
+            line
+        })
+        .collect()
+    }
+    match piece.table {
+        0 => text(RegionGenerator::new(sf, part, parts).iter()),
+        1 => text(NationGenerator::new(sf, part, parts).iter()),
+        2 => text(PartGenerator::new(sf, part, parts).iter()),
+        3 => text(SupplierGenerator::new(sf, part, parts).iter()),
+        4 => text(PartSuppGenerator::new(sf, part, parts).iter()),
+        5 => text(CustomerGenerator::new(sf, part, parts).iter()),
+        6 => text(OrderGenerator::new(sf, part, parts).iter()),
+        _ => text(LineItemGenerator::new(sf, part, parts).iter()),
     }
 }
 

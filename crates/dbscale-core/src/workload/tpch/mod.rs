@@ -7,7 +7,7 @@
 //! throughput run; a timed run repeats each stream with new parameters.
 
 mod answers;
-mod loader;
+pub(crate) mod loader;
 pub mod parameters;
 pub mod queries;
 mod schema;
@@ -90,7 +90,7 @@ impl Options {
 }
 
 /// `1-22`, `1,3,6`, `1-5,14`: the query numbers, each once.
-fn query_list(text: &str) -> Result<Vec<usize>, String> {
+pub(crate) fn query_list(text: &str) -> Result<Vec<usize>, String> {
     let bad = || {
         format!(
             "queries must be numbers 1 to 22 and ranges like 1-5, comma-separated; got {text:?}"
