@@ -114,9 +114,7 @@ def test_go_tpc_runs_its_ch_on_the_tables_dbscale_loaded(
     assert len([q for q in ran if q.endswith("_ERR")]) <= 1, output
 
 
-def test_refusals_say_what_to_do(
-    live: PgTestServer, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_refusals_say_what_to_do(live: PgTestServer, capsys: pytest.CaptureFixture[str]) -> None:
     url = live.fresh_database("dbscale_ch_refused")
     in_process(capsys, "prepare", "tpcc", "--target", url, "--set", "warehouses=1").assert_ok()
     missing = in_process(capsys, "run", "ch", "--target", url, *NOWAIT, "-c", "2", "-t", "1")
