@@ -73,19 +73,7 @@ def ch_section(study: ResultsView) -> Markup:
             "terminals without streams (analytic_streams=0, same target and parameters), "
             "with its bootstrap 95% interval (2 runs a side or more).",
         ),
-        table_block(
-            [
-                "point",
-                "terminals",
-                "streams",
-                "tpmC",
-                "queries per hour",
-                "tpmC change",
-                "failed queries",
-                "runs",
-            ],
-            rows,
-        ),  # fmt: skip
+        table_block(HEADERS, rows),
     ]
     queries = query_rows(study)
     if queries:
