@@ -68,6 +68,16 @@ _DECLARED = Catalog.from_json(
                 "queries": {"default": "1-22", "doc": ""},
             },
         },
+        "ch": {
+            "family": "ch",
+            "description": "",
+            "params": {
+                "warehouses": {"default": 1, "doc": ""},
+                "wait": {"default": True, "doc": ""},
+                "analytic_streams": {"default": 1, "doc": ""},
+                "queries": {"default": "1-22", "doc": ""},
+            },
+        },
         "tpcc": {
             "family": "tpcc",
             "description": "",
