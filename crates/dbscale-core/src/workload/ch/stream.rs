@@ -6,7 +6,7 @@ use rand::rngs::SmallRng;
 
 use super::queries::query;
 use crate::driver::{Connection, DbError};
-use crate::stats::counts::QueryCounts;
+use crate::workload::tpch::streams::run_query;
 use crate::workload::TxnOutcome;
 
 pub struct ChStream {
@@ -48,13 +48,6 @@ impl ChStream {
         let number = self.order[self.next];
         self.next = (self.next + 1) % self.order.len();
         self.kind = self.first_type + number - 1;
-        let outcome = conn.batch(query(number)).await?;
-        let mut q = QueryCounts::default();
-        q.count(&outcome);
-        Ok(TxnOutcome {
-            kind: self.kind,
-            queries: q,
-            ..Default::default()
-        })
+        run_query(conn, query(number), self.kind).await
     }
 }

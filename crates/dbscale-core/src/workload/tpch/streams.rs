@@ -193,16 +193,24 @@ impl TpchClient {
         } else {
             random(number, self.options.scale_factor, &mut self.params_rng)
         };
-        let sql = query_text(number, &values);
-        let outcome = conn.batch(&sql).await?;
-        let mut q = QueryCounts::default();
-        q.count(&outcome);
-        Ok(TxnOutcome {
-            kind: number - 1,
-            queries: q,
-            ..Default::default()
-        })
+        run_query(conn, &query_text(number, &values), self.kind).await
     }
+}
+
+/// An analytic query as one transaction of type `kind`: its rows are read and dropped.
+pub(crate) async fn run_query(
+    conn: &mut Connection,
+    sql: &str,
+    kind: usize,
+) -> Result<TxnOutcome, DbError> {
+    let outcome = conn.batch(sql).await?;
+    let mut queries = QueryCounts::default();
+    queries.count(&outcome);
+    Ok(TxnOutcome {
+        kind,
+        queries,
+        ..Default::default()
+    })
 }
 
 #[cfg(test)]
