@@ -17,8 +17,8 @@ from tests.plan.helpers import study
 
 def test_the_recipes_are_bundled() -> None:
     assert recipe_names() == [
-        "capacity-by-size", "ch-htap", "cloud-report", "cloud-report-capacity", "cloud-report-nodes",
-        "cloud-report-oltp", "cloudsql-pg-scaling", "ha-failover",
+        "capacity-by-size", "ch-htap", "cloud-report", "cloud-report-capacity",
+        "cloud-report-nodes", "cloud-report-oltp", "cloudsql-pg-scaling", "ha-failover",
         "mysql-write-editions", "socket-vs-tcp", "tpch-streams", "ycsb-core",
     ]  # fmt: skip
 
