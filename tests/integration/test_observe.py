@@ -188,6 +188,10 @@ def test_a_cpu_hog_beside_the_run_is_a_warning(tpcb_url: str, tmp_path: Path) ->
     clean = tmp_path / "clean"
     _, record = observed_run(clean, "tpcb", "--target", tpcb_url, "-c", "2", "-T", "3s")
     if background < 0.05 * os.cpu_count():  # type: ignore[operator]
-        assert "host_warning" not in limited_by(record)
+        # Steal is the VM's neighbours' (not a process here): it may warn on a quiet host.
+        clean_warning = limited_by(record).get("host_warning")
+        assert clean_warning is None or clean_warning.startswith("the hypervisor took"), (
+            clean_warning
+        )
     elif background > 0.5 * os.cpu_count():  # type: ignore[operator]
         assert "other processes used" in limited_by(record)["host_warning"]

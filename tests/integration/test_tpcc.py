@@ -184,4 +184,4 @@ def test_a_study_checks_consistency_after_each_run(
     # A workload without consistency conditions cannot ask for the step.
     refused = dbscale("run", "tpcb", "--target", url, "--check")
     assert refused.code == 2, refused.text
-    assert "only tpcc has" in refused.err
+    assert "only tpcc and ch have" in refused.err
