@@ -4,6 +4,7 @@
 
 pub(crate) mod calendar;
 pub mod ch;
+mod client;
 pub(crate) mod loading;
 pub mod params;
 pub mod script;
@@ -14,21 +15,20 @@ pub mod tpch;
 pub mod ycsb;
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
-use rand::rngs::SmallRng;
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::config::LoadPart;
 use crate::config::WorkloadConfig;
 use crate::driver::{
-    Connection, DbError, Dialect, Endpoint, ErrorClass, QueryOutcome, QueryProtocol, Statement,
+    Connection, Dialect, Endpoint, ErrorClass, QueryOutcome, QueryProtocol, Statement,
 };
-use crate::stats::commands::{CommandPlace, CommandTally};
+use crate::stats::commands::CommandPlace;
 use crate::stats::counts::QueryCounts;
 use crate::stats::LatencyHistogram;
 use crate::Error;
+pub use client::WorkloadClient;
 pub use params::{ParamSpec, Params};
 
 /// Counters a workload keeps per transaction for its own audits (TPC-C: rolled-back orders,
@@ -446,93 +446,5 @@ pub(crate) fn test_config(name: &str, params: &[(&str, serde_json::Value)]) -> W
             .map(|(k, v)| (k.to_string(), v.clone()))
             .collect(),
         ..Default::default()
-    }
-}
-
-/// One client's state for a workload.
-pub enum WorkloadClient {
-    Tpcb(tpcb::TpcbClient),
-    /// Boxed: its parameter buffers would make every client of any workload as large.
-    Sysbench(Box<sysbench::SysbenchClient>),
-    Tpcc(tpcc::TpccClient),
-    Script(Box<script::ScriptClient>),
-    /// Boxed: its generators and buffers.
-    Ycsb(Box<ycsb::YcsbClient>),
-    Tpch(Box<tpch::TpchClient>),
-    Ch(Box<ch::ChClient>),
-}
-
-impl WorkloadClient {
-    /// Runs one transaction. On error the caller resets the connection; the random state is the
-    /// caller's, so a retry can replay the same values.
-    #[inline]
-    pub async fn run(
-        &mut self,
-        conn: &mut Connection,
-        rng: &mut SmallRng,
-    ) -> Result<TxnOutcome, DbError> {
-        match self {
-            WorkloadClient::Tpcb(c) => c.run(conn, rng).await,
-            WorkloadClient::Sysbench(c) => c.run(conn, rng).await,
-            WorkloadClient::Tpcc(c) => c.run(conn, rng).await,
-            WorkloadClient::Script(c) => c.run(conn, rng).await,
-            WorkloadClient::Ycsb(c) => c.run(conn, rng).await,
-            WorkloadClient::Tpch(c) => c.run(conn, rng).await,
-            WorkloadClient::Ch(c) => match c.as_mut() {
-                ch::ChClient::Terminal(t) => t.run(conn, rng).await,
-                ch::ChClient::Stream(s) => s.run(conn, rng).await,
-            },
-        }
-    }
-
-    /// The type of the transaction under way: a failed one is counted as its own type.
-    #[inline]
-    pub fn kind_in_flight(&self) -> usize {
-        match self {
-            WorkloadClient::Tpcb(_) | WorkloadClient::Sysbench(_) => 0,
-            WorkloadClient::Tpcc(c) => c.kind(),
-            WorkloadClient::Script(c) => c.kind(),
-            WorkloadClient::Ycsb(c) => c.kind(),
-            WorkloadClient::Tpch(c) => c.kind(),
-            WorkloadClient::Ch(c) => match c.as_ref() {
-                ch::ChClient::Terminal(t) => t.kind(),
-                ch::ChClient::Stream(s) => s.kind(),
-            },
-        }
-    }
-
-    /// Scripts: the client's per-command sums (pgbench `-r`), flattened in script order.
-    pub fn command_tallies(&self) -> Option<&[CommandTally]> {
-        match self {
-            WorkloadClient::Script(c) => Some(c.command_tallies()),
-            _ => None,
-        }
-    }
-
-    /// Before a transaction: picks what comes next and returns the wait before it starts (TPC-C's
-    /// keying time; zero for workloads without one).
-    #[inline]
-    pub fn before(&mut self, rng: &mut SmallRng) -> Duration {
-        match self {
-            WorkloadClient::Tpcc(c) => c.before(rng),
-            WorkloadClient::Ch(c) => match c.as_mut() {
-                ch::ChClient::Terminal(t) => t.before(rng),
-                ch::ChClient::Stream(_) => Duration::ZERO,
-            },
-            _ => Duration::ZERO,
-        }
-    }
-
-    /// After a transaction: the wait before the next one (TPC-C's think time).
-    #[inline]
-    pub fn after(&mut self, rng: &mut SmallRng) -> Duration {
-        match self {
-            WorkloadClient::Tpcc(c) => c.after(rng),
-            WorkloadClient::Ch(c) => match c.as_mut() {
-                ch::ChClient::Terminal(t) => t.after(rng),
-                ch::ChClient::Stream(_) => Duration::ZERO,
-            },
-            _ => Duration::ZERO,
-        }
     }
 }
