@@ -19,7 +19,8 @@ pub enum WorkloadClient {
     /// Boxed: its generators and buffers.
     Ycsb(Box<ycsb::YcsbClient>),
     Tpch(Box<tpch::TpchClient>),
-    Ch(Box<ch::ChClient>),
+    /// CH-benCHmark's analytic query stream (its terminals are `Tpcc` clients).
+    AnalyticStream(Box<ch::ChStream>),
 }
 
 impl WorkloadClient {
@@ -38,10 +39,7 @@ impl WorkloadClient {
             WorkloadClient::Script(c) => c.run(conn, rng).await,
             WorkloadClient::Ycsb(c) => c.run(conn, rng).await,
             WorkloadClient::Tpch(c) => c.run(conn, rng).await,
-            WorkloadClient::Ch(c) => match c.as_mut() {
-                ch::ChClient::Terminal(t) => t.run(conn, rng).await,
-                ch::ChClient::Stream(s) => s.run(conn, rng).await,
-            },
+            WorkloadClient::AnalyticStream(c) => c.run(conn, rng).await,
         }
     }
 
@@ -54,10 +52,7 @@ impl WorkloadClient {
             WorkloadClient::Script(c) => c.kind(),
             WorkloadClient::Ycsb(c) => c.kind(),
             WorkloadClient::Tpch(c) => c.kind(),
-            WorkloadClient::Ch(c) => match c.as_ref() {
-                ch::ChClient::Terminal(t) => t.kind(),
-                ch::ChClient::Stream(s) => s.kind(),
-            },
+            WorkloadClient::AnalyticStream(c) => c.kind(),
         }
     }
 
@@ -75,10 +70,6 @@ impl WorkloadClient {
     pub fn before(&mut self, rng: &mut SmallRng) -> Duration {
         match self {
             WorkloadClient::Tpcc(c) => c.before(rng),
-            WorkloadClient::Ch(c) => match c.as_mut() {
-                ch::ChClient::Terminal(t) => t.before(rng),
-                ch::ChClient::Stream(_) => Duration::ZERO,
-            },
             _ => Duration::ZERO,
         }
     }
@@ -88,10 +79,6 @@ impl WorkloadClient {
     pub fn after(&mut self, rng: &mut SmallRng) -> Duration {
         match self {
             WorkloadClient::Tpcc(c) => c.after(rng),
-            WorkloadClient::Ch(c) => match c.as_mut() {
-                ch::ChClient::Terminal(t) => t.after(rng),
-                ch::ChClient::Stream(_) => Duration::ZERO,
-            },
             _ => Duration::ZERO,
         }
     }

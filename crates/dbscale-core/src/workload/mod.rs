@@ -307,7 +307,7 @@ impl Workload {
             Workload::Script(w) => WorkloadClient::Script(Box::new(w.client(client_id))),
             Workload::Ycsb(w) => WorkloadClient::Ycsb(Box::new(w.client())),
             Workload::Tpch(w) => WorkloadClient::Tpch(Box::new(w.client(client_id))),
-            Workload::Ch(w) => WorkloadClient::Ch(Box::new(w.client(client_id, clients))),
+            Workload::Ch(w) => w.client(client_id, clients),
         }
     }
 

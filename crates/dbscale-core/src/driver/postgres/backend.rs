@@ -61,6 +61,8 @@ impl ReadBuffer {
     }
 
     /// Total length (tag included) of the message at the front, once its header is in.
+    /// Inlined into both callers on every message; the error's formatting stays out of line.
+    #[inline]
     fn pending_message_len(&self) -> Result<Option<usize>, DbError> {
         let pending = self.0.pending();
         if pending.len() < 5 {
@@ -69,12 +71,18 @@ impl ReadBuffer {
         let len = i32::from_be_bytes(pending[1..5].try_into().expect("4 bytes"));
         match usize::try_from(len) {
             Ok(len) if (4..=MAX_MESSAGE_BYTES).contains(&len) => Ok(Some(len + 1)),
-            _ => Err(DbError::connection_lost(format!(
-                "protocol error: message '{}' with invalid length {len}",
-                pending[0].escape_ascii()
-            ))),
+            _ => Err(invalid_length(pending[0], len)),
         }
     }
+}
+
+#[cold]
+#[inline(never)]
+fn invalid_length(tag: u8, len: i32) -> DbError {
+    DbError::connection_lost(format!(
+        "protocol error: message '{}' with invalid length {len}",
+        tag.escape_ascii()
+    ))
 }
 
 /// An ErrorResponse, reduced to what the driver reports.

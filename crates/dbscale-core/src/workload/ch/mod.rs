@@ -15,9 +15,9 @@ use std::sync::OnceLock;
 use crate::config::WorkloadConfig;
 use crate::driver::{Connection, Dialect, Statement};
 use crate::stats::LatencyHistogram;
-use crate::workload::tpcc::{self, Tpcc, TpccClient, TpccSummary};
+use crate::workload::tpcc::{self, Tpcc, TpccSummary};
 use crate::workload::tpch::query_list;
-use crate::workload::{Family, ParamSpec, Params, WorkloadInfo};
+use crate::workload::{Family, ParamSpec, Params, WorkloadClient, WorkloadInfo};
 use crate::Error;
 pub use stream::ChStream;
 
@@ -168,16 +168,18 @@ impl Ch {
         self.tpcc.home_index(client_id)
     }
 
-    pub fn client(&self, client_id: u32, clients: u32) -> ChClient {
+    /// A terminal is a TPC-C client as `tpcc` runs it (so the hot loop dispatches on no
+    /// more variants than before), a stream one of its own.
+    pub fn client(&self, client_id: u32, clients: u32) -> WorkloadClient {
         let terminals = self.terminals(clients);
         if client_id < terminals {
-            ChClient::Terminal(self.tpcc.client(client_id))
+            WorkloadClient::Tpcc(self.tpcc.client(client_id))
         } else {
-            ChClient::Stream(ChStream::new(
+            WorkloadClient::AnalyticStream(Box::new(ChStream::new(
                 &self.queries,
                 client_id - terminals,
                 TPCC_TYPES,
-            ))
+            )))
         }
     }
 
@@ -195,12 +197,6 @@ impl Ch {
     pub fn tpcc(&self) -> &Tpcc {
         &self.tpcc
     }
-}
-
-/// One client of a CH-benCHmark run.
-pub enum ChClient {
-    Terminal(TpccClient),
-    Stream(ChStream),
 }
 
 #[cfg(test)]
