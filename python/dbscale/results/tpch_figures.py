@@ -1,8 +1,9 @@
 """The figures of a run of the TPC-H-derived workload, from its record alone: each query's time
-(the mean over the run's streams), their geometric mean, and power-, throughput- and QphH-like
-figures computed the way TPC-H computes its metrics but from the queries only (no refresh
-functions) and on whatever the run was: derived from TPC-H, never comparable to published TPC-H
-results, and always labelled so.
+(the mean over the run's streams), the refresh functions' times when the run had them, their
+geometric mean, and power-, throughput- and QphH-like figures computed the way TPC-H computes
+its metrics (the power figure over the queries and RF1/RF2 when they ran, over the queries
+alone otherwise) on whatever the run was: derived from TPC-H, never comparable to published
+TPC-H results, and always labelled so.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dbscale.results.record import RunRecord
 
 LABEL = "derived from TPC-H, not comparable to published TPC-H results"
 QUERIES = tuple(range(1, 23))
+REFRESH_FUNCTIONS = ("rf1", "rf2")
 
 
 @dataclass(frozen=True)
@@ -23,7 +25,8 @@ class TpchRunFigures:
     scale_factor: float
     streams: int
     query_s: dict[int, float]  # query number -> mean seconds over the streams that ran it
-    geomean_s: float | None  # over the queries that ran, all 22 or the chosen ones
+    refresh_s: dict[str, float]  # rf1/rf2 -> mean seconds, when the run had refresh functions
+    geomean_s: float | None  # over the queries that ran (all 22 or the chosen ones) and RF1/RF2
     power: float | None  # 3600 x SF / geomean: queries per hour at the scale, one stream's pace
     throughput: float | None  # streams x queries x 3600 / run seconds x SF
     qph: float | None  # the geometric mean of the two, TPC-H's QphH formula
@@ -34,19 +37,33 @@ def is_tpch(record: RunRecord) -> bool:
     return core.family_of(record.workload) is WorkloadFamily.TPCH
 
 
+def _mean_s(record: RunRecord, name: str) -> tuple[float | None, int]:
+    """The type's mean seconds (None when it never succeeded) and its failures."""
+    entry = record.transaction_types.get(name)
+    if entry is None:
+        return None, 0
+    if entry.transactions and entry.latency_ms is not None and entry.latency_ms.mean:
+        return entry.latency_ms.mean / 1000.0, entry.failed
+    return None, entry.failed
+
+
 def run_figures(record: RunRecord) -> TpchRunFigures | None:
     """The run's figures, or None when it is not a TPC-H-derived run or ran no query."""
     if not is_tpch(record):
         return None
     times: dict[int, float] = {}
+    refresh: dict[str, float] = {}
     failed = 0
     for number in QUERIES:
-        entry = record.transaction_types.get(f"q{number}")
-        if entry is None:
-            continue
-        failed += entry.failed
-        if entry.transactions and entry.latency_ms is not None and entry.latency_ms.mean:
-            times[number] = entry.latency_ms.mean / 1000.0
+        mean, failures = _mean_s(record, f"q{number}")
+        failed += failures
+        if mean is not None:
+            times[number] = mean
+    for name in REFRESH_FUNCTIONS:
+        mean, failures = _mean_s(record, name)
+        failed += failures
+        if mean is not None:
+            refresh[name] = mean
     if not times:
         return None
     try:
@@ -54,7 +71,8 @@ def run_figures(record: RunRecord) -> TpchRunFigures | None:
     except ValueError:
         sf = 1.0
     streams = record.clients
-    geomean = math.exp(sum(math.log(t) for t in times.values()) / len(times))
+    timed = [*times.values(), *refresh.values()]
+    geomean = math.exp(sum(math.log(t) for t in timed) / len(timed))
     power = 3600.0 * sf / geomean
     throughput = (streams * len(times) * 3600.0 / record.duration_s * sf
                   if record.duration_s > 0 else None)  # fmt: skip
@@ -64,4 +82,4 @@ def run_figures(record: RunRecord) -> TpchRunFigures | None:
         and entry.transactions >= streams
         for n in times
     )
-    return TpchRunFigures(sf, streams, times, geomean, power, throughput, qph, complete)
+    return TpchRunFigures(sf, streams, times, refresh, geomean, power, throughput, qph, complete)

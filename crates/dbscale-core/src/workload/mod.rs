@@ -306,7 +306,7 @@ impl Workload {
             Workload::Tpcc(w) => WorkloadClient::Tpcc(w.client(client_id)),
             Workload::Script(w) => WorkloadClient::Script(Box::new(w.client(client_id))),
             Workload::Ycsb(w) => WorkloadClient::Ycsb(Box::new(w.client())),
-            Workload::Tpch(w) => WorkloadClient::Tpch(Box::new(w.client(client_id))),
+            Workload::Tpch(w) => WorkloadClient::Tpch(Box::new(w.client(client_id, clients))),
             Workload::Ch(w) => w.client(client_id, clients),
         }
     }

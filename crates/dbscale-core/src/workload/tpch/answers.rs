@@ -9,10 +9,37 @@ use std::time::Instant;
 
 use super::parameters::qualification;
 use super::queries::query_text;
+use super::refresh::SETS_TABLE;
 use super::Options;
-use crate::driver::{Endpoint, QueryProtocol, Rows};
+use crate::driver::{Connection, Endpoint, QueryProtocol, Rows};
+use crate::error::Unprepared;
 use crate::workload::tpcc::check::{CheckReport, ConditionResult};
 use crate::Error;
+
+/// Tables that took refresh pairs (`refresh=true` runs) hold other orders than the load's: the
+/// answers are for the data as loaded, so the check asks for a fresh load.
+async fn refuse_refreshed(conn: &mut Connection) -> Result<(), Error> {
+    let sql = format!("SELECT count(*) FROM {SETS_TABLE}");
+    let Ok(rows) = conn.query(&sql).await else {
+        return Ok(()); // no record: never refreshed by dbscale
+    };
+    let taken: u64 = rows
+        .first()
+        .and_then(|r| r.first()?.as_deref()?.parse().ok())
+        .unwrap_or(0);
+    if taken == 0 {
+        return Ok(());
+    }
+    Err(Error::NotPrepared(Unprepared {
+        message: format!(
+            "the TPC-H tables took {taken} refresh update set(s) ({SETS_TABLE}): the answers \
+             are for the data as loaded"
+        ),
+        hint: Some(
+            "run `dbscale prepare tpch --target URL --set scale_factor=SF` again, then check",
+        ),
+    }))
+}
 
 /// Differing rows shown per failed query.
 const EXAMPLES: usize = 3;
@@ -20,6 +47,7 @@ const EXAMPLES: usize = 3;
 pub async fn check_answers(endpoint: &Endpoint, options: &Options) -> Result<CheckReport, Error> {
     let started = Instant::now();
     let mut conn = endpoint.open(QueryProtocol::Simple).await?;
+    refuse_refreshed(&mut conn).await?;
     let published = options.scale_factor == 1.0;
     let mut conditions = Vec::new();
     for &number in &options.queries {

@@ -208,6 +208,11 @@ async fn drop_tables(conn: &mut Connection) -> Result<(), Error> {
     if conn.dialect() == Dialect::Mysql {
         exec(conn, "SET FOREIGN_KEY_CHECKS = 0").await?;
     }
+    exec(
+        conn,
+        &format!("DROP TABLE IF EXISTS {}", super::refresh::SETS_TABLE),
+    )
+    .await?;
     for (name, _) in TABLES.iter().rev() {
         exec(conn, &format!("DROP TABLE IF EXISTS {name}{cascade}")).await?;
     }

@@ -4,12 +4,15 @@
 //! PostgreSQL and MySQL/MariaDB. Each client is a query stream running its queries in the
 //! specification's order for its stream number, one query per transaction of its type (`q1` ..
 //! `q22`): one client and `-t 22` is a power run's query part, S clients and `-t 22` a
-//! throughput run; a timed run repeats each stream with new parameters.
+//! throughput run; a timed run repeats each stream with new parameters. With `refresh=true`
+//! each stream runs the refresh functions around its queries (RF1 first, RF2 last: `-c 1 -t 24`
+//! is a power run), each pair on an update set of its own.
 
 mod answers;
 pub(crate) mod loader;
 pub mod parameters;
 pub mod queries;
+pub mod refresh;
 mod schema;
 pub mod streams;
 
@@ -20,14 +23,14 @@ use crate::workload::loading::missing_or_failed;
 use crate::workload::{Family, ParamSpec, Params, WorkloadInfo};
 use crate::Error;
 pub use answers::check_answers;
-pub use streams::TpchClient;
+pub use streams::{RefreshSets, TpchClient};
 
 pub const NAME: &str = "tpch";
 
-/// The transaction types: one per query.
-pub const TRANSACTION_TYPES: [&str; 22] = [
+/// The transaction types: one per query, then the two refresh functions.
+pub const TRANSACTION_TYPES: [&str; 24] = [
     "q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8", "q9", "q10", "q11", "q12", "q13", "q14", "q15",
-    "q16", "q17", "q18", "q19", "q20", "q21", "q22",
+    "q16", "q17", "q18", "q19", "q20", "q21", "q22", "rf1", "rf2",
 ];
 
 const PARAMS: &[ParamSpec] = &[
@@ -35,6 +38,7 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec::str("queries", "1-22", "the queries each stream runs, in its order: 1-22, or a list like 1,3,6 or 1-5,14"),
     ParamSpec::str("order", "permuted", "permuted: stream s runs the specification's order s (Appendix A; stream 0, the power test's, first); sequential: 1 to 22"),
     ParamSpec::str("parameters", "random", "random: substitution parameters drawn as qgen draws them, from the run's seed; qualification: the specification's validation values"),
+    ParamSpec::bool("refresh", false, "each stream runs RF1 (new sales: SF x 1500 orders and their line items) before its queries and RF2 (old sales deleted) after them, each one transaction on an update set of its own"),
     ParamSpec::int("loaders", 4, "connections loading at once during prepare"),
 ];
 
@@ -45,6 +49,7 @@ pub struct Options {
     pub queries: Vec<usize>,
     pub permuted: bool,
     pub qualification: bool,
+    pub refresh: bool,
     pub loaders: u32,
 }
 
@@ -84,6 +89,7 @@ impl Options {
             queries: query_list(p.str("queries")).map_err(bad)?,
             permuted,
             qualification,
+            refresh: p.bool("refresh"),
             loaders: loaders as u32,
         })
     }
@@ -132,6 +138,8 @@ pub struct Tpch {
     params: Params,
     options: Options,
     seed: u64,
+    /// The last update set the tables took before the run (read by `check` with refresh on).
+    sets_taken: u32,
 }
 
 impl Tpch {
@@ -146,6 +154,7 @@ impl Tpch {
             params,
             options,
             seed: 0,
+            sets_taken: 0,
         }))
     }
 
@@ -187,12 +196,28 @@ impl Tpch {
         conn.query("SELECT l_orderkey FROM lineitem LIMIT 1")
             .await
             .map_err(not_prepared)?;
+        if self.options.refresh {
+            // dbgen's text pool (300 MB, a second to build) before the run, not
+            // in the first RF1's time.
+            tpchgen::text::TextPool::get_or_init_default();
+            self.sets_taken = refresh::sets_taken(conn)
+                .await
+                .map_err(|source| Error::Sql {
+                    context: format!("reading {}", refresh::SETS_TABLE),
+                    source,
+                })?;
+        }
         Ok(())
     }
 
-    /// Client `client_id` is query stream `client_id`.
-    pub fn client(&self, client_id: u32) -> TpchClient {
-        TpchClient::new(&self.options, client_id, self.seed)
+    /// Client `client_id` is query stream `client_id`; its refresh pairs take the update sets
+    /// after the tables' last one, the run's streams in turn.
+    pub fn client(&self, client_id: u32, clients: u32) -> TpchClient {
+        let sets = RefreshSets {
+            first: self.sets_taken + 1 + client_id,
+            stride: clients.max(1),
+        };
+        TpchClient::new(&self.options, client_id, self.seed, sets)
     }
 }
 

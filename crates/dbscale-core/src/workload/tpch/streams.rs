@@ -6,6 +6,7 @@ use rand::SeedableRng;
 
 use super::parameters::{qualification, random};
 use super::queries::query_text;
+use super::refresh::{new_sales, old_sales};
 use super::Options;
 use crate::driver::{Connection, DbError};
 use crate::stats::counts::QueryCounts;
@@ -151,47 +152,99 @@ pub fn stream_order(stream: u32, permuted: bool, wanted: &[usize]) -> Vec<usize>
     all.into_iter().filter(|q| wanted.contains(q)).collect()
 }
 
-/// One client's stream: its queries in order, then again from the start with new parameters.
+/// Steps of a stream past the 22 queries: the refresh functions (types `rf1`, `rf2`).
+const RF1: usize = 23;
+const RF2: usize = 24;
+
+/// The update sets a stream's refresh pairs take: `first`, then every `stride`-th (the run's
+/// streams take them in turn).
+#[derive(Debug, Clone, Copy)]
+pub struct RefreshSets {
+    pub first: u32,
+    pub stride: u32,
+}
+
+/// One client's stream: its queries in order (between RF1 and RF2 with refresh on), then again
+/// from the start with new parameters and the next update set.
 pub struct TpchClient {
     options: Options,
     order: Vec<usize>,
     next: usize,
-    /// The query under way (its type, also when it fails).
+    /// Times the stream has started over: its refresh pair's update set.
+    cycle: u32,
+    sets: RefreshSets,
+    /// The step under way (its type, also when it fails).
     kind: usize,
     /// The stream's own parameter draws, from the run's seed and the stream number.
     params_rng: SmallRng,
 }
 
 impl TpchClient {
-    pub fn new(options: &Options, stream: u32, seed: u64) -> Self {
+    pub fn new(options: &Options, stream: u32, seed: u64, sets: RefreshSets) -> Self {
+        let mut order = stream_order(stream, options.permuted, &options.queries);
+        if options.refresh {
+            order.insert(0, RF1);
+            order.push(RF2);
+        }
         Self {
-            order: stream_order(stream, options.permuted, &options.queries),
+            order,
             options: options.clone(),
             next: 0,
+            cycle: 0,
+            sets,
             kind: 0,
             params_rng: SmallRng::seed_from_u64(seed ^ (u64::from(stream) << 32) ^ 0x7c9_4ab1),
         }
     }
 
-    /// The type of the query under way or last run.
+    /// The type of the step under way or last run.
     pub fn kind(&self) -> usize {
         self.kind
     }
 
-    /// Runs the stream's next query as one transaction of its type (`q1`..`q22`): a failed
-    /// query is the engine's to count; the stream goes on with the next one.
+    /// The update set of the stream's current pass.
+    pub fn update_set(&self) -> u32 {
+        self.sets.first + self.cycle * self.sets.stride
+    }
+
+    /// The next step and the update set of its pass; the stream moves on past it.
+    fn step(&mut self) -> (usize, u32) {
+        let number = self.order[self.next];
+        let set = self.update_set();
+        self.next = (self.next + 1) % self.order.len();
+        if self.next == 0 {
+            self.cycle += 1;
+        }
+        (number, set)
+    }
+
+    /// Runs the stream's next step as one transaction of its type (`q1`..`q22`, `rf1`, `rf2`):
+    /// a failure is the engine's to count; the stream goes on with the next step.
     pub async fn run(
         &mut self,
         conn: &mut Connection,
         _rng: &mut SmallRng,
     ) -> Result<TxnOutcome, DbError> {
-        let number = self.order[self.next];
+        let (number, set) = self.step();
         self.kind = number - 1;
-        self.next = (self.next + 1) % self.order.len();
+        let sf = self.options.scale_factor;
+        if number == RF1 || number == RF2 {
+            let mut queries = QueryCounts::default();
+            if number == RF1 {
+                new_sales(conn, sf, set, &mut queries).await?;
+            } else {
+                old_sales(conn, sf, set, &mut queries).await?;
+            }
+            return Ok(TxnOutcome {
+                kind: self.kind,
+                queries,
+                ..Default::default()
+            });
+        }
         let values = if self.options.qualification {
-            qualification(number, self.options.scale_factor)
+            qualification(number, sf)
         } else {
-            random(number, self.options.scale_factor, &mut self.params_rng)
+            random(number, sf, &mut self.params_rng)
         };
         run_query(conn, &query_text(number, &values), self.kind).await
     }
@@ -227,5 +280,40 @@ mod tests {
         assert_eq!(stream_order(0, true, &[1, 2, 14])[..], [14, 2, 1]);
         assert_eq!(stream_order(41, true, &(1..=22).collect::<Vec<_>>())[0], 14);
         assert_eq!(stream_order(3, false, &[5, 1])[..], [1, 5]);
+    }
+
+    #[test]
+    fn refresh_pairs_wrap_the_queries_each_pass_on_its_own_set() {
+        let mut options = crate::workload::tpch::Options {
+            scale_factor: 0.01,
+            queries: vec![1, 6],
+            permuted: false,
+            qualification: true,
+            refresh: true,
+            loaders: 1,
+        };
+        let sets = RefreshSets {
+            first: 5,
+            stride: 3,
+        };
+        let mut client = TpchClient::new(&options, 1, 0, sets);
+        let steps: Vec<(usize, u32)> = (0..8).map(|_| client.step()).collect();
+        assert_eq!(
+            steps,
+            [
+                (RF1, 5),
+                (1, 5),
+                (6, 5),
+                (RF2, 5),
+                (RF1, 8),
+                (1, 8),
+                (6, 8),
+                (RF2, 8)
+            ],
+            "RF2 deletes the set its pass's RF1 took; the next pass takes the set 3 streams on"
+        );
+        options.refresh = false;
+        let mut plain = TpchClient::new(&options, 1, 0, sets);
+        assert_eq!([plain.step().0, plain.step().0, plain.step().0], [1, 6, 1]);
     }
 }
