@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import subprocess
@@ -93,7 +94,41 @@ def test_ctrl_c_keeps_what_ran(tpcb_url: str, tmp_path: Path) -> None:
     assert record["cancelled"] is True
     assert record["transactions"] > 0
     assert record["duration_s"] < 30
+    # The seconds end at the stop: no empty seconds up to the 60 s limit.
+    assert len(record["intervals"]) <= math.ceil(record["duration_s"]) + 1, record["intervals"]
     assert (out / "summary.json").is_file()
+
+
+def test_a_second_ctrl_c_stops_a_counted_run_inside_a_long_statement(
+    live: PgTestServer, tpcb_url: str, tmp_path: Path
+) -> None:
+    """A counted run's time limit is far off: the hard stop ends it at once, its seconds end
+    there (they were handed in up to the limit, for hours), its duration is the stop's, and the
+    server is asked to cancel the statement it abandoned (it ran on for its 30 s before)."""
+    out = tmp_path / "hard"
+    script = tmp_path / "sleep.sql"
+    script.write_text("SELECT pg_sleep(30);\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+    env["PYTHONPATH"] = str(REPO / "python")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dbscale", "run", f"script:{script}", "--target", tpcb_url,
+         "-c", "1", "-t", "3", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO,
+    )  # fmt: skip
+    still = ("SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(30)%' "
+             "AND state = 'active' AND pid <> pg_backend_pid()")  # fmt: skip
+    time.sleep(4)
+    assert live.psql(still) == "1", "the statement is not running: the check below would pass"
+    proc.send_signal(signal.SIGINT)
+    time.sleep(1)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=20)
+    assert proc.returncode == 130, stdout + stderr
+    [record] = read_runs(out / "runs.jsonl")
+    assert record["cancelled"] is True and record["transactions"] == 0
+    assert 2 < record["duration_s"] < 15, record["duration_s"]
+    assert len(record["intervals"]) <= math.ceil(record["duration_s"]) + 1
+    assert live.psql(still) == "0", "the abandoned statement runs on in the server"
 
 
 def test_tls_modes(live: PgTestServer, tpcb_url: str, tmp_path: Path) -> None:

@@ -26,6 +26,14 @@ pub fn assemble(
     if !cancelled && config.transactions.is_none() {
         duration_s = duration_s.max(config.duration_s);
     }
+    // A hard stop abandoned transactions in flight: the run lasted until the stop.
+    if shared.is_aborted() {
+        duration_s = duration_s.max(
+            Instant::now()
+                .saturating_duration_since(start)
+                .as_secs_f64(),
+        );
+    }
     let duration_s = duration_s.max(1e-9);
     let mut merger = shared.merger.lock().expect("merger lock");
     merger.finish(duration_s);

@@ -11,6 +11,7 @@ use rand::rngs::SmallRng;
 use super::pool::{ConnectionPool, Lease};
 use super::recorder::ThreadRecorder;
 use super::schedule::ArrivalSchedule;
+use super::sessions::OpenSessions;
 use super::transaction_log::{LogLine, Logged};
 use super::RunShared;
 use crate::driver::{ConnectMode, Connection, DbError};
@@ -97,6 +98,8 @@ pub struct Client {
     pub begin_at: Instant,
     pub deadline: Instant,
     pub connect_state: ConnectState,
+    /// The thread's sessions with their cancel keys, for the hard stop (not kept per lease).
+    pub sessions: Rc<OpenSessions>,
     /// The client's id in the whole run, and its transactions so far (the log's numbering).
     pub id: u32,
     pub number: u64,
@@ -162,6 +165,7 @@ impl Client {
                     ran += 1;
                     if per_transaction {
                         if let Some(conn) = self.conn.take() {
+                            self.sessions.closed(self.id);
                             conn.close().await;
                         }
                     }
@@ -173,6 +177,7 @@ impl Client {
             }
         }
         if let Some(conn) = self.conn.take() {
+            self.sessions.closed(self.id);
             conn.close().await;
         }
         if let Some(tallies) = self.workload.command_tallies() {
@@ -367,6 +372,9 @@ impl Client {
                     recorder.failover(lost, now);
                 }
                 drop(recorder);
+                if self.pool.is_none() {
+                    self.sessions.opened(self.id, node, &conn);
+                }
                 self.conn = Some(conn);
                 self.node = node;
                 self.note_connect(None);
@@ -407,6 +415,7 @@ impl Client {
         if let Some(conn) = self.conn.take() {
             drop(conn);
         }
+        self.sessions.closed(self.id);
         self.shared.nodes.suspect(self.node);
         if let Some(totals) = self.recorder.borrow_mut().node(self.node, at) {
             totals.lost += 1;

@@ -16,6 +16,7 @@ mod outcome;
 mod pool;
 mod recorder;
 mod schedule;
+mod sessions;
 mod transaction_log;
 mod verdict;
 mod worker;

@@ -18,6 +18,7 @@ use super::client_set::{ClientFuture, ClientSet};
 use super::pool::ConnectionPool;
 use super::recorder::{ThreadRecorder, ThreadTotals};
 use super::schedule::ArrivalSchedule;
+use super::sessions::OpenSessions;
 use super::RunShared;
 use crate::driver::{direct_wait, statement_clock, ConnectMode, Connection, DbError};
 use crate::Error;
@@ -82,8 +83,12 @@ pub fn run_thread(
         recorder.totals.counts.unstarted +=
             schedule.borrow_mut().count_remaining_before(plan.deadline);
     }
-    let counted = shared.config.transactions.is_some() && !shared.is_cancelled();
-    recorder.close(counted.then(Instant::now));
+    // A counted run ends when its clients are done, a cancelled one when it stopped: its
+    // intervals end there, not at the time limit (a cancelled 60 s run kept 55 empty seconds
+    // after its stop; a cancelled counted run, whose limit is far off, handed in seconds for
+    // hours after a hard stop).
+    let stopped = shared.config.transactions.is_some() || shared.is_cancelled();
+    recorder.close(stopped.then(Instant::now));
     recorder.finish_log();
     Ok(recorder.totals)
 }
@@ -140,6 +145,7 @@ struct ThreadPlan {
     pool: Option<Rc<ConnectionPool>>,
     recorder: Rc<RefCell<ThreadRecorder>>,
     schedule: Option<Rc<RefCell<ArrivalSchedule>>>,
+    sessions: Rc<OpenSessions>,
 }
 
 impl ThreadPlan {
@@ -179,6 +185,7 @@ impl ThreadPlan {
             pool: pool_slots.map(|slots| Rc::new(ConnectionPool::new(slots))),
             recorder,
             schedule,
+            sessions: Rc::default(),
         }
     }
 }
@@ -217,11 +224,14 @@ async fn drive(
         plan.interval,
         plan.deadline,
     ));
-    tokio::select! {
-        _ = ClientSet::new(clients) => {}
-        _ = hard_stop(shared, plan.deadline + GRACE) => {}
-    }
+    let stopped_hard = tokio::select! {
+        _ = ClientSet::new(clients) => false,
+        _ = hard_stop(shared, plan.deadline + GRACE) => true,
+    };
     ticker.abort();
+    if stopped_hard {
+        plan.sessions.cancel_all(&shared.nodes).await;
+    }
     if let Some(pool) = &plan.pool {
         pool.close().await;
     }
@@ -252,6 +262,9 @@ fn client_for(
         None => None,
     };
     let whole_run_id = shared.config.client_id(client_id);
+    if let Some(conn) = &conn {
+        plan.sessions.opened(whole_run_id, node, conn);
+    }
     Client {
         shared: shared.clone(),
         recorder: plan.recorder.clone(),
@@ -275,6 +288,7 @@ fn client_for(
                 .mul_f64(f64::from(whole_run_id) / f64::from(shared.config.total_clients())),
         deadline: plan.deadline,
         connect_state,
+        sessions: plan.sessions.clone(),
         id: whole_run_id,
         number: 0,
     }
