@@ -93,9 +93,10 @@ def pg_load_rate(args: argparse.Namespace, url: str) -> list[float]:
     return rates
 
 
-def line(name: str, unit: str, ours: list[float], theirs: list[float]) -> None:
+def line(name: str, unit: str, ours: list[float], theirs: list[float], width: int = 26) -> None:
+    """One figure of both tools: medians, their ratio and the change with its interval."""
     ratio = statistics.median(ours) / statistics.median(theirs)
-    print(f"  {name:<26} dbscale {statistics.median(ours):9.2f}  go-tpc "
+    print(f"  {name:<{width}} dbscale {statistics.median(ours):9.2f}  go-tpc "
           f"{statistics.median(theirs):9.2f} {unit:<6} ratio {ratio:5.2f}x  "
           f"{significance(theirs, ours)}")  # fmt: skip
 
