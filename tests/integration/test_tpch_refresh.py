@@ -81,6 +81,19 @@ def test_refresh_pairs_keep_the_rows_and_take_the_next_sets(
     assert checked.code != 0 and "took 3 refresh update set(s)" in checked.err
     assert "dbscale prepare tpch" in checked.err
 
+    # An RF1 that fails (a constraint refuses its set's number) leaves nothing, and its pass's
+    # RF2 deletes nothing: the tables keep their size.
+    refusing = "ALTER TABLE tpch_refresh_sets ADD CONSTRAINT no_set_4 CHECK (set_number < 4)"
+    _sql(server, database, refusing)
+    failing = tmp_path / "failing"
+    cli(capsys, "run", "tpch", "--target", url, *SF, "--set", "refresh=true", "-c", "1",
+        "-t", "24", "--out", str(failing))  # fmt: skip
+    record = json.loads((failing / "runs.jsonl").read_text().splitlines()[-1])
+    types = record["transaction_types"]
+    assert (types["rf1"]["failed"], types["rf2"]["failed"], record["failed"]) == (1, 1, 2)
+    assert "did not commit" in json.dumps(record["errors"]["messages"])
+    assert _counts(server, database) == (ORDERS, LINEITEMS, 3 * PER_SET, 3)
+
     # Without refresh the run is the 22 queries, as before.
     plain = tmp_path / "plain"
     cli(capsys, "run", "tpch", "--target", url, *SF, "-c", "1", "-t", "22", "--out",

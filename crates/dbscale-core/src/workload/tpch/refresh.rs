@@ -76,7 +76,7 @@ pub async fn new_sales(
     run(conn, queries, "COMMIT").await
 }
 
-/// RF2 of update set `set`: the set's old orders and their line items.
+/// RF2 of update set `set`: the set's old orders and their line items, once its RF1 committed.
 pub async fn old_sales(
     conn: &mut Connection,
     sf: f64,
@@ -84,6 +84,16 @@ pub async fn old_sales(
     queries: &mut QueryCounts,
 ) -> Result<(), DbError> {
     let keys = old_keys(sf, set)?;
+    // The pair keeps the tables' size: without its RF1 (failed, or cut off) RF2 deletes nothing.
+    let taken = conn
+        .query(&format!("SELECT count(*) FROM {SETS_TABLE} WHERE set_number = {set}"))
+        .await?;
+    if taken.first().and_then(|r| r.first()?.as_deref()) != Some("1") {
+        return Err(DbError::script(
+            "refresh",
+            &format!("RF1 of update set {set} did not commit, so RF2 deletes nothing"),
+        ));
+    }
     run(conn, queries, "BEGIN").await?;
     for chunk in keys.chunks(ROWS_PER_STATEMENT) {
         let list = chunk
