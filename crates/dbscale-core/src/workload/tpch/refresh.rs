@@ -86,7 +86,9 @@ pub async fn old_sales(
     let keys = old_keys(sf, set)?;
     // The pair keeps the tables' size: without its RF1 (failed, or cut off) RF2 deletes nothing.
     let taken = conn
-        .query(&format!("SELECT count(*) FROM {SETS_TABLE} WHERE set_number = {set}"))
+        .query(&format!(
+            "SELECT count(*) FROM {SETS_TABLE} WHERE set_number = {set}"
+        ))
         .await?;
     if taken.first().and_then(|r| r.first()?.as_deref()) != Some("1") {
         return Err(DbError::script(
