@@ -66,6 +66,7 @@ _DECLARED = Catalog.from_json(
             "params": {
                 "scale_factor": {"default": 1.0, "doc": ""},
                 "queries": {"default": "1-22", "doc": ""},
+                "refresh": {"default": False, "doc": ""},
             },
         },
         "ch": {
