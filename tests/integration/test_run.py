@@ -117,8 +117,11 @@ def test_a_second_ctrl_c_stops_a_counted_run_inside_a_long_statement(
     )  # fmt: skip
     still = ("SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(30)%' "
              "AND state = 'active' AND pid <> pg_backend_pid()")  # fmt: skip
-    time.sleep(4)
+    deadline = time.monotonic() + 30  # a busy host starts the command slowly
+    while live.psql(still) != "1" and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.2)
     assert live.psql(still) == "1", "the statement is not running: the check below would pass"
+    time.sleep(2)  # some seconds measured before the stop
     proc.send_signal(signal.SIGINT)
     time.sleep(1)
     proc.send_signal(signal.SIGINT)

@@ -78,7 +78,7 @@ def test_refresh_pairs_keep_the_rows_and_take_the_next_sets(
 
     # TPC's answers are for the data as loaded: the check asks for a fresh load.
     checked = cli(capsys, "check", "tpch", "--target", url, *SF)
-    assert checked.code != 0 and "took 3 refresh update set(s)" in checked.err
+    assert checked.code != 0 and "took refresh update sets (up to set 3" in checked.err
     assert "dbscale prepare tpch" in checked.err
 
     # An RF1 that fails (a constraint refuses its set's number) leaves nothing, and its pass's

@@ -23,6 +23,11 @@ pub(crate) async fn exec(conn: &mut Connection, sql: &str) -> Result<(), Error> 
         })
 }
 
+/// The server said a table is missing (PostgreSQL's undefined_table, MySQL's ER_NO_SUCH_TABLE).
+pub(crate) fn is_missing_table(e: &DbError) -> bool {
+    matches!(e.code.as_deref(), Some("42P01" | "1146"))
+}
+
 /// A check's failure: a missing table (PostgreSQL's undefined_table, MySQL's ER_NO_SUCH_TABLE)
 /// means the data is not prepared, `unprepared` saying so from the server's message; any other
 /// failure is the statement's, in `context`.
@@ -31,7 +36,7 @@ pub(crate) fn missing_or_failed(
     unprepared: impl FnOnce(&str) -> Unprepared,
     context: impl FnOnce() -> String,
 ) -> Error {
-    if matches!(e.code.as_deref(), Some("42P01" | "1146")) {
+    if is_missing_table(&e) {
         Error::NotPrepared(unprepared(&e.message))
     } else {
         Error::Sql {

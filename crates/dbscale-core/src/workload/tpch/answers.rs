@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use super::parameters::qualification;
 use super::queries::query_text;
-use super::refresh::SETS_TABLE;
+use super::refresh::{sets_recorded, SETS_TABLE};
 use super::Options;
 use crate::driver::{Connection, Endpoint, QueryProtocol, Rows};
 use crate::error::Unprepared;
@@ -19,21 +19,17 @@ use crate::Error;
 /// Tables that took refresh pairs (`refresh=true` runs) hold other orders than the load's: the
 /// answers are for the data as loaded, so the check asks for a fresh load.
 async fn refuse_refreshed(conn: &mut Connection) -> Result<(), Error> {
-    let sql = format!("SELECT count(*) FROM {SETS_TABLE}");
-    let Ok(rows) = conn.query(&sql).await else {
-        return Ok(()); // no record: never refreshed by dbscale
+    let taken = sets_recorded(conn).await.map_err(|source| Error::Sql {
+        context: format!("reading {SETS_TABLE}"),
+        source,
+    })?;
+    let Some(taken @ 1..) = taken else {
+        return Ok(()); // no record, or no set taken yet
     };
-    let taken: u64 = rows
-        .first()
-        .and_then(|r| r.first()?.as_deref()?.parse().ok())
-        .unwrap_or(0);
-    if taken == 0 {
-        return Ok(());
-    }
     Err(Error::NotPrepared(Unprepared {
         message: format!(
-            "the TPC-H tables took {taken} refresh update set(s) ({SETS_TABLE}): the answers \
-             are for the data as loaded"
+            "the TPC-H tables took refresh update sets (up to set {taken}, {SETS_TABLE}): the \
+             answers are for the data as loaded"
         ),
         hint: Some(
             "run `dbscale prepare tpch --target URL --set scale_factor=SF` again, then check",

@@ -14,10 +14,12 @@
 //! The sets a database has taken are kept in `tpch_refresh_sets`, one row per RF1, inserted in
 //! RF1's transaction, so no set is inserted twice and each run goes on after the last one.
 
+use tpchgen::dates::GenerateUtils;
 use tpchgen::generators::{LineItemGenerator, OrderGenerator};
 
 use crate::driver::{Connection, DbError, Dialect};
 use crate::stats::counts::QueryCounts;
+use crate::workload::loading::is_missing_table;
 
 /// dbgen's update sets: the base orders split in this many ranges (its `-U` maximum for the
 /// keys to stay apart is 99 with dbgen's sequence numbers; every range is a distinct set here).
@@ -29,25 +31,31 @@ const ROWS_PER_STATEMENT: usize = 200;
 /// `mk_sparse(i, 1) - mk_sparse(i, 0)`: sequence 1 sits above the three low bits.
 const NEW_KEY_OFFSET: i64 = 1 << 3;
 
-/// The number of the last set the database took (0: none), creating the record when missing.
-pub async fn sets_taken(conn: &mut Connection) -> Result<u32, DbError> {
+/// The highest set the tables took (0: none yet), or None when they have no record of sets
+/// (never refreshed by dbscale).
+pub async fn sets_recorded(conn: &mut Connection) -> Result<Option<u32>, DbError> {
     let sql = format!("SELECT coalesce(max(set_number), 0) FROM {SETS_TABLE}");
-    let rows = match conn.query(&sql).await {
-        Ok(rows) => rows,
-        Err(e) if matches!(e.code.as_deref(), Some("42P01" | "1146")) => {
-            conn.batch(&create_sets_table()).await?;
-            conn.query(&sql).await?
-        }
-        Err(e) => return Err(e),
-    };
-    Ok(rows
-        .first()
-        .and_then(|r| r.first()?.as_deref()?.parse().ok())
-        .unwrap_or(0))
+    match conn.query(&sql).await {
+        Ok(rows) => Ok(Some(
+            rows.first()
+                .and_then(|r| r.first()?.as_deref()?.parse().ok())
+                .unwrap_or(0),
+        )),
+        Err(e) if is_missing_table(&e) => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
-pub fn create_sets_table() -> String {
-    format!("CREATE TABLE IF NOT EXISTS {SETS_TABLE} (set_number INTEGER NOT NULL PRIMARY KEY)")
+/// The highest set the tables took (0: none), creating their record when missing.
+pub async fn sets_taken(conn: &mut Connection) -> Result<u32, DbError> {
+    if let Some(taken) = sets_recorded(conn).await? {
+        return Ok(taken);
+    }
+    let create = format!(
+        "CREATE TABLE IF NOT EXISTS {SETS_TABLE} (set_number INTEGER NOT NULL PRIMARY KEY)"
+    );
+    conn.batch(&create).await?;
+    Ok(0)
 }
 
 /// RF1 of update set `set`: its orders and line items under their new keys, and the set's row.
@@ -123,8 +131,7 @@ pub async fn old_sales(
 pub fn old_keys(sf: f64, set: u32) -> Result<Vec<i64>, DbError> {
     let part = set_part(set)?;
     let parts = UPDATE_SETS as i32;
-    let total = (1_500_000.0 * sf) as i64;
-    let start = total / i64::from(UPDATE_SETS) * (i64::from(part) - 1);
+    let start = GenerateUtils::calculate_start_index(OrderGenerator::SCALE_BASE, sf, part, parts);
     let count = OrderGenerator::calculate_row_count(sf, part, parts);
     Ok((start + 1..=start + count)
         .map(OrderGenerator::make_order_key)
