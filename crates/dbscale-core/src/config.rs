@@ -62,8 +62,8 @@ pub struct RunConfig {
     /// successful transaction (a node lost, a failover): set for clusters and fault steps.
     #[serde(default)]
     pub track_availability: bool,
-    /// Keep each interval's histogram in the result (a capacity level's seconds are judged
-    /// from them); a scaled-out run's workers keep them anyway.
+    /// Keep each interval's histogram, and one per transaction type, in the result (a capacity
+    /// level's seconds are judged from them); a scaled-out run's workers keep them anyway.
     #[serde(default)]
     pub interval_histograms: bool,
     /// pgbench `-l`: a line per transaction (or a sample of them) in pgbench's log format.
@@ -328,6 +328,11 @@ impl RunConfig {
     }
 
     /// Threads actually used: never more than clients.
+    /// Whether each interval keeps its histograms (asked for, or a worker's share to merge).
+    pub fn keeps_interval_histograms(&self) -> bool {
+        self.interval_histograms || self.share.is_some()
+    }
+
     pub fn effective_threads(&self) -> u32 {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
         self.threads.unwrap_or(cores).clamp(1, self.clients)

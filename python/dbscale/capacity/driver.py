@@ -24,14 +24,16 @@ from typing import Protocol
 
 from rich.console import Console
 
+from dbscale.capacity import knobs
 from dbscale.capacity.book import CapacityBook, host_busy, monthly, objective_result
-from dbscale.capacity.judge import LevelVerdict, State, judge
-from dbscale.capacity.levels import level_facts
+from dbscale.capacity.judge import LevelFacts, LevelVerdict, State, judge
+from dbscale.capacity.levels import judged_latency, level_facts
 from dbscale.capacity.search import CapacityAnswer, CapacitySearch, Phase
-from dbscale.errors import ConfigError, RunError
+from dbscale.errors import RunError
 from dbscale.plan.objectives import CapacitySettings, Knob, Objective
 from dbscale.plan.schema import LoadSettings
 from dbscale.plan.study import Point, RunStep
+from dbscale.results import ch_figures
 from dbscale.results.capacity_file import (
     CapacityFile,
     LevelResult,
@@ -39,9 +41,6 @@ from dbscale.results.capacity_file import (
 from dbscale.results.record import RunRecord
 
 Note = Callable[[str], None]
-RATE_CEILING = 1.25  # of the saturated throughput: offered beyond it cannot be delivered
-RATE_FLOOR = 1e-3  # of the saturated throughput
-CLIENTS_CEILING = 4096
 BUSY_REMEASURES = 6  # runs a search may repeat because the host was busy
 
 
@@ -111,26 +110,18 @@ class CapacityDriver:
         return self._write(finished=True)
 
     def _search(self) -> CapacitySearch:
-        s = self.settings
-        if s.knob is Knob.RATE:
-            top = self.saturated or 1.0
-            return CapacitySearch(start=top / 2, floor=max(top * RATE_FLOOR, 0.1),
-                                  ceiling=top * RATE_CEILING, resolution=s.resolution,
-                                  confirm=s.confirm)  # fmt: skip
-        if s.knob is Knob.WAREHOUSES:
-            if "warehouses" not in self.base.params:
-                raise ConfigError(
-                    "--knob warehouses searches up to the warehouses loaded: give their count",
-                    "--set warehouses=N (as loaded by dbscale prepare tpcc --set warehouses=N)",
-                )
-            loaded = int(str(self.base.params["warehouses"]))
-            active = int(str(self.base.params.get("active_warehouses", loaded)))
-            return CapacitySearch(start=float(max(1, active // 2)), floor=1.0,
-                                  ceiling=float(loaded), resolution=s.resolution,
-                                  confirm=s.confirm, integer=True)  # fmt: skip
-        return CapacitySearch(start=float(self.base.load.clients), floor=1.0,
-                              ceiling=float(CLIENTS_CEILING), resolution=s.resolution,
-                              confirm=s.confirm, integer=True)  # fmt: skip
+        return knobs.search_for(self.settings.knob, self.base, self.settings,
+                                self.saturated or 1.0)  # fmt: skip
+
+    def _facts(self, record: RunRecord, offered: float | None) -> LevelFacts:
+        """The level's facts as its knob judges them (CH's streams: on the terminals alone)."""
+        types = ch_figures.terminal_types(record) if self._on_terminals else None
+        return level_facts(record, self.settings.objectives, offered=offered,
+                           settle_s=self.settings.settle_s, types=types)  # fmt: skip
+
+    @property
+    def _on_terminals(self) -> bool:
+        return knobs.judges_terminals(self.settings.knob)
 
     def _rounded(self, level: float) -> float:
         if self.settings.knob is not Knob.RATE:
@@ -149,15 +140,14 @@ class CapacityDriver:
         while True:
             final = measure >= s.measure_max_s
             record = self._run_level(level, measure, nth, phase, again)
-            facts = level_facts(record, s.objectives, offered=self._offered(level),
-                                settle_s=s.settle_s)  # fmt: skip
+            facts = self._facts(record, self._offered(level))
             whole = judge(facts, s.objectives, s.max_errors, final=final)
             verdict = judge(
                 replace(facts, seconds=[replace(x, over=(x.over[index],)) for x in facts.seconds]),
                 [s.objectives[index]], s.max_errors, final=final,
             )  # fmt: skip
             busy = host_busy(record)
-            self._keep_level(record, level, measure, whole, phase, busy)
+            self._keep_level(record, level, measure, whole, phase, busy, facts.achieved)
             failed = verdict.state in (State.FAIL, State.MARGINAL)
             if busy is not None and failed and self._again(f"level {level:,.4g}", busy):
                 again += 1
@@ -236,16 +226,9 @@ class CapacityDriver:
         self, level: float, measure: float, nth: int, phase: Phase, again: int = 0
     ) -> RunRecord:
         s = self.settings
-        update: dict[str, object] = {"duration_s": s.settle_s + measure}
-        params = dict(self.base.params)
-        if s.knob is Knob.RATE:
-            update["rate_tps"] = level
-        elif s.knob is Knob.CLIENTS:
-            update["clients"] = int(level)
-        else:  # a terminal per active warehouse, without waits; ten each with them (the spec)
-            params["active_warehouses"] = int(level)
-            waits = str(params.get("wait", True)).strip().lower() not in ("false", "0", "off", "no")
-            update["clients"] = int(level) * (10 if waits else 1)
+        change = knobs.level_change(s.knob, self.base, level)
+        update = {"duration_s": s.settle_s + measure, **change.load}
+        params = {**self.base.params, **change.params}
         name = f"{self._prefix}{s.knob.value}={level:g}"
         point = replace(self.base, key=name, values={**self.base.values, s.knob.value: level},
                         params=params, load=self.base.load.model_copy(update=update))  # fmt: skip
@@ -273,20 +256,27 @@ class CapacityDriver:
         verdict: LevelVerdict,
         phase: Phase,
         busy: str | None,
+        achieved: float,
     ) -> None:
         if any(x.run_key == record.run_key for x in self.levels):
             return
-        latency = record.latency_ms
+        if self._on_terminals:  # the judged transactions' own figures
+            types = ch_figures.terminal_types(record)
+            judged = judged_latency(record, self.settings.settle_s, types)
+            p50, p95, p99, p999 = judged.values if judged.count else (None,) * 4
+        else:
+            latency = record.latency_ms
+            p50, p95, p99, p999 = ((latency.p50, latency.p95, latency.p99, latency.p999)
+                                   if latency else (None,) * 4)  # fmt: skip
+            achieved = record.tps
         self.levels.append(LevelResult(
             run_key=record.run_key or "", level=level, offered=self._offered(level),
-            achieved=record.tps, measure_s=measure, state=verdict.state.value,
+            achieved=achieved, measure_s=measure, state=verdict.state.value,
             reasons=list(verdict.reasons), shares_over=[c.share for c in verdict.checks],
             shares_low=[c.low for c in verdict.checks],
             shares_high=[c.high for c in verdict.checks],
-            phase=phase.value, p50_ms=latency.p50 if latency else None,
-            p95_ms=latency.p95 if latency else None, p99_ms=latency.p99 if latency else None,
-            p999_ms=latency.p999 if latency else None, tpmc=record.tpmc,
-            generator_bound=verdict.generator_bound, host_busy=busy,
+            phase=phase.value, p50_ms=p50, p95_ms=p95, p99_ms=p99, p999_ms=p999,
+            tpmc=record.tpmc, generator_bound=verdict.generator_bound, host_busy=busy,
         ))  # fmt: skip
         self._write(finished=False)
 
@@ -303,9 +293,7 @@ class CapacityDriver:
         answer = search.answer()
         bracket = f"[{_num(answer.highest_pass)}, {_num(answer.lowest_fail)}]"
         why = f" ({'; '.join(verdict.reasons)})" if verdict.reasons else ""
-        unit = {Knob.RATE: "/s", Knob.CLIENTS: " clients", Knob.WAREHOUSES: " warehouses"}[
-            self.settings.knob
-        ]
+        unit = knobs.UNIT_SUFFIX[self.settings.knob]
         left = self._levels_left(search)
         eta = left * (self.settings.settle_s + last.measure_s)
         self.out.print(

@@ -349,8 +349,10 @@ Knob = Annotated[
         "--knob",
         help="rate: the offered rate (open model, at --clients connections); clients: "
         "closed-loop clients; warehouses: TPC-C's active warehouses, whose own pass rule holds "
-        f"too (tpccbench's search). Default {capacity.DEFAULT_KNOB}.",
-        metavar="rate|clients|warehouses",
+        "too (tpccbench's search); analytic_streams: CH-benCHmark's analytic streams, up to "
+        "--set analytic_streams=N, judged on the terminals' transactions alone. Default "
+        f"{capacity.DEFAULT_KNOB}.",
+        metavar="rate|clients|warehouses|analytic_streams",
     ),
 ]
 Resolution = Annotated[

@@ -67,6 +67,7 @@ class IntervalDetail(ContractPart):
     lag_sum_us: int = 0
     lag_max_us: int = 0
     lag_count: int = 0
+    histograms_by_type: dict[str, str] = Field(default_factory=dict)  # by type name
 
 
 class Interval(ContractPart):

@@ -58,9 +58,10 @@ class CapacityPlan(BaseModel):
         if isinstance(value, str) and value.strip().lower() in {k.value for k in Knob}:
             return value.strip().lower()
         raise HintedValueError(
-            f"{value!r} is not rate, clients or warehouses",
+            f"{value!r} is not rate, clients, warehouses or analytic_streams",
             "rate: the open model's offered rate; clients: closed-loop clients; warehouses: "
-            "TPC-C's active warehouses",
+            "TPC-C's active warehouses; analytic_streams: CH-benCHmark's analytic streams beside "
+            "its terminals",
         )
 
     @field_validator("slo")

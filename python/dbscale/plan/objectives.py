@@ -113,6 +113,7 @@ class Knob(StrEnum):
     RATE = "rate"  # the open model's offered rate, at the point's clients
     CLIENTS = "clients"  # closed-loop clients
     WAREHOUSES = "warehouses"  # TPC-C's active warehouses, a terminal each (tpccbench's knob)
+    ANALYTIC_STREAMS = "analytic_streams"  # CH-benCHmark's streams, judged on the terminals
 
 
 @dataclass(frozen=True)
@@ -131,4 +132,5 @@ class CapacitySettings:
     @property
     def unit(self) -> str:
         return {Knob.RATE: "transactions/s", Knob.CLIENTS: "clients",
-                Knob.WAREHOUSES: "warehouses"}[self.knob]  # fmt: skip
+                Knob.WAREHOUSES: "warehouses",
+                Knob.ANALYTIC_STREAMS: "analytic streams"}[self.knob]  # fmt: skip

@@ -16,6 +16,7 @@ from dbscale.stats.comparison import median_ratio_interval
 
 QUERIES = tuple(range(1, 23))
 STREAMS = "analytic_streams"
+_QUERY_TYPES = frozenset(f"q{n}" for n in QUERIES)
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,19 @@ def streams_of(record: RunRecord) -> int:
         return int(str(record.workload_params.get(STREAMS, 1)))
     except ValueError:
         return 0
+
+
+def is_query_type(name: str) -> bool:
+    """Whether a transaction type is one of the analytic queries (`q1`..`q22`)."""
+    return name in _QUERY_TYPES
+
+
+def terminal_types(record: RunRecord) -> frozenset[str]:
+    """The run's TPC-C terminals' transaction types (every type but the analytic queries)."""
+    seen = set(record.transaction_types)
+    for interval in record.intervals:
+        seen.update(interval.by_type, interval.failed_by_type)
+    return frozenset(name for name in seen if not is_query_type(name))
 
 
 def run_figures(record: RunRecord) -> ChRunFigures | None:

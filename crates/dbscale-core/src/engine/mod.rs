@@ -239,7 +239,7 @@ pub fn start(config: RunConfig) -> Result<RunningRun, Error> {
         logs,
         merger: Arc::new(Mutex::new(
             IntervalMerger::new(config.interval_s, threads as usize, config.duration_s)
-                .with_detail(config.share.is_some() || config.interval_histograms)
+                .with_detail(config.keeps_interval_histograms())
                 .with_type_names(workload.transaction_types()),
         )),
         ready: Barrier::new(threads as usize + 1),

@@ -89,6 +89,8 @@ pub struct ThreadRecorder {
     pub log: Option<TransactionLog>,
     /// Whether per-node figures are kept (`totals.nodes` has a slot per node).
     per_node: bool,
+    /// Whether each interval keeps a histogram per transaction type.
+    type_histograms: bool,
 }
 
 impl ThreadRecorder {
@@ -117,6 +119,7 @@ impl ThreadRecorder {
             latency_limit: None,
             log: None,
             per_node: false,
+            type_histograms: false,
         };
         recorder.current_span = recorder.span_of(0);
         recorder
@@ -128,6 +131,13 @@ impl ThreadRecorder {
             self.totals.nodes = vec![NodeTotals::default(); nodes];
             self.per_node = true;
         }
+        self
+    }
+
+    /// Keeps each interval's latency per transaction type too (a capacity level judged on some
+    /// types only).
+    pub fn with_type_histograms(mut self, keep: bool) -> Self {
+        self.type_histograms = keep;
         self
     }
 
@@ -291,6 +301,9 @@ impl ThreadRecorder {
         let micros = latency.as_micros() as u64;
         self.totals.types[kind].latency.record_us(micros);
         self.current.latency.record_us(micros);
+        if self.type_histograms {
+            IntervalStats::record_type(&mut self.current.latency_by_type, kind, micros);
+        }
         self.current.transactions += 1;
         IntervalStats::count_type(&mut self.current.by_type, kind);
         if self.latency_limit.is_some_and(|limit| latency > limit) {

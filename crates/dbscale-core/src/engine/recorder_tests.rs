@@ -154,3 +154,27 @@ fn schedule_lag_counts_late_starts_over_one_millisecond() {
     assert_eq!(rec.current.lag_max_us, 50_000);
     assert_eq!(rec.current.lag_sum_us, 52_201);
 }
+
+#[test]
+fn type_histograms_are_kept_per_interval_only_when_asked() {
+    let ms = Duration::from_millis;
+    // What the recorder hands in carries the types apart.
+    let (rec, _, start) = recorder(2);
+    let mut rec = rec.with_type_histograms(true);
+    rec.success(&outcome(1, 1), ms(900), start + ms(100), 1, 0);
+    rec.success(&outcome(0, 1), ms(3), start + ms(200), 1, 0);
+    let counts: Vec<u64> = rec
+        .current
+        .latency_by_type
+        .iter()
+        .map(|h| h.count())
+        .collect();
+    assert_eq!(counts, [1, 1]);
+    let (rec, _, start) = recorder(2);
+    let mut rec = rec.with_type_histograms(false);
+    rec.success(&outcome(1, 1), ms(900), start + ms(100), 1, 0);
+    assert!(
+        rec.current.latency_by_type.is_empty(),
+        "nothing per type unless asked"
+    );
+}

@@ -166,7 +166,8 @@ impl ThreadPlan {
             shared.merger.clone(),
         )
         .with_latency_limit(shared.latency_limit)
-        .with_nodes(shared.nodes.len(), shared.keeps_nodes());
+        .with_nodes(shared.nodes.len(), shared.keeps_nodes())
+        .with_type_histograms(shared.config.keeps_interval_histograms());
         recorder.log = shared.take_log(thread_index);
         let recorder = Rc::new(RefCell::new(recorder));
         let schedule = shared.config.rate_tps.map(|rate| {

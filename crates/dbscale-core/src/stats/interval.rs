@@ -33,6 +33,8 @@ pub struct IntervalStats {
     pub failed_by_type: Vec<u64>,
     /// Errors per class key (`deadlock`, `connection_lost`, ...).
     pub errors_by_class: BTreeMap<String, u64>,
+    /// Latency per type (the workload's type index), when the run keeps interval histograms.
+    pub latency_by_type: Vec<LatencyHistogram>,
 }
 
 impl IntervalStats {
@@ -43,6 +45,14 @@ impl IntervalStats {
             counts.resize(kind + 1, 0);
         }
         counts[kind] += 1;
+    }
+
+    /// A latency of type `kind` in its own histogram, growing the list to reach it.
+    pub fn record_type(histograms: &mut Vec<LatencyHistogram>, kind: usize, micros: u64) {
+        if histograms.len() <= kind {
+            histograms.resize_with(kind + 1, LatencyHistogram::default);
+        }
+        histograms[kind].record_us(micros);
     }
 
     pub fn merge(&mut self, other: &IntervalStats) {
@@ -62,6 +72,14 @@ impl IntervalStats {
         add_by_node(&mut self.failed_by_type, &other.failed_by_type);
         for (class, n) in &other.errors_by_class {
             *self.errors_by_class.entry(class.clone()).or_default() += n;
+        }
+        if self.latency_by_type.len() < other.latency_by_type.len() {
+            let len = other.latency_by_type.len();
+            self.latency_by_type
+                .resize_with(len, LatencyHistogram::default);
+        }
+        for (into, from) in self.latency_by_type.iter_mut().zip(&other.latency_by_type) {
+            into.merge(from);
         }
     }
 }
@@ -119,6 +137,10 @@ pub struct IntervalDetail {
     pub lag_sum_us: u64,
     pub lag_max_us: u64,
     pub lag_count: u64,
+    /// Each transaction type's histogram (same encoding), by the type's name (types with none
+    /// left out).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub histograms_by_type: BTreeMap<String, String>,
 }
 
 impl IntervalSnapshot {
@@ -145,6 +167,7 @@ impl IntervalSnapshot {
             by_type: by_index(&self.by_type, types)?,
             failed_by_type: by_index(&self.failed_by_type, types)?,
             errors_by_class: self.errors_by_class.clone(),
+            latency_by_type: histograms_by_index(&detail.histograms_by_type, types)?,
         };
         Ok((detail.index, stats))
     }
@@ -176,6 +199,38 @@ fn by_index(counts: &BTreeMap<String, u64>, names: &[String]) -> Result<Vec<u64>
         out[index] = *n;
     }
     Ok(out)
+}
+
+/// Histograms by name (encoded) as histograms by index into `names`.
+fn histograms_by_index(
+    encoded: &BTreeMap<String, String>,
+    names: &[String],
+) -> Result<Vec<LatencyHistogram>, String> {
+    let mut out = Vec::new();
+    for (name, text) in encoded {
+        let index = names
+            .iter()
+            .position(|x| x == name)
+            .ok_or_else(|| format!("an interval has a histogram of type {name:?}, unknown here"))?;
+        if out.len() <= index {
+            out.resize_with(index + 1, LatencyHistogram::default);
+        }
+        out[index] = LatencyHistogram::from_base64(text)?;
+    }
+    Ok(out)
+}
+
+/// Histograms by index as encoded histograms by name (the empty ones left out).
+fn histograms_by_name(
+    histograms: &[LatencyHistogram],
+    names: &[String],
+) -> BTreeMap<String, String> {
+    histograms
+        .iter()
+        .zip(names)
+        .filter(|(h, _)| !h.is_empty())
+        .map(|(h, name)| (name.clone(), h.to_base64()))
+        .collect()
 }
 
 /// Counts by index as counts by name (the zeros left out).
@@ -319,6 +374,7 @@ impl IntervalMerger {
             lag_sum_us: stats.lag_sum_us,
             lag_max_us: stats.lag_max_us,
             lag_count: stats.lag_count,
+            histograms_by_type: histograms_by_name(&stats.latency_by_type, &self.type_names),
         });
         self.finished.push(IntervalSnapshot {
             detail,
@@ -356,111 +412,5 @@ impl IntervalMerger {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn piece(txns: u64, latency_us: u64) -> IntervalStats {
-        let mut s = IntervalStats {
-            transactions: txns,
-            ..Default::default()
-        };
-        for _ in 0..txns {
-            s.latency.record_us(latency_us);
-        }
-        s
-    }
-
-    #[test]
-    fn interval_is_final_only_when_every_thread_reported() {
-        let mut m = IntervalMerger::new(1.0, 2, 10.0);
-        m.submit(0, piece(10, 1000));
-        assert!(m.drain_new().is_empty());
-        m.submit(0, piece(30, 3000));
-        let done = m.drain_new();
-        assert_eq!(done.len(), 1);
-        assert_eq!(done[0].transactions, 40);
-        assert_eq!(done[0].tps, 40.0);
-        assert!((done[0].latency_ms.unwrap().p50 - 3.0).abs() < 0.01);
-        assert!(m.drain_new().is_empty(), "each snapshot is polled once");
-    }
-
-    #[test]
-    fn each_second_counts_its_types_and_error_classes_by_name() {
-        let names = vec!["new_order".to_string(), "payment".to_string()];
-        let mut m = IntervalMerger::new(1.0, 2, 10.0).with_type_names(names.clone());
-        let mut a = piece(3, 1000);
-        for kind in [0, 1, 1] {
-            IntervalStats::count_type(&mut a.by_type, kind);
-        }
-        IntervalStats::count_type(&mut a.failed_by_type, 1);
-        a.errors_by_class.insert("deadlock".into(), 2);
-        let mut b = piece(1, 1000);
-        IntervalStats::count_type(&mut b.by_type, 0);
-        b.errors_by_class.insert("deadlock".into(), 1);
-        m.submit(0, a);
-        m.submit(0, b);
-        let [done] = &m.drain_new()[..] else {
-            panic!("one interval")
-        };
-        let counts = |pairs: &[(&str, u64)]| -> BTreeMap<String, u64> {
-            pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
-        };
-        assert_eq!(done.by_type, counts(&[("new_order", 2), ("payment", 2)]));
-        assert_eq!(done.failed_by_type, counts(&[("payment", 1)]));
-        assert_eq!(done.errors_by_class, counts(&[("deadlock", 3)]));
-        // A worker's interval merges again by name (scale-out).
-        let mut again = done.clone();
-        again.detail = Some(IntervalDetail {
-            index: 0,
-            histogram: LatencyHistogram::default().to_base64(),
-            lag_sum_us: 0,
-            lag_max_us: 0,
-            lag_count: 0,
-        });
-        let (_, stats) = again.to_stats(&names).unwrap();
-        assert_eq!(
-            (stats.by_type, stats.failed_by_type),
-            (vec![2, 2], vec![0, 1])
-        );
-        assert!(
-            again.to_stats(&names[..1]).is_err(),
-            "an unknown type is an error"
-        );
-    }
-
-    #[test]
-    fn finish_closes_a_partial_last_interval_with_its_true_width() {
-        let mut m = IntervalMerger::new(1.0, 2, 1.5);
-        m.submit(0, piece(10, 1000));
-        m.submit(0, piece(10, 1000));
-        m.submit(1, piece(5, 1000));
-        m.finish(1.5);
-        let all = m.all();
-        assert_eq!(all.len(), 2);
-        assert_eq!(all[1].t_s, 1.5);
-        assert_eq!(all[1].tps, 10.0);
-    }
-
-    #[test]
-    fn the_drain_is_its_own_marked_interval_not_the_last_seconds() {
-        let mut m = IntervalMerger::new(1.0, 1, 2.0);
-        m.submit(0, piece(100, 1000));
-        m.submit(1, piece(100, 1000));
-        m.submit(2, piece(40, 900_000)); // ended after the 2 s window
-        assert_eq!(m.drain_new().len(), 2, "the drain waits for the run's end");
-        m.finish(2.2);
-        let all = m.all();
-        assert_eq!(all.len(), 3);
-        assert!(!all[1].drain && all[1].t_s == 2.0 && all[1].transactions == 100);
-        assert!(
-            all[1].latency_ms.unwrap().p99 < 2.0,
-            "the drain's slow tail stays out"
-        );
-        assert!(all[2].drain && all[2].t_s == 2.2 && all[2].transactions == 40);
-        let mut quiet = IntervalMerger::new(1.0, 1, 1.0);
-        quiet.submit(0, piece(10, 1000));
-        quiet.submit(1, IntervalStats::default());
-        quiet.finish(1.0);
-        assert_eq!(quiet.all().len(), 1, "an empty drain is not an interval");
-    }
-}
+#[path = "interval_tests.rs"]
+mod tests;

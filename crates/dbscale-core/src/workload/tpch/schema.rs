@@ -53,8 +53,8 @@ pub const TABLES: [(&str, &str); 8] = [
     ),
 ];
 
-/// Primary keys, then indexes on the foreign-key columns, then the foreign keys.
-pub const KEYS: [&str; 22] = [
+/// The primary keys (1.4.2.2).
+pub const PRIMARY_KEYS: [&str; 8] = [
     "ALTER TABLE region ADD PRIMARY KEY (r_regionkey)",
     "ALTER TABLE nation ADD PRIMARY KEY (n_nationkey)",
     "ALTER TABLE part ADD PRIMARY KEY (p_partkey)",
@@ -63,12 +63,20 @@ pub const KEYS: [&str; 22] = [
     "ALTER TABLE customer ADD PRIMARY KEY (c_custkey)",
     "ALTER TABLE orders ADD PRIMARY KEY (o_orderkey)",
     "ALTER TABLE lineitem ADD PRIMARY KEY (l_orderkey, l_linenumber)",
+];
+
+/// Indexes on the foreign-key columns a primary key does not lead with.
+pub const INDEXES: [&str; 6] = [
     "CREATE INDEX nation_regionkey ON nation (n_regionkey)",
     "CREATE INDEX supplier_nationkey ON supplier (s_nationkey)",
     "CREATE INDEX partsupp_suppkey ON partsupp (ps_suppkey)",
     "CREATE INDEX customer_nationkey ON customer (c_nationkey)",
     "CREATE INDEX orders_custkey ON orders (o_custkey)",
     "CREATE INDEX lineitem_part_supp ON lineitem (l_partkey, l_suppkey)",
+];
+
+/// The foreign keys (1.4.2.3).
+pub const FOREIGN_KEYS: [&str; 8] = [
     "ALTER TABLE nation ADD FOREIGN KEY (n_regionkey) REFERENCES region (r_regionkey)",
     "ALTER TABLE supplier ADD FOREIGN KEY (s_nationkey) REFERENCES nation (n_nationkey)",
     "ALTER TABLE customer ADD FOREIGN KEY (c_nationkey) REFERENCES nation (n_nationkey)",
