@@ -47,7 +47,7 @@ def test_flags_become_the_capacity_section_with_the_models_defaults() -> None:
      ({"slo": ["p99"]}, "--slo: 'p99' is not a latency objective", "pQ<=LIMIT"),
      ({"slo": P99, "measure": "5s..1s"}, "--measure: '5s..1s': the longest is shorter", "30s..2m"),
      ({"slo": P99, "measure": "5x"}, "--measure: '5x' is not a duration", "30s"),
-     ({"slo": P99, "knob": "warp"}, "--knob: 'warp' is not rate, clients, warehouses or analytic_streams", "rate:"),
+     ({"slo": P99, "knob": "warp"}, "--knob: 'warp' is not rate, clients, warehouses or", "rate:"),
      ({"slo": P99, "resolution": "90%"}, "--resolution: '90%' must be from 0.1% to 50%", "2%"),
      ({"slo": P99, "max_errors": "abc"}, "--max-errors: 'abc' is not a share", "0.1%"),
      ({"slo": P99, "settle": "-1s"}, "--settle: ", "30s"),
