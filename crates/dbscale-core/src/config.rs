@@ -327,12 +327,12 @@ impl RunConfig {
         Ok(())
     }
 
-    /// Threads actually used: never more than clients.
     /// Whether each interval keeps its histograms (asked for, or a worker's share to merge).
     pub fn keeps_interval_histograms(&self) -> bool {
         self.interval_histograms || self.share.is_some()
     }
 
+    /// Threads actually used: never more than clients.
     pub fn effective_threads(&self) -> u32 {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
         self.threads.unwrap_or(cores).clamp(1, self.clients)

@@ -113,15 +113,17 @@ class CapacityDriver:
         return knobs.search_for(self.settings.knob, self.base, self.settings,
                                 self.saturated or 1.0)  # fmt: skip
 
-    def _facts(self, record: RunRecord, offered: float | None) -> LevelFacts:
-        """The level's facts as its knob judges them (CH's streams: on the terminals alone)."""
-        types = ch_figures.terminal_types(record) if self._on_terminals else None
-        return level_facts(record, self.settings.objectives, offered=offered,
-                           settle_s=self.settings.settle_s, types=types)  # fmt: skip
+    def _judged_types(self, record: RunRecord) -> frozenset[str] | None:
+        """The transaction types a level is judged on (None: all; CH's streams: the
+        terminals')."""
+        if not knobs.judges_terminals(self.settings.knob):
+            return None
+        return ch_figures.terminal_types(record)
 
-    @property
-    def _on_terminals(self) -> bool:
-        return knobs.judges_terminals(self.settings.knob)
+    def _facts(self, record: RunRecord, offered: float | None) -> LevelFacts:
+        return level_facts(record, self.settings.objectives, offered=offered,
+                           settle_s=self.settings.settle_s,
+                           types=self._judged_types(record))  # fmt: skip
 
     def _rounded(self, level: float) -> float:
         if self.settings.knob is not Knob.RATE:
@@ -147,7 +149,7 @@ class CapacityDriver:
                 [s.objectives[index]], s.max_errors, final=final,
             )  # fmt: skip
             busy = host_busy(record)
-            self._keep_level(record, level, measure, whole, phase, busy, facts.achieved)
+            self._keep_level(record, level, measure, whole, phase, busy, facts)
             failed = verdict.state in (State.FAIL, State.MARGINAL)
             if busy is not None and failed and self._again(f"level {level:,.4g}", busy):
                 again += 1
@@ -256,14 +258,15 @@ class CapacityDriver:
         verdict: LevelVerdict,
         phase: Phase,
         busy: str | None,
-        achieved: float,
+        facts: LevelFacts,
     ) -> None:
         if any(x.run_key == record.run_key for x in self.levels):
             return
-        if self._on_terminals:  # the judged transactions' own figures
-            types = ch_figures.terminal_types(record)
+        types = self._judged_types(record)
+        if types is not None:  # judged on some types: their own rate and percentiles
             judged = judged_latency(record, self.settings.settle_s, types)
             p50, p95, p99, p999 = judged.values if judged.count else (None,) * 4
+            achieved = facts.achieved
         else:
             latency = record.latency_ms
             p50, p95, p99, p999 = ((latency.p50, latency.p95, latency.p99, latency.p999)

@@ -49,9 +49,7 @@ impl IntervalStats {
 
     /// A latency of type `kind` in its own histogram, growing the list to reach it.
     pub fn record_type(histograms: &mut Vec<LatencyHistogram>, kind: usize, micros: u64) {
-        if histograms.len() <= kind {
-            histograms.resize_with(kind + 1, LatencyHistogram::default);
-        }
+        reach(histograms, kind + 1);
         histograms[kind].record_us(micros);
     }
 
@@ -73,11 +71,7 @@ impl IntervalStats {
         for (class, n) in &other.errors_by_class {
             *self.errors_by_class.entry(class.clone()).or_default() += n;
         }
-        if self.latency_by_type.len() < other.latency_by_type.len() {
-            let len = other.latency_by_type.len();
-            self.latency_by_type
-                .resize_with(len, LatencyHistogram::default);
-        }
+        reach(&mut self.latency_by_type, other.latency_by_type.len());
         for (into, from) in self.latency_by_type.iter_mut().zip(&other.latency_by_type) {
             into.merge(from);
         }
@@ -201,6 +195,13 @@ fn by_index(counts: &BTreeMap<String, u64>, names: &[String]) -> Result<Vec<u64>
     Ok(out)
 }
 
+/// Grows `histograms` with empty ones to at least `len`.
+fn reach(histograms: &mut Vec<LatencyHistogram>, len: usize) {
+    if histograms.len() < len {
+        histograms.resize_with(len, LatencyHistogram::default);
+    }
+}
+
 /// Histograms by name (encoded) as histograms by index into `names`.
 fn histograms_by_index(
     encoded: &BTreeMap<String, String>,
@@ -212,9 +213,7 @@ fn histograms_by_index(
             .iter()
             .position(|x| x == name)
             .ok_or_else(|| format!("an interval has a histogram of type {name:?}, unknown here"))?;
-        if out.len() <= index {
-            out.resize_with(index + 1, LatencyHistogram::default);
-        }
+        reach(&mut out, index + 1);
         out[index] = LatencyHistogram::from_base64(text)?;
     }
     Ok(out)
