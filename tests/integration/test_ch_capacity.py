@@ -33,11 +33,13 @@ def _rate(run: dict[str, Any], types: set[str] | None) -> float:
 
 
 def _searched(capsys: pytest.CaptureFixture[str], url: str, out: Path) -> dict[str, Any]:
-    """One terminal beside 1 up to 2 streams under a loose objective; capacity.json's search."""
+    """One terminal beside 1 up to 2 streams under a loose objective; capacity.json's search. A
+    level measured 2 s gathers the 300 transactions a p99 pass needs unless the host is busy
+    (262 beside two CPU hogs): then it is measured longer, up to 8 s."""
     done = in_process(capsys, "capacity", "ch", "--target", url, "--set", "wait=false",
                       "--set", "warehouses=1", "--set", "analytic_streams=2", "-c", "3",
                       "--knob", "analytic_streams", "--slo", "p99<=10s", "--settle", "1s",
-                      "--measure", "2s", "--confirm", "0", "--max-errors", "5%",
+                      "--measure", "2s..8s", "--confirm", "0", "--max-errors", "5%",
                       "--out", str(out))  # fmt: skip
     done.assert_ok()
     assert "capacity 2 analytic streams (at the search's ceiling" in done.out, done.out
